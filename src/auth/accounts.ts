@@ -1,0 +1,29 @@
+import { HookdError } from '../errors/catalog.js';
+import { isoTimestamp } from '../hook/hook.js';
+import type { Store, TokenRecord, UserRecord } from '../store/store.js';
+import { newToken } from './token.js';
+import { isValidUserName, USER_NAME_RULE } from './user-name.js';
+
+/** User and token administration, shared by `hookd user|token …` and the first-start bootstrap. */
+export class Accounts {
+  constructor(private readonly store: Store) {}
+
+  async addUser(name: string): Promise<UserRecord> {
+    if (!isValidUserName(name)) {
+      throw new HookdError('BAD_REQUEST', `user name "${name}" is invalid: it must be ${USER_NAME_RULE}`);
+    }
+    const user = { name, created: isoTimestamp() };
+    if (!(await this.store.addUser(user))) throw new HookdError('CONFLICT', `user "${name}" already exists`);
+    return user;
+  }
+
+  async createToken(user: string, label = ''): Promise<{ record: TokenRecord; token: string }> {
+    if (!(await this.store.getUser(user))) {
+      throw new HookdError('NOT_FOUND', `no user "${user}"; add it first with: hookd user add ${user}`);
+    }
+    const t = newToken();
+    const record: TokenRecord = { id: t.id, user, hash: t.hash, label, created: isoTimestamp() };
+    await this.store.addToken(record);
+    return { record, token: t.token };
+  }
+}

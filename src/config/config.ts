@@ -1,0 +1,30 @@
+/** The daemon's configuration after flags, `HOOKD_*` variables, the config file and defaults are merged. */
+export interface HookdConfig {
+  /** Where the API and proxy listen. */
+  listen: { host: string; port: number };
+  /** The service hookd sits in front of; absent: API only, other paths answer 404. */
+  upstream?: string;
+  /** State directory: the SQLite store and admin.token live here. */
+  dataDir: string;
+  /** Prefix of the management API, `/` or e.g. `/api` (no trailing slash). */
+  apiBase: string;
+  /** The events switch: when off the API answers 503 and no hook fires; the proxy keeps proxying. */
+  eventsEnabled: boolean;
+  /** CIDRs that callbacks may reach beyond the globally routable internet. */
+  allowCallbackNets: string[];
+  /** Absolute base URL used for $REQUEST_URI instead of the request's own scheme and host. */
+  publicBaseUrl?: string;
+  /** Addresses (or CIDRs) whose X-Forwarded-Proto/-Host are believed for $REQUEST_URI. */
+  trustedProxies: string[];
+  /** Largest API request body in bytes (413 above it). */
+  bodyLimit: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How long SIGTERM waits for in-flight requests and attempts before exiting. */
+  shutdownTimeoutMs: number;
+  /** Upstream response deadline: 504 after it. */
+  upstreamTimeoutMs: number;
+  /** The config file these values came from, if any (reloads read it again). */
+  configFile?: string;
+}
+
+export const DEFAULT_LISTEN = '127.0.0.1:8470';

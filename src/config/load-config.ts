@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { suggest } from '../util/suggest.js';
+import { DEFAULT_LISTEN, type HookdConfig } from './config.js';
+import { OPTIONS } from './options.js';
+
+/** A configuration problem, naming the key and where it came from. hookd exits 2 on it. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigSources {
+  /** Parsed flag values by option key (commander's camelCase names mapped to OPTIONS keys). */
+  flags?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  configFile?: string;
+}
+
+type Raw = Record<string, { value: unknown; from: string }>;
+
+const FILE_KEYS = new Set(OPTIONS.map((o) => o.fileKey));
+
+/** Flags, then `HOOKD_*` variables, then the config file, then defaults (SPEC §11). */
+export function loadConfig(sources: ConfigSources): HookdConfig {
+  const env = sources.env ?? process.env;
+  const raw: Raw = {};
+  const configFile = (sources.flags?.config as string | undefined) ?? env.HOOKD_CONFIG ?? sources.configFile;
+  if (configFile) {
+    for (const [k, v] of Object.entries(readConfigFile(configFile)))
+      raw[k] = { value: v, from: `${configFile}: ${k}` };
+  }
+  for (const o of OPTIONS) {
+    const text = env[o.env];
+    if (text !== undefined && text !== '') raw[o.fileKey] = { value: o.fromText(text), from: o.env };
+  }
+  for (const o of OPTIONS) {
+    const v = sources.flags?.[o.key];
+    if (v !== undefined) raw[o.fileKey] = { value: v, from: o.flag.split(' ')[0]! };
+  }
+  const cfg = resolveConfig(raw, env);
+  if (configFile) cfg.configFile = resolve(configFile);
+  return cfg;
+}
+
+/** Reads and flattens a JSON config file, rejecting unknown keys with a suggestion. */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(`config file ${file} must hold a JSON object`);
+  }
+  const flat: Record<string, unknown> = {};
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      const key = prefix + k;
+      if (k === '$schema' || k === '$comment') continue;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && !FILE_KEYS.has(key)) {
+        walk(v as Record<string, unknown>, `${key}.`);
+      } else if (!FILE_KEYS.has(key)) {
+        const hint = suggest(key, [...FILE_KEYS]);
+        throw new ConfigError(`${file}: unknown key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`);
+      } else flat[key] = v;
+    }
+  };
+  walk(doc as Record<string, unknown>, '');
+  return flat;
+}
+
+function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
+  const get = (k: string) => raw[k];
+  const fail = (k: string, rule: string): never => {
+    const r = raw[k];
+    throw new ConfigError(`${r ? r.from : k}: ${rule}`);
+  };
+  const str = (k: string): string | undefined => {
+    const r = get(k);
+    if (r === undefined) return undefined;
+    if (typeof r.value !== 'string') fail(k, 'must be a string');
+    return r.value as string;
+  };
+  const int = (k: string, def: number, min: number, max: number): number => {
+    const r = get(k);
+    if (r === undefined) return def;
+    const n = r.value;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max)
+      fail(k, `must be a whole number from ${min} to ${max}`);
+    return n as number;
+  };
+  const list = (k: string): string[] => {
+    const r = get(k);
+    if (r === undefined) return [];
+    const v = typeof r.value === 'string' ? [r.value] : r.value;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) fail(k, 'must be a list of strings');
+    return v as string[];
+  };
+
+  const listenText = str('listen') ?? DEFAULT_LISTEN;
+  const listen =
+    parseListen(listenText) ??
+    fail('listen', `"${listenText}" is not HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470, :8470)`);
+
+  const upstream = str('upstream');
+  if (upstream !== undefined && !isHttpUrl(upstream))
+    fail('upstream', `"${upstream}" is not an absolute http:// or https:// URL`);
+  const publicBaseUrl = str('publicBaseUrl');
+  if (publicBaseUrl !== undefined && !isHttpUrl(publicBaseUrl))
+    fail('publicBaseUrl', 'must be an absolute http:// or https:// URL');
+
+  let apiBase = str('apiBase') ?? '/';
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(apiBase) || apiBase.includes('//'))
+    fail('apiBase', 'must be a path such as / or /api');
+  apiBase = apiBase.length > 1 ? apiBase.replace(/\/+$/, '') : '/';
+
+  const events = get('events.enabled');
+  if (events !== undefined && typeof events.value !== 'boolean')
+    fail('events.enabled', 'must be true or false');
+
+  const logLevel = str('logLevel') ?? 'info';
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
+
+  return {
+    listen,
+    ...(upstream !== undefined && { upstream: upstream.replace(/\/+$/, '') }),
+    dataDir: resolve(str('dataDir') ?? defaultDataDir(env)),
+    apiBase,
+    eventsEnabled: (events?.value as boolean | undefined) ?? true,
+    allowCallbackNets: list('allowCallbackNets'),
+    ...(publicBaseUrl !== undefined && { publicBaseUrl: publicBaseUrl.replace(/\/+$/, '') }),
+    trustedProxies: list('trustedProxies'),
+    bodyLimit: int('bodyLimit', 1048576, 1024, 64 * 1048576),
+    logLevel: logLevel as HookdConfig['logLevel'],
+    shutdownTimeoutMs: int('shutdownTimeoutMs', 10000, 0, 3600000),
+    upstreamTimeoutMs: int('upstreamTimeoutMs', 60000, 1, 3600000),
+  };
+}
+
+/** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  // systemd may pass several colon-separated directories; the first is ours.
+  if (env.STATE_DIRECTORY) return env.STATE_DIRECTORY.split(':')[0]!;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'hookd');
+  return join(homedir(), '.local', 'state', 'hookd');
+}
+
+export function parseListen(text: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  const host = m[1] ?? (m[2] || '0.0.0.0');
+  return { host, port };
+}
+
+function isHttpUrl(s: string): boolean {
+  if (!URL.canParse(s)) return false;
+  const u = new URL(s);
+  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+}

@@ -1,0 +1,133 @@
+import type { HookdConfig } from './config.js';
+
+/**
+ * Every daemon option once: its config-file key, flag and `HOOKD_*` variable, how to read it
+ * from text and how to check it. Flags, environment and file are all driven by this table, so an
+ * option cannot exist in one place and be missing in another.
+ */
+export interface OptionSpec {
+  key: keyof HookdConfig | 'listen' | 'config';
+  /** Key in the JSON config file (dotted for nesting). */
+  fileKey: string;
+  flag: string;
+  env: string;
+  description: string;
+  /** Parses a value given as text (flag or env) into the file's JSON form. */
+  fromText: (text: string) => unknown;
+  repeatable?: boolean;
+}
+
+const asList = (t: string): string[] =>
+  t
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+const asBool = (t: string): unknown => {
+  const v = t.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return t;
+};
+const asNumber = (t: string): unknown => (/^\s*\d+\s*$/.test(t) ? Number(t) : t);
+const asText = (t: string): unknown => t;
+
+export const OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'listen',
+    fileKey: 'listen',
+    flag: '--listen <host:port>',
+    env: 'HOOKD_LISTEN',
+    description: 'address to listen on (default 127.0.0.1:8470)',
+    fromText: asText,
+  },
+  {
+    key: 'upstream',
+    fileKey: 'upstream',
+    flag: '--upstream <url>',
+    env: 'HOOKD_UPSTREAM',
+    description: 'the HTTP service to proxy requests to',
+    fromText: asText,
+  },
+  {
+    key: 'dataDir',
+    fileKey: 'dataDir',
+    flag: '--data-dir <dir>',
+    env: 'HOOKD_DATA_DIR',
+    description: 'state directory (default $STATE_DIRECTORY, $XDG_STATE_HOME/hookd, ~/.local/state/hookd)',
+    fromText: asText,
+  },
+  {
+    key: 'apiBase',
+    fileKey: 'apiBase',
+    flag: '--api-base <path>',
+    env: 'HOOKD_API_BASE',
+    description: 'path prefix of the management API (default /)',
+    fromText: asText,
+  },
+  {
+    key: 'eventsEnabled',
+    fileKey: 'events.enabled',
+    flag: '--no-events',
+    env: 'HOOKD_EVENTS',
+    description: 'disable events: the API answers 503 and no hook fires',
+    fromText: asBool,
+  },
+  {
+    key: 'allowCallbackNets',
+    fileKey: 'allowCallbackNets',
+    flag: '--allow-callback-net <cidr>',
+    env: 'HOOKD_ALLOW_CALLBACK_NET',
+    description: 'let callbacks reach this network (repeatable)',
+    fromText: asList,
+    repeatable: true,
+  },
+  {
+    key: 'publicBaseUrl',
+    fileKey: 'publicBaseUrl',
+    flag: '--public-base-url <url>',
+    env: 'HOOKD_PUBLIC_BASE_URL',
+    description: 'scheme and host used for $REQUEST_URI',
+    fromText: asText,
+  },
+  {
+    key: 'trustedProxies',
+    fileKey: 'trustedProxies',
+    flag: '--trusted-proxy <cidr>',
+    env: 'HOOKD_TRUSTED_PROXIES',
+    description: 'peer whose X-Forwarded-* headers are trusted (repeatable)',
+    fromText: asList,
+    repeatable: true,
+  },
+  {
+    key: 'bodyLimit',
+    fileKey: 'bodyLimit',
+    flag: '--body-limit <bytes>',
+    env: 'HOOKD_BODY_LIMIT',
+    description: 'largest API request body (default 1048576)',
+    fromText: asNumber,
+  },
+  {
+    key: 'logLevel',
+    fileKey: 'logLevel',
+    flag: '--log-level <level>',
+    env: 'HOOKD_LOG_LEVEL',
+    description: 'fatal, error, warn, info (default), debug, trace or silent',
+    fromText: asText,
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    fileKey: 'shutdownTimeoutMs',
+    flag: '--shutdown-timeout <ms>',
+    env: 'HOOKD_SHUTDOWN_TIMEOUT_MS',
+    description: 'drain deadline on SIGTERM (default 10000)',
+    fromText: asNumber,
+  },
+  {
+    key: 'upstreamTimeoutMs',
+    fileKey: 'upstreamTimeoutMs',
+    flag: '--upstream-timeout <ms>',
+    env: 'HOOKD_UPSTREAM_TIMEOUT_MS',
+    description: 'upstream response deadline, 504 after it (default 60000)',
+    fromText: asNumber,
+  },
+];

@@ -1,0 +1,195 @@
+import { join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import type { Logger } from 'pino';
+import { Accounts } from '../auth/accounts.js';
+import type { HookdConfig } from '../config/config.js';
+import { ConfigError, loadConfig } from '../config/load-config.js';
+import { OPTIONS } from '../config/options.js';
+import { HookdError } from '../errors/catalog.js';
+import { AddressPolicy, CidrError } from '../policy/address-policy.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { createHookd, STORE_FILE } from './hookd.js';
+import { createLogger } from './logger.js';
+
+/** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
+export const EXIT = { OK: 0, FAILURE: 1, CONFIG: 2 } as const;
+
+function daemonOptions(cmd: Command): Command {
+  cmd.option('-c, --config <file>', 'JSON config file (also HOOKD_CONFIG)');
+  for (const o of OPTIONS) {
+    const opt = new Option(o.flag, o.description);
+    if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+    cmd.addOption(opt);
+  }
+  return cmd;
+}
+
+/** commander's option names → config keys (`--no-events` arrives as `events: false`). */
+function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  const names: Record<string, string> = {
+    listen: 'listen',
+    upstream: 'upstream',
+    dataDir: 'dataDir',
+    apiBase: 'apiBase',
+    allowCallbackNet: 'allowCallbackNets',
+    publicBaseUrl: 'publicBaseUrl',
+    trustedProxy: 'trustedProxies',
+    bodyLimit: 'bodyLimit',
+    logLevel: 'logLevel',
+    shutdownTimeout: 'shutdownTimeoutMs',
+    upstreamTimeout: 'upstreamTimeoutMs',
+    config: 'config',
+  };
+  for (const [from, to] of Object.entries(names)) if (opts[from] !== undefined) flags[to] = opts[from];
+  if (opts.events === false) flags.eventsEnabled = false;
+  for (const k of ['bodyLimit', 'shutdownTimeoutMs', 'upstreamTimeoutMs']) {
+    if (typeof flags[k] === 'string' && /^\d+$/.test(flags[k] as string)) flags[k] = Number(flags[k]);
+  }
+  return flags;
+}
+
+function configFrom(cmd: Command): HookdConfig {
+  const cfg = loadConfig({ flags: flagsOf(cmd.optsWithGlobals()) });
+  // Fail at start, naming the entry, rather than at the first hook create.
+  try {
+    new AddressPolicy(cfg.allowCallbackNets);
+  } catch (e) {
+    if (e instanceof CidrError) throw new ConfigError(`allowCallbackNets: ${e.message}`);
+    throw e;
+  }
+  return cfg;
+}
+
+async function withStore<T>(cmd: Command, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
+  const cfg = configFrom(cmd);
+  const store = new SqliteStore(join(cfg.dataDir, STORE_FILE));
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function runDaemon(cfg: HookdConfig, log: Logger): Promise<void> {
+  const hookd = await createHookd(cfg, log);
+  await hookd.listen();
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(EXIT.FAILURE);
+    }
+    stopping = true;
+    log.info({ signal, drainMs: cfg.shutdownTimeoutMs }, 'stopping: finishing in-flight requests');
+    hookd
+      .close()
+      .then(() => {
+        log.info('stopped');
+        log.flush();
+        process.exitCode = EXIT.OK;
+      })
+      .catch((err: unknown) => {
+        log.error({ err }, 'error while stopping');
+        process.exitCode = EXIT.FAILURE;
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+export function buildHookdCommand(): Command {
+  const program = daemonOptions(new Command('hookd'))
+    .description('The hookd webhook daemon: hook API, reverse proxy, matching and callback delivery.')
+    .showHelpAfterError('(run hookd --help for usage)')
+    .action(async (_opts, cmd: Command) => {
+      const cfg = configFrom(cmd);
+      await runDaemon(cfg, createLogger(cfg.logLevel));
+    });
+
+  const user = program.command('user').description('manage users (in the store of --data-dir)');
+  daemonOptions(user.command('add <name>').description('add a user')).action(
+    async (name: string, _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        await new Accounts(store).addUser(name);
+        console.log(`added user ${name}; create a token for it with: hookd token create ${name}`);
+      }),
+  );
+  daemonOptions(user.command('list').description('list users')).action(async (_o, cmd: Command) =>
+    withStore(cmd, async (store) => {
+      for (const u of await store.listUsers()) console.log(`${u.name}\t${u.created}`);
+    }),
+  );
+  daemonOptions(user.command('remove <name>').description('remove a user with its tokens and hooks')).action(
+    async (name: string, _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        if (!(await store.removeUser(name))) throw new HookdError('NOT_FOUND', `no user "${name}"`);
+        console.log(`removed user ${name}, its tokens and its hooks`);
+      }),
+  );
+
+  const token = program.command('token').description('manage API tokens');
+  daemonOptions(token.command('create <user>').description('create a token; it is printed once, on stdout'))
+    .option('--label <text>', 'a note to recognise the token by')
+    .action(async (name: string, o: { label?: string }, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        const { record, token: text } = await new Accounts(store).createToken(name, o.label ?? '');
+        console.error(`created token ${record.id} for ${name}; it is shown only now:`);
+        console.log(text);
+      }),
+    );
+  daemonOptions(token.command('list [user]').description('list tokens (ids, never secrets)')).action(
+    async (name: string | undefined, _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        for (const t of await store.listTokens(name))
+          console.log(`${t.id}\t${t.user}\t${t.created}\t${t.label}`);
+      }),
+  );
+  daemonOptions(token.command('revoke <id...>').description('revoke tokens by id')).action(
+    async (ids: string[], _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        for (const id of ids) {
+          if (!(await store.revokeToken(id))) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
+          console.log(`revoked token ${id}`);
+        }
+      }),
+  );
+
+  program
+    .command('check-config <file>')
+    .description('validate a config file and exit (0 valid, 2 invalid)')
+    .action(async (file: string) => {
+      loadConfig({ flags: { config: file }, env: {} });
+      console.log(`${file}: valid`);
+    });
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildHookdCommand().exitOverride();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? EXIT.OK : EXIT.CONFIG;
+      return;
+    }
+    if (e instanceof ConfigError) {
+      console.error(`hookd: configuration error: ${e.message}`);
+      process.exitCode = EXIT.CONFIG;
+      return;
+    }
+    if (e instanceof HookdError) {
+      console.error(`hookd: ${e.message}`);
+      process.exitCode = e.status === 400 ? EXIT.CONFIG : EXIT.FAILURE;
+      return;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
+      console.error(`hookd: cannot listen: ${err.message}`);
+    } else {
+      console.error(`hookd: ${err.stack ?? String(e)}`);
+    }
+    process.exitCode = EXIT.FAILURE;
+  }
+}

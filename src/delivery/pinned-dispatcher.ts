@@ -1,0 +1,127 @@
+/**
+ * The connect-time half of the callback target policy (SPEC §10): an undici dispatcher that
+ * resolves a callback's host once, judges every address, and connects to the address it judged.
+ */
+import { isIP } from 'node:net';
+import { Agent, buildConnector, errors } from 'undici';
+import { type AddressDenial, type AddressPolicy, describeDenial } from '../policy/address-policy.js';
+import { type LookupAll, systemLookupAll } from '../policy/callback-target.js';
+
+/** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */
+export class CallbackTargetDeniedError extends Error {
+  readonly code = 'CALLBACK_TARGET_DENIED';
+  /** The denied address (canonical form). */
+  readonly address: string;
+  /** The host name or literal of the callback URL. */
+  readonly hostname: string;
+  readonly denial: AddressDenial;
+
+  constructor(hostname: string, denial: AddressDenial) {
+    const subject = isIP(hostname) ? 'callback goes to' : `callback host ${hostname} resolves to`;
+    super(`refused to connect: ${subject} ${describeDenial(denial)}`);
+    this.name = 'CallbackTargetDeniedError';
+    this.hostname = hostname;
+    this.address = denial.address;
+    this.denial = denial;
+  }
+}
+
+/** Options of `createPinnedDispatcher`. */
+export interface PinnedDispatcherOptions {
+  /** Connections per origin (undici `connections`); unlimited when left out. */
+  connections?: number;
+  /** Idle keep-alive time of a connection, ms (undici default 4000). */
+  keepAliveTimeout?: number;
+  /** Limit for name resolution plus TCP/TLS connect, ms (default 10000). */
+  connectTimeout?: number;
+  /** Resolver returning every address of a name; default the system resolver. */
+  lookup?: LookupAll;
+}
+
+// Errors after which the next resolved address is worth a try: the address is unreachable from
+// here (typically an AAAA record on a host without IPv6), not a problem with the peer's answer.
+const TRY_NEXT = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'EAFNOSUPPORT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * An undici Agent whose connections only go to addresses the policy allows. A host name is
+ * resolved once per connection, every address is checked (one denied address refuses the
+ * connection), and the socket is opened to a checked address, so DNS cannot rebind between the
+ * check and the connect. The URL's host stays the `Host` header and the TLS server name (SNI and
+ * certificate check). A refusal rejects `request()` with `CallbackTargetDeniedError`.
+ * Redirects are never followed: no redirect interceptor is installed, and callers must not add one.
+ */
+export function createPinnedDispatcher(policy: AddressPolicy, opts: PinnedDispatcherOptions = {}): Agent {
+  const connectTimeout = opts.connectTimeout ?? 10_000;
+  const lookup = opts.lookup ?? systemLookupAll;
+  const connector = buildConnector({ timeout: connectTimeout });
+
+  const connect: buildConnector.connector = (options, callback) => {
+    const hostname = options.hostname;
+    resolveChecked(hostname, policy, lookup, connectTimeout).then(
+      (addresses) => {
+        // SNI must be a name, never an address (RFC 6066 §3); undici would derive the same from
+        // `host`, this only makes it independent of the address we put in `hostname`.
+        const servername = options.servername || (isIP(hostname) ? undefined : hostname);
+        const attempt = (i: number): void => {
+          connector({ ...options, hostname: addresses[i]!, servername }, (err, socket) => {
+            const code = (err as { code?: unknown } | null)?.code;
+            if (err && i + 1 < addresses.length && typeof code === 'string' && TRY_NEXT.has(code)) {
+              attempt(i + 1);
+              return;
+            }
+            if (err) callback(err, null);
+            else callback(null, socket!);
+          });
+        };
+        attempt(0);
+      },
+      (err: Error) => callback(err, null),
+    );
+  };
+
+  return new Agent({
+    connect,
+    ...(opts.connections === undefined ? {} : { connections: opts.connections }),
+    ...(opts.keepAliveTimeout === undefined ? {} : { keepAliveTimeout: opts.keepAliveTimeout }),
+  });
+}
+
+/** The addresses to connect to, all allowed; rejects with the first denial. */
+async function resolveChecked(
+  hostname: string,
+  policy: AddressPolicy,
+  lookup: LookupAll,
+  timeoutMs: number,
+): Promise<string[]> {
+  const addresses = isIP(hostname) ? [hostname] : await lookupWithin(hostname, lookup, timeoutMs);
+  if (addresses.length === 0) {
+    throw Object.assign(new Error(`callback host ${hostname} has no addresses`), { code: 'ENOTFOUND' });
+  }
+  for (const address of addresses) {
+    const verdict = policy.check(address);
+    if (!verdict.allowed) throw new CallbackTargetDeniedError(hostname, verdict);
+  }
+  return addresses;
+}
+
+async function lookupWithin(hostname: string, lookup: LookupAll, timeoutMs: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new errors.ConnectTimeoutError(`resolving ${hostname} took longer than ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([lookup(hostname), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,190 @@
+import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
+import { TemplateSizeError } from '../hook/template.js';
+import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
+import type { CallbackRequest, FiredEvent, FiredEventSink } from './fired-event.js';
+import { MatchIndex } from './match-index.js';
+
+/** A request that may trigger hooks, as the proxy or the report API saw it. */
+export interface Trigger {
+  method: string;
+  /** Path as received, without the query string. */
+  path: string;
+  /** Absolute URI; a function so that it is only built when some hook fires. */
+  uri: () => string;
+  /** The response status: set for the `after` phase. */
+  statusCode?: number;
+}
+
+export type Phase = 'before' | 'after';
+
+export interface EngineOptions {
+  /** The events switch: when it is off nothing fires. */
+  enabled?: () => boolean;
+  now?: () => Date;
+  maxBodyBytes?: number;
+  /** A hook whose callback could not be rendered (body over the size limit). */
+  onRenderError?: (hook: Hook, err: Error) => void;
+}
+
+export interface Preview {
+  hook: Hook;
+  captures: string[];
+  request: CallbackRequest;
+}
+
+/**
+ * Matches requests against every hook of every user and turns the matches into rendered
+ * callbacks. One index per hook type, so a proxied request only ever walks the hooks of its
+ * phase, and an empty phase costs nothing.
+ */
+export class MatchEngine {
+  private readonly indexes = {
+    before: new MatchIndex<CompiledHook>(),
+    after: new MatchIndex<CompiledHook>(),
+  };
+  private readonly byId = new Map<string, CompiledHook>();
+
+  constructor(
+    private readonly sink: FiredEventSink,
+    private readonly opts: EngineOptions = {},
+  ) {}
+
+  /** Replaces the whole set (start-up, or a resync after lost notifications). */
+  load(hooks: Iterable<Hook>): void {
+    this.indexes.before.clear();
+    this.indexes.after.clear();
+    this.byId.clear();
+    for (const h of hooks) this.hookSaved(h);
+  }
+
+  hookSaved(hook: Hook): void {
+    this.hookDeleted(hook.Id);
+    const compiled = compileHook(hook, this.opts.maxBodyBytes);
+    this.byId.set(hook.Id, compiled);
+    // A disabled hook (410 Gone) stays known but leaves the index until it is replaced.
+    if (hook.State !== 'active') return;
+    this.indexFor(hook.Type).set(hook.Id, compiled.pattern, compiled);
+  }
+
+  hookDeleted(id: string): void {
+    const old = this.byId.get(id);
+    if (!old) return;
+    this.byId.delete(id);
+    this.indexFor(old.hook.Type).delete(id);
+  }
+
+  get(id: string): Hook | undefined {
+    return this.byId.get(id)?.hook;
+  }
+
+  isActive(id: string): boolean {
+    return this.byId.get(id)?.hook.State === 'active';
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Whether any hook could fire in this phase: lets the proxy skip all trigger work. */
+  watches(phase: Phase): boolean {
+    return this.indexes[phase].size > 0 && (this.opts.enabled?.() ?? true);
+  }
+
+  /** Matches, renders and hands the callbacks to the sink. Returns how many hooks fired. */
+  fire(phase: Phase, trigger: Trigger): number {
+    if (!this.watches(phase)) return 0;
+    const matches = this.indexes[phase].match(trigger.path);
+    if (matches.length === 0) return 0;
+    const events: FiredEvent[] = [];
+    let firedAt: Date | undefined;
+    let uri: string | undefined;
+    for (const m of matches) {
+      const h = m.value;
+      if (!methodFires(h, trigger.method)) continue;
+      if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
+        continue;
+      firedAt ??= this.opts.now?.() ?? new Date();
+      uri ??= trigger.uri();
+      const request = this.render(h, m.captures, trigger, uri, firedAt);
+      if (!request) continue;
+      events.push({
+        hookId: h.hook.Id,
+        owner: h.hook.Owner,
+        hookType: h.hook.Type,
+        persist: h.hook.Persist,
+        firedAt: firedAt.toISOString(),
+        trigger: {
+          method: trigger.method,
+          path: trigger.path,
+          ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
+        },
+        request,
+      });
+    }
+    if (events.length > 0) this.sink.accept(events);
+    return events.length;
+  }
+
+  /**
+   * The dry run: which of `owner`'s hooks would fire for this request and the exact callbacks,
+   * without sending. Without a status only the hooks that do not depend on one are judged.
+   */
+  preview(owner: string, trigger: Trigger): Preview[] {
+    const out: Preview[] = [];
+    const now = this.opts.now?.() ?? new Date();
+    const uri = trigger.uri();
+    for (const phase of ['before', 'after'] as const) {
+      for (const m of this.indexes[phase].match(trigger.path)) {
+        const h = m.value;
+        if (h.hook.Owner !== owner || !methodFires(h, trigger.method)) continue;
+        if (phase === 'after') {
+          if (trigger.statusCode === undefined) {
+            if (h.whiteList.size > 0 || h.blackList.size > 0) continue;
+          } else if (!statusFires(h, trigger.statusCode)) continue;
+        }
+        const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
+        const request = this.render(h, m.captures, t, uri, now);
+        if (request) out.push({ hook: h.hook, captures: m.captures, request });
+      }
+    }
+    return out;
+  }
+
+  private render(
+    h: CompiledHook,
+    captures: string[],
+    t: Trigger,
+    uri: string,
+    at: Date,
+  ): CallbackRequest | undefined {
+    const hook = h.hook;
+    const request: CallbackRequest = {
+      method: hook.CallbackMethod,
+      url: hook.Callback,
+      headers: { ...hook.Headers },
+    };
+    if (!h.hasBody) return request;
+    try {
+      request.body = h.template.render({
+        requestPath: t.path,
+        requestUri: uri,
+        requestMethod: t.method,
+        statusCode: t.statusCode,
+        hookId: hook.Id,
+        hookType: hook.Type,
+        timestamp: isoTimestamp(at),
+        captures,
+      });
+    } catch (err) {
+      if (!(err instanceof TemplateSizeError)) throw err;
+      this.opts.onRenderError?.(hook, err);
+      return undefined;
+    }
+    request.headers['content-type'] = hook.CallbackContentMediaType;
+    return request;
+  }
+
+  private indexFor(type: Hook['Type']): MatchIndex<CompiledHook> {
+    return type === BEFORE_COMPLETION ? this.indexes.before : this.indexes.after;
+  }
+}

@@ -1,0 +1,79 @@
+import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
+
+const statusList = {
+  type: 'array',
+  maxItems: 500,
+  uniqueItems: false,
+  items: { type: 'integer', minimum: 100, maximum: 599 },
+  default: [],
+} as const;
+
+/**
+ * JSON Schema (draft-07) of a hook as a client sends it. It is the structural half of validation
+ * (types, required fields, unknown fields); the rules that need code (pattern syntax, URL and
+ * callback-target policy, media type, headers) live in validate-hook.ts. `npm run build` writes it
+ * to schema/hook.schema.json, which ships in the package for editors (`"$schema": …` in hook.json).
+ */
+export const HOOK_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://hookd.dev/schema/hook.schema.json',
+  title: 'hookd hook',
+  description: 'A webhook rule: which requests trigger it and the callback it sends.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['PathPattern', 'Callback', 'Methods'],
+  properties: {
+    $schema: { type: 'string', description: 'Editor hint; ignored by hookd.' },
+    PathPattern: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Path segments separated by /. `*` matches one segment, `(*)` matches and captures it ($1, $2, …), a final `$` anchors the end; otherwise further segments may follow.',
+      examples: ['/repositories/*/timeseries/(*)'],
+    },
+    Callback: { type: 'string', minLength: 1, maxLength: 2048, description: 'Absolute http: or https: URL.' },
+    Methods: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 32,
+      items: { type: 'string', minLength: 1, maxLength: 32, pattern: "^(\\*|[!#$%&'*+.^_`|~0-9A-Za-z-]+)$" },
+      description: 'HTTP methods of triggering requests; "*" means any.',
+    },
+    Type: {
+      type: 'integer',
+      enum: HOOK_TYPES.map((t) => t.Type),
+      default: 1,
+      description: '0 BeforeCompletion, 1 AfterCompletion (GET /hooktypes).',
+    },
+    StatusCodeBlackList: { ...statusList, description: 'Type 1 only: never fire for these statuses.' },
+    StatusCodeWhiteList: { ...statusList, description: 'Type 1 only: if non-empty, fire only for these.' },
+    CallbackMethod: {
+      type: 'string',
+      enum: [...CALLBACK_METHODS, ...CALLBACK_METHODS.map((m) => m.toLowerCase())],
+      default: 'POST',
+    },
+    CallbackContent: {
+      type: 'string',
+      maxLength: 65536,
+      description:
+        'Body template: $REQUEST_PATH, $REQUEST_URI, $REQUEST_METHOD, $STATUS_CODE, $HOOK_ID, $TIMESTAMP, $1…$n (also ${NAME}). Left out: a JSON event document.',
+    },
+    CallbackContentMediaType: { type: 'string', minLength: 1, maxLength: 255, default: 'application/json' },
+    Headers: {
+      type: 'object',
+      maxProperties: 64,
+      additionalProperties: { type: 'string', maxLength: 8192 },
+      default: {},
+    },
+    Persist: { type: 'boolean', default: true },
+    Id: { description: 'Server-set; ignored in input.' },
+    Owner: { description: 'Server-set; ignored in input.' },
+    Modified: { description: 'Server-set; ignored in input.' },
+    State: { description: 'Server-set; ignored in input.' },
+  },
+} as const;
+
+export const KNOWN_FIELDS: readonly string[] = Object.keys(HOOK_SCHEMA.properties).filter(
+  (k) => k !== '$schema',
+);

@@ -1,0 +1,63 @@
+/**
+ * The hook resource (SPEC §2). Field names are the seed's, case-sensitive, and are the same in
+ * input, output and storage so that `get` output can be edited and sent back with `replace`.
+ */
+
+/** A validated, normalised hook configuration: what a client controls. */
+export interface HookConfig {
+  PathPattern: string;
+  Callback: string;
+  /** Upper-case method tokens; `"*"` means any method. */
+  Methods: string[];
+  Type: HookTypeId;
+  StatusCodeBlackList: number[];
+  StatusCodeWhiteList: number[];
+  CallbackMethod: CallbackMethod;
+  /** Absent means the default JSON event document (SPEC §5). */
+  CallbackContent?: string;
+  CallbackContentMediaType: string;
+  Headers: Record<string, string>;
+  Persist: boolean;
+}
+
+/** A stored hook: the configuration plus the fields the server owns. */
+export interface Hook extends HookConfig {
+  Id: string;
+  Owner: string;
+  /** ISO 8601 with milliseconds and an explicit UTC offset, e.g. `2026-11-22T12:00:00.000+00:00`. */
+  Modified: string;
+  /** `active`, or `disabled` when a receiver answered 410 Gone (see delivery). */
+  State: HookState;
+}
+
+export type HookState = 'active' | 'disabled';
+
+export const HOOK_TYPES = [
+  {
+    Type: 0,
+    Name: 'BeforeCompletion',
+    Description:
+      'Fires when the triggering request arrives, before it is forwarded. The response status is not known yet, so the status code lists must be empty.',
+  },
+  {
+    Type: 1,
+    Name: 'AfterCompletion',
+    Description:
+      'Fires once the response to the triggering request is complete, including errors hookd produced itself (502, 504). The status code lists apply.',
+  },
+] as const;
+
+export type HookTypeId = (typeof HOOK_TYPES)[number]['Type'];
+export const BEFORE_COMPLETION: HookTypeId = 0;
+export const AFTER_COMPLETION: HookTypeId = 1;
+
+export const CALLBACK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const;
+export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
+
+/** Fields the server sets; accepted in input and ignored, so `get` → edit → `replace` works. */
+export const READ_ONLY_FIELDS = ['Id', 'Owner', 'Modified', 'State'] as const;
+
+/** `Modified` format: ISO 8601, milliseconds, `+00:00` rather than `Z` (the seed asks for an offset). */
+export function isoTimestamp(d: Date = new Date()): string {
+  return d.toISOString().replace('Z', '+00:00');
+}

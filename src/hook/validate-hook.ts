@@ -1,0 +1,239 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { type FieldError, HookdError } from '../errors/catalog.js';
+import { suggest } from '../util/suggest.js';
+import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
+import { HOOK_SCHEMA, KNOWN_FIELDS } from './hook-schema.js';
+import { parseMediaType } from './media-type.js';
+import { compilePattern } from './pattern.js';
+
+/**
+ * Checks a client's hook document and returns the normalised configuration, or throws one
+ * VALIDATION_FAILED error listing every problem at once (field + rule), never just the first.
+ *
+ * The callback-target policy (SPEC §10) needs DNS, which is not the hook model's business: it is
+ * passed in as `checkCallback` and only runs when the URL itself is well-formed.
+ */
+export interface ValidateOptions {
+  checkCallback?: (url: URL) => Promise<string | undefined>;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+const checkShape = ajv.compile(HOOK_SCHEMA);
+
+/** Headers hookd sets itself: a hook may not override them. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'expect',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Tab, CR and LF are ordinary in a body template; other C0 controls (NUL among them) are not.
+const BAD_TEMPLATE_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export async function validateHook(input: unknown, opts: ValidateOptions = {}): Promise<HookConfig> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    const got = input === null ? 'null' : Array.isArray(input) ? 'an array' : `a ${typeof input}`;
+    throw new HookdError('VALIDATION_FAILED', `the body must be a JSON object (a hook), not ${got}`, {
+      errors: [{ field: '(body)', message: `must be a JSON object, got ${got}` }],
+    });
+  }
+  const doc = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (!checkShape(doc)) errors.push(...(checkShape.errors ?? []).map(describe));
+  const bad = new Set(errors.map((e) => e.field.replace(/[[.].*$/, '')));
+  const ok = (field: string) => field in doc && !bad.has(field);
+
+  let pattern = '';
+  if (ok('PathPattern')) {
+    const compiled = compilePattern(doc.PathPattern as string);
+    if (compiled.ok) pattern = doc.PathPattern as string;
+    else errors.push({ field: 'PathPattern', message: compiled.message });
+  }
+
+  let callback: URL | undefined;
+  if (ok('Callback')) {
+    const text = doc.Callback as string;
+    const parsed =
+      /\s/.test(text) || CONTROL.test(text) ? undefined : URL.canParse(text) ? new URL(text) : undefined;
+    if (!parsed) {
+      errors.push({ field: 'Callback', message: 'must be an absolute http: or https: URL without spaces' });
+    } else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      errors.push({
+        field: 'Callback',
+        message: `scheme "${parsed.protocol.slice(0, -1)}" is not allowed: use http or https`,
+      });
+    } else if (!parsed.hostname) {
+      errors.push({ field: 'Callback', message: 'must name a host' });
+    } else {
+      callback = parsed;
+    }
+  }
+
+  const type = (ok('Type') ? doc.Type : 1) as HookTypeId;
+  if (type === 0) {
+    for (const f of ['StatusCodeBlackList', 'StatusCodeWhiteList']) {
+      if (ok(f) && (doc[f] as number[]).length > 0) {
+        errors.push({
+          field: f,
+          message:
+            'must be empty for Type 0 (BeforeCompletion): the response status is not known when it fires; use Type 1',
+        });
+      }
+    }
+  }
+
+  let mediaType = 'application/json';
+  if (ok('CallbackContentMediaType')) {
+    const text = doc.CallbackContentMediaType as string;
+    if (parseMediaType(text)) mediaType = text;
+    else
+      errors.push({
+        field: 'CallbackContentMediaType',
+        message: `"${printable(text)}" is not a valid media type (type/subtype, e.g. application/json)`,
+      });
+  }
+
+  if (ok('CallbackContent') && BAD_TEMPLATE_CHAR.test(doc.CallbackContent as string)) {
+    errors.push({
+      field: 'CallbackContent',
+      message: 'must not contain control characters other than tab, CR and LF',
+    });
+  }
+
+  const headers: Record<string, string> = {};
+  if (ok('Headers')) {
+    const seen = new Set<string>();
+    for (const [name, value] of Object.entries(doc.Headers as Record<string, string>)) {
+      const field = `Headers.${printable(name)}`;
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name))
+        errors.push({ field, message: 'is not a valid header name (RFC 9110 token)' });
+      else if (RESERVED_HEADERS.has(lower)) {
+        errors.push({
+          field,
+          message:
+            lower === 'content-type'
+              ? 'is set from CallbackContentMediaType; set that field instead'
+              : 'is set by hookd and cannot be overridden',
+        });
+      } else if (seen.has(lower))
+        errors.push({ field, message: 'is given twice (header names are case-insensitive)' });
+      else if (CONTROL.test(value.replaceAll('\t', ''))) {
+        errors.push({ field, message: 'value must not contain CR, LF, NUL or other control characters' });
+      } else headers[name] = value.trim();
+      seen.add(lower);
+    }
+  }
+
+  if (callback && opts.checkCallback && !errors.some((e) => e.field === 'Callback')) {
+    const refusal = await opts.checkCallback(callback);
+    if (refusal) errors.push({ field: 'Callback', message: refusal });
+  }
+
+  if (errors.length > 0) {
+    const n = errors.length;
+    throw new HookdError(
+      'VALIDATION_FAILED',
+      `the hook has ${n} error${n === 1 ? '' : 's'}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+      { errors },
+    );
+  }
+
+  const methods = [...new Set((doc.Methods as string[]).map((m) => m.toUpperCase()))];
+  const config: HookConfig = {
+    PathPattern: pattern,
+    Callback: doc.Callback as string,
+    Methods: methods.includes('*') ? ['*'] : methods,
+    Type: type,
+    StatusCodeBlackList: [...new Set((doc.StatusCodeBlackList as number[] | undefined) ?? [])],
+    StatusCodeWhiteList: [...new Set((doc.StatusCodeWhiteList as number[] | undefined) ?? [])],
+    CallbackMethod: ((doc.CallbackMethod as string | undefined)?.toUpperCase() ?? 'POST') as CallbackMethod,
+    CallbackContentMediaType: mediaType,
+    Headers: headers,
+    Persist: (doc.Persist as boolean | undefined) ?? true,
+  };
+  if (typeof doc.CallbackContent === 'string') config.CallbackContent = doc.CallbackContent;
+  return config;
+}
+
+function describe(e: ErrorObject): FieldError {
+  const path = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  let field = path.map((p, i) => (i === 0 ? p : /^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('');
+  const top = path[0] ?? '';
+  switch (e.keyword) {
+    case 'required': {
+      const missing = String(e.params.missingProperty);
+      return { field: missing, message: 'is required' };
+    }
+    case 'additionalProperties': {
+      const name = String(e.params.additionalProperty);
+      field = field ? `${field}.${name}` : name;
+      const hint = suggest(name, KNOWN_FIELDS);
+      return {
+        field: printable(field),
+        message: `is not a hook field${hint ? `; did you mean \`${hint}\`?` : ` (known fields: ${KNOWN_FIELDS.join(', ')})`}`,
+      };
+    }
+    case 'type':
+      return { field, message: `must be ${article(String(e.params.type))}` };
+    case 'enum':
+      if (top === 'Type')
+        return { field, message: 'must be 0 (BeforeCompletion) or 1 (AfterCompletion); see GET /hooktypes' };
+      if (top === 'CallbackMethod')
+        return { field, message: `must be one of ${CALLBACK_METHODS.join(', ')}` };
+      return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
+    case 'minItems':
+      return {
+        field,
+        message:
+          top === 'Methods'
+            ? 'must list at least one method (or "*")'
+            : `must have at least ${e.params.limit} items`,
+      };
+    case 'maxItems':
+      return { field, message: `must have at most ${e.params.limit} items` };
+    case 'minimum':
+    case 'maximum':
+      return { field, message: 'must be an HTTP status code from 100 to 599' };
+    case 'minLength':
+      return { field, message: 'must not be empty' };
+    case 'maxLength':
+      return { field, message: `must be at most ${e.params.limit} characters` };
+    case 'maxProperties':
+      return { field, message: `must have at most ${e.params.limit} entries` };
+    case 'pattern':
+      return {
+        field,
+        message:
+          top === 'Methods' ? 'must be an HTTP method token such as GET, or "*"' : 'has an invalid format',
+      };
+    default:
+      return { field, message: e.message ?? 'is invalid' };
+  }
+}
+
+function article(type: string): string {
+  return type === 'integer' || type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`;
+}
+
+/** Field names come from clients: keep control characters out of error messages and logs. */
+function printable(s: string): string {
+  return s
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .slice(0, 200);
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { HookdError } from '../errors/catalog.js';
+import type { RouteFlags } from './route-table.js';
+
+const PRINCIPAL = Symbol('principal');
+
+/**
+ * Runs before every API route: the events switch first (SPEC §7: with events off the hook API is
+ * unavailable, whoever asks), then Bearer authentication unless the route is public.
+ */
+export function installAuth(app: FastifyInstance, auth: Authenticator, eventsEnabled: () => boolean): void {
+  app.addHook('onRequest', async (req) => {
+    const flags = (req.routeOptions.config ?? {}) as RouteFlags;
+    if (flags.events && !eventsEnabled()) {
+      throw new HookdError(
+        'EVENTS_DISABLED',
+        'events are disabled on this hookd, so the hook API is unavailable and no hook fires; enable them by starting hookd without --no-events (or with HOOKD_EVENTS=true, or "events": {"enabled": true} in the config file)',
+      );
+    }
+    if (flags.public) return;
+    const principal = await auth.authenticate(req.headers.authorization);
+    if (!principal) {
+      throw new HookdError(
+        'UNAUTHENTICATED',
+        req.headers.authorization
+          ? 'the bearer token is not valid (unknown, revoked or malformed)'
+          : 'send an API token: Authorization: Bearer <token> (create one with: hookd token create USER)',
+        { headers: { 'WWW-Authenticate': 'Bearer realm="hookd"' } },
+      );
+    }
+    (req as unknown as Record<symbol, Principal>)[PRINCIPAL] = principal;
+  });
+}
+
+export function principalOf(req: FastifyRequest): Principal {
+  const p = (req as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
+  if (!p) throw new HookdError('UNAUTHENTICATED', 'not authenticated');
+  return p;
+}

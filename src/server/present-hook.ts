@@ -1,0 +1,22 @@
+import type { Hook } from '../hook/hook.js';
+
+/** The API's view of a hook: fields in a fixed, readable order (Id first, server fields last). */
+export function presentHook(h: Hook): Record<string, unknown> {
+  return {
+    Id: h.Id,
+    Owner: h.Owner,
+    PathPattern: h.PathPattern,
+    Methods: h.Methods,
+    Type: h.Type,
+    StatusCodeBlackList: h.StatusCodeBlackList,
+    StatusCodeWhiteList: h.StatusCodeWhiteList,
+    Callback: h.Callback,
+    CallbackMethod: h.CallbackMethod,
+    ...(h.CallbackContent !== undefined && { CallbackContent: h.CallbackContent }),
+    CallbackContentMediaType: h.CallbackContentMediaType,
+    Headers: h.Headers,
+    Persist: h.Persist,
+    Modified: h.Modified,
+    State: h.State,
+  };
+}

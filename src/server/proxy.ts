@@ -1,0 +1,245 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect as netConnect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { Pool } from 'undici';
+import type { MatchEngine } from '../engine/match-engine.js';
+import { HookdError } from '../errors/catalog.js';
+import { toProblem } from './problem.js';
+import type { TrustedProxies } from './trusted-proxies.js';
+
+export interface ProxyOptions {
+  upstream: string;
+  timeoutMs: number;
+  engine: MatchEngine;
+  uriOf: (req: IncomingMessage) => string;
+  trusted: TrustedProxies;
+  log: Logger;
+  /** Keep-alive connections to the upstream (default 128). */
+  connections?: number;
+}
+
+// RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+  // Node answers 100-continue itself; undici refuses to send the header.
+  'expect',
+]);
+const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']);
+
+/**
+ * The reverse proxy: everything outside the API goes to the upstream, bodies streamed both ways
+ * with manual backpressure (PERF-NOTES: `pipeline()` doubled the CPU per request), through one
+ * keep-alive pool. BeforeCompletion hooks fire on arrival, before the request is forwarded and
+ * without waiting for any callback; AfterCompletion hooks when the response has been sent,
+ * including a 502/504 that hookd produced itself.
+ */
+export class ReverseProxy {
+  private readonly pool: Pool;
+  private readonly origin: URL;
+  private readonly prefix: string;
+
+  constructor(private readonly opts: ProxyOptions) {
+    this.origin = new URL(opts.upstream);
+    this.prefix = this.origin.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(this.origin.origin, {
+      connections: opts.connections ?? 128,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  }
+
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const engine = this.opts.engine;
+    let path: string | undefined;
+    if (engine.watches('before')) {
+      path = pathOf(url);
+      engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+    }
+    if (engine.watches('after')) {
+      const p = path ?? pathOf(url);
+      res.once('finish', () => {
+        engine.fire('after', {
+          method,
+          path: p,
+          uri: () => this.opts.uriOf(req),
+          statusCode: res.statusCode,
+        });
+      });
+    }
+
+    const len = req.headers['content-length'];
+    const hasBody = (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+    this.pool.request(
+      {
+        path: this.prefix + url,
+        method: method as Dispatcher.HttpMethod,
+        headers: this.forwardHeaders(req),
+        body: hasBody ? req : null,
+      },
+      (err, data) => {
+        if (err) return this.fail(req, res, err);
+        const up = data.body;
+        res.writeHead(data.statusCode, responseHeaders(data.headers));
+        up.on('data', (chunk: Buffer) => {
+          if (!res.write(chunk)) up.pause();
+        });
+        res.on('drain', () => up.resume());
+        up.on('end', () => res.end());
+        up.on('error', () => res.destroy());
+        res.on('close', () => {
+          if (!res.writableFinished) up.destroy();
+        });
+      },
+    );
+  };
+
+  /** WebSocket and other Upgrade requests: a raw byte tunnel to the upstream after the handshake. */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = req.url ?? '/';
+    if (this.opts.engine.watches('before')) {
+      this.opts.engine.fire('before', {
+        method: req.method ?? 'GET',
+        path: pathOf(url),
+        uri: () => this.opts.uriOf(req),
+      });
+    }
+    const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
+    const host = this.origin.hostname.replace(/^\[|\]$/g, '');
+    const upstream: Socket =
+      this.origin.protocol === 'https:'
+        ? tlsConnect({ host, port, servername: host })
+        : netConnect({ host, port });
+    const lines = [`${req.method} ${this.prefix}${url} HTTP/1.1`];
+    const raw = req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (FORWARDED.has(name)) continue;
+      lines.push(`${raw[i]}: ${raw[i + 1]}`);
+    }
+    for (const [k, v] of Object.entries(this.forwardedFor(req))) lines.push(`${k}: ${v}`);
+    upstream.once('connect', () => {
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length) upstream.write(head);
+      socket.pipe(upstream).pipe(socket);
+    });
+    upstream.once('secureConnect', () => upstream.emit('connect'));
+    const close = () => {
+      upstream.destroy();
+      socket.destroy();
+    };
+    upstream.on('error', (e) => {
+      if (socket.writable && upstream.bytesRead === 0) {
+        socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      }
+      this.opts.log.warn({ err: e.message, url }, 'upgrade to upstream failed');
+      close();
+    });
+    socket.on('error', close);
+    socket.on('close', close);
+    upstream.on('close', close);
+  };
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private forwardHeaders(req: IncomingMessage): string[] {
+    const raw = req.rawHeaders;
+    const connectionListed = req.headers.connection;
+    const extraHop =
+      connectionListed && connectionListed !== 'keep-alive' && connectionListed !== 'close'
+        ? new Set(connectionListed.toLowerCase().split(/\s*,\s*/))
+        : undefined;
+    const out: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (HOP_BY_HOP.has(name) || FORWARDED.has(name) || extraHop?.has(name)) continue;
+      out.push(raw[i]!, raw[i + 1]!);
+    }
+    for (const [k, v] of Object.entries(this.forwardedFor(req))) out.push(k, v);
+    return out;
+  }
+
+  private forwardedFor(req: IncomingMessage): Record<string, string> {
+    const peer = req.socket.remoteAddress ?? '';
+    const trusted = !this.opts.trusted.empty && this.opts.trusted.trusts(peer);
+    const prior = req.headers['x-forwarded-for'];
+    const proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+    return {
+      'x-forwarded-for': trusted && prior ? `${prior}, ${peer}` : peer,
+      'x-forwarded-proto': (trusted && (req.headers['x-forwarded-proto'] as string | undefined)) || proto,
+      'x-forwarded-host':
+        (trusted && (req.headers['x-forwarded-host'] as string | undefined)) || (req.headers.host ?? ''),
+    };
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, err: Error): void {
+    const code = (err as { code?: string }).code ?? '';
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (req.destroyed && code !== 'UND_ERR_HEADERS_TIMEOUT') {
+      // The client went away first (its upload broke the forwarded request): nobody to answer.
+      res.destroy();
+      return;
+    }
+    const timeout =
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT';
+    const problem = timeout
+      ? new HookdError(
+          'GATEWAY_TIMEOUT',
+          `the upstream ${this.origin.origin} did not answer within ${this.opts.timeoutMs} ms`,
+        )
+      : new HookdError(
+          'BAD_GATEWAY',
+          `the upstream ${this.origin.origin} cannot be reached (${code || err.message})`,
+        );
+    this.opts.log.warn(
+      { url: req.url, upstream: this.origin.origin, err: code || err.message },
+      problem.title,
+    );
+    const body = JSON.stringify(toProblem(problem));
+    res.writeHead(problem.status, {
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  }
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function responseHeaders(
+  h: Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const listed =
+    typeof h.connection === 'string' ? new Set(h.connection.toLowerCase().split(/\s*,\s*/)) : undefined;
+  for (const k in h) {
+    const v = h[k];
+    if (v === undefined || HOP_BY_HOP.has(k) || listed?.has(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}

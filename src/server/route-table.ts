@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { HookdError } from '../errors/catalog.js';
+import { sendProblem } from './problem.js';
+
+type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+export type RouteFlags = { public?: boolean; events?: boolean };
+
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/**
+ * Registers a resource's handlers and answers every other method with 405 and an `Allow` header
+ * (OPTIONS with 204 and `Allow`), which Fastify's router alone would answer with 404.
+ */
+export function resource(
+  app: FastifyInstance,
+  url: string,
+  handlers: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>,
+  flags: RouteFlags = {},
+): void {
+  const methods = Object.keys(handlers) as (keyof typeof handlers)[];
+  const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
+  for (const m of methods) {
+    app.route({ method: m, url, handler: handlers[m]!, config: flags } as RouteOptions);
+  }
+  const others = ALL_METHODS.filter((m) => !allow.split(', ').includes(m));
+  app.route({
+    method: others as unknown as RouteOptions['method'],
+    url,
+    config: { ...flags, public: true, events: false },
+    handler: async (req, reply) => {
+      reply.header('Allow', allow);
+      if (req.method === 'OPTIONS') return reply.code(204).send();
+      return sendProblem(
+        reply,
+        new HookdError(
+          'METHOD_NOT_ALLOWED',
+          `${req.method} is not allowed on this resource; allowed: ${allow}`,
+        ),
+      );
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HookdError } from '../../errors/catalog.js';
+import { HOOK_ID_SHAPE } from '../../hook/hook-id.js';
+import type { HookService } from '../../service/hook-service.js';
+import { principalOf } from '../auth-hook.js';
+import { presentHook } from '../present-hook.js';
+import { resource } from '../route-table.js';
+
+const MAX_PAGE = 1000;
+
+/** `/hooks` and `/hooks/{id}` (SPEC §7). */
+export function hookRoutes(app: FastifyInstance, hooks: HookService, base: string): void {
+  const prefix = base === '/' ? '' : base;
+
+  resource(
+    app,
+    '/hooks',
+    {
+      GET: async (req, reply) => {
+        const page = parsePage(req);
+        const result = await hooks.list(principalOf(req).user, page);
+        if (result.next !== undefined && page.limit !== undefined) {
+          const next = `${prefix}/hooks?limit=${page.limit}&after=${encodeURIComponent(result.next)}`;
+          reply.header('Link', `<${next}>; rel="next"`);
+        }
+        return reply.send(result.items.map(presentHook));
+      },
+      POST: async (req, reply) => {
+        const hook = await hooks.create(principalOf(req).user, req.body);
+        req.log.info({ hookId: hook.Id, owner: hook.Owner }, 'hook created');
+        return reply.code(201).header('Location', `${prefix}/hooks/${hook.Id}`).send(presentHook(hook));
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/hooks/:id',
+    {
+      GET: async (req, reply) => reply.send(presentHook(await hooks.get(principalOf(req).user, idOf(req)))),
+      PUT: async (req, reply) => {
+        const hook = await hooks.replace(principalOf(req).user, idOf(req), req.body);
+        req.log.info({ hookId: hook.Id, owner: hook.Owner }, 'hook replaced');
+        return reply.send(presentHook(hook));
+      },
+      DELETE: async (req, reply) => {
+        await hooks.delete(principalOf(req).user, idOf(req));
+        req.log.info({ hookId: idOf(req) }, 'hook deleted');
+        return reply.code(204).send();
+      },
+    },
+    { events: true },
+  );
+}
+
+function idOf(req: FastifyRequest): string {
+  return (req.params as { id: string }).id;
+}
+
+function parsePage(req: FastifyRequest): { limit?: number; after?: string } {
+  const q = req.query as Record<string, string | string[] | undefined>;
+  const errors: { field: string; message: string }[] = [];
+  const page: { limit?: number; after?: string } = {};
+  const limit = q.limit;
+  if (limit !== undefined) {
+    if (
+      typeof limit !== 'string' ||
+      !/^\d{1,7}$/.test(limit) ||
+      Number(limit) < 1 ||
+      Number(limit) > MAX_PAGE
+    ) {
+      errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` });
+    } else page.limit = Number(limit);
+  }
+  const after = q.after;
+  if (after !== undefined) {
+    if (typeof after !== 'string' || !HOOK_ID_SHAPE.test(after))
+      errors.push({ field: 'after', message: 'must be a hook Id' });
+    else page.after = after;
+  }
+  if (errors.length) {
+    throw new HookdError('BAD_REQUEST', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+  }
+  return page;
+}

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MatchEngine, Trigger } from '../../engine/match-engine.js';
+import { type FieldError, HookdError } from '../../errors/catalog.js';
+import { principalOf } from '../auth-hook.js';
+import { resource } from '../route-table.js';
+
+const MAX_BATCH = 1000;
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+
+interface ServedRequest {
+  Method: string;
+  Path: string;
+  Query?: string;
+  StatusCode?: number;
+  Phase?: 'before' | 'after' | 'both';
+  Uri?: string;
+}
+
+/**
+ * `POST /report` (SPEC §9: a service that is not behind the proxy reports what it served, and
+ * hooks fire exactly as for proxied requests) and `POST /match` (the dry run: what would fire).
+ */
+export function triggerRoutes(
+  app: FastifyInstance,
+  engine: MatchEngine,
+  baseUri: (req: FastifyRequest) => string,
+): void {
+  resource(
+    app,
+    '/report',
+    {
+      POST: async (req, reply) => {
+        const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
+        if (items.length === 0 || items.length > MAX_BATCH) {
+          throw new HookdError('BAD_REQUEST', `send one served request or an array of 1 to ${MAX_BATCH}`);
+        }
+        const parsed = items.map((item, i) => parseServed(item, Array.isArray(req.body) ? `[${i}]` : ''));
+        const errors = parsed.flatMap((p) => (Array.isArray(p) ? p : []));
+        if (errors.length) {
+          throw new HookdError('VALIDATION_FAILED', `the report has ${errors.length} error(s)`, { errors });
+        }
+        let fired = 0;
+        for (const s of parsed as ServedRequest[]) {
+          const phase = s.Phase ?? (s.StatusCode === undefined ? 'before' : 'both');
+          const uri = () => s.Uri ?? `${baseUri(req)}${s.Path}${s.Query ? `?${s.Query}` : ''}`;
+          const t: Trigger = { method: s.Method.toUpperCase(), path: s.Path, uri };
+          if (phase !== 'after') fired += engine.fire('before', t);
+          if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
+        }
+        return reply.code(202).send({ accepted: parsed.length, fired });
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/match',
+    {
+      POST: async (req, reply) => {
+        const s = parseServed(req.body, '');
+        if (Array.isArray(s))
+          throw new HookdError('VALIDATION_FAILED', `the dry run request has ${s.length} error(s)`, {
+            errors: s,
+          });
+        const [path, query] = splitQuery(s.Path);
+        const q = s.Query ?? query;
+        const t: Trigger = {
+          method: s.Method.toUpperCase(),
+          path,
+          uri: () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`,
+          ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
+        };
+        const previews = engine.preview(principalOf(req).user, t);
+        return reply.send(
+          previews.map((p) => ({
+            HookId: p.hook.Id,
+            Type: p.hook.Type,
+            Captures: p.captures,
+            Request: {
+              Method: p.request.method,
+              Url: p.request.url,
+              Headers: p.request.headers,
+              ...(p.request.body !== undefined && { Body: p.request.body }),
+            },
+          })),
+        );
+      },
+    },
+    { events: true },
+  );
+}
+
+function splitQuery(p: string): [string, string | undefined] {
+  const i = p.indexOf('?');
+  return i === -1 ? [p, undefined] : [p.slice(0, i), p.slice(i + 1)];
+}
+
+function parseServed(item: unknown, at: string): ServedRequest | FieldError[] {
+  const errors: FieldError[] = [];
+  const f = (name: string) => (at ? `${at}.${name}` : name);
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    return [
+      { field: at || '(body)', message: 'must be an object {Method, Path, Query?, StatusCode?, Phase?}' },
+    ];
+  }
+  const o = item as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['Method', 'Path', 'Query', 'StatusCode', 'Phase', 'Uri'].includes(k))
+      errors.push({ field: f(k), message: 'is not a field of a served request' });
+  }
+  if (typeof o.Method !== 'string' || !METHOD.test(o.Method))
+    errors.push({ field: f('Method'), message: 'is required: an HTTP method such as GET' });
+  if (typeof o.Path !== 'string' || !o.Path.startsWith('/') || o.Path.length > 8192) {
+    errors.push({ field: f('Path'), message: 'is required: a path starting with /' });
+  }
+  if (o.Query !== undefined && typeof o.Query !== 'string')
+    errors.push({ field: f('Query'), message: 'must be a string (without the leading ?)' });
+  if (
+    o.StatusCode !== undefined &&
+    (!Number.isInteger(o.StatusCode) || (o.StatusCode as number) < 100 || (o.StatusCode as number) > 599)
+  ) {
+    errors.push({ field: f('StatusCode'), message: 'must be an HTTP status code from 100 to 599' });
+  }
+  if (o.Phase !== undefined && !['before', 'after', 'both'].includes(o.Phase as string)) {
+    errors.push({ field: f('Phase'), message: 'must be before, after or both' });
+  }
+  if ((o.Phase === 'after' || o.Phase === 'both') && o.StatusCode === undefined) {
+    errors.push({ field: f('StatusCode'), message: `is required when Phase is ${o.Phase}` });
+  }
+  if (o.Uri !== undefined && (typeof o.Uri !== 'string' || !URL.canParse(o.Uri)))
+    errors.push({ field: f('Uri'), message: 'must be an absolute URI' });
+  return errors.length ? errors : (o as unknown as ServedRequest);
+}

@@ -1,0 +1,122 @@
+import { HookdError } from '../errors/catalog.js';
+import { type Hook, isoTimestamp } from '../hook/hook.js';
+import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
+import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
+import type { HookStore, PageRequest } from '../store/store.js';
+
+/** Told of every change so the match index follows the stored hooks without a rebuild. */
+export interface HookChangeListener {
+  hookSaved(hook: Hook): void;
+  hookDeleted(id: string): void;
+}
+
+export interface HookPage {
+  items: Hook[];
+  /** The Id to pass as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
+/**
+ * The hook use cases: create, replace, delete, get, list, for one owner at a time. `Persist: true`
+ * hooks go to the durable store and `Persist: false` ones to the in-memory one (gone after a
+ * restart, SPEC §6); a replace that flips `Persist` moves the hook across.
+ */
+export class HookService {
+  private readonly listeners: HookChangeListener[] = [];
+
+  constructor(
+    private readonly durable: HookStore,
+    private readonly ephemeral: HookStore,
+    private readonly validation: ValidateOptions = {},
+  ) {}
+
+  onChange(listener: HookChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Every stored hook of every user: what the match index is built from at start. */
+  async all(): Promise<Hook[]> {
+    return [...(await this.durable.allHooks()), ...(await this.ephemeral.allHooks())];
+  }
+
+  async create(owner: string, body: unknown): Promise<Hook> {
+    const config = await validateHook(body, this.validation);
+    const hook: Hook = {
+      Id: newHookId(),
+      Owner: owner,
+      ...config,
+      Modified: isoTimestamp(),
+      State: 'active',
+    };
+    await this.storeFor(hook).putHook(hook);
+    this.emitSaved(hook);
+    return hook;
+  }
+
+  async replace(owner: string, id: string, body: unknown): Promise<Hook> {
+    const existing = await this.get(owner, id);
+    const config = await validateHook(body, this.validation);
+    // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.
+    const hook: Hook = {
+      Id: existing.Id,
+      Owner: owner,
+      ...config,
+      Modified: isoTimestamp(),
+      State: 'active',
+    };
+    await this.storeFor(hook).putHook(hook);
+    if (hook.Persist !== existing.Persist) await this.storeFor(existing).deleteHook(id);
+    this.emitSaved(hook);
+    return hook;
+  }
+
+  async delete(owner: string, id: string): Promise<void> {
+    const existing = await this.get(owner, id);
+    await this.storeFor(existing).deleteHook(id);
+    for (const l of this.listeners) l.hookDeleted(id);
+  }
+
+  /** Another user's hook is "not found": its existence is not revealed (SPEC §8). */
+  async get(owner: string, id: string): Promise<Hook> {
+    const hook = HOOK_ID_SHAPE.test(id) ? await this.find(id) : undefined;
+    if (!hook || hook.Owner !== owner)
+      throw new HookdError('NOT_FOUND', `no hook with Id "${id.slice(0, 64)}"`);
+    return hook;
+  }
+
+  async find(id: string): Promise<Hook | undefined> {
+    return (await this.durable.getHook(id)) ?? (await this.ephemeral.getHook(id));
+  }
+
+  /** Sets a hook's state (410 Gone disables it) without touching its configuration or Modified. */
+  async setState(id: string, state: Hook['State']): Promise<Hook | undefined> {
+    const hook = await this.find(id);
+    if (!hook || hook.State === state) return hook;
+    const updated = { ...hook, State: state };
+    await this.storeFor(updated).putHook(updated);
+    this.emitSaved(updated);
+    return updated;
+  }
+
+  async list(owner: string, page: PageRequest = {}): Promise<HookPage> {
+    // One extra row says whether a next page exists without a count query.
+    const want = page.limit === undefined ? undefined : page.limit + 1;
+    const sub = want === undefined ? { ...page } : { ...page, limit: want };
+    const merged = [
+      ...(await this.durable.listHooks(owner, sub)),
+      ...(await this.ephemeral.listHooks(owner, sub)),
+    ];
+    merged.sort((a, b) => (a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0));
+    if (page.limit === undefined || merged.length <= page.limit) return { items: merged };
+    const items = merged.slice(0, page.limit);
+    return { items, next: items[items.length - 1]!.Id };
+  }
+
+  private storeFor(hook: Hook): HookStore {
+    return hook.Persist ? this.durable : this.ephemeral;
+  }
+
+  private emitSaved(hook: Hook): void {
+    for (const l of this.listeners) l.hookSaved(hook);
+  }
+}

@@ -1,0 +1,84 @@
+import type { Hook } from '../../hook/hook.js';
+import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+
+/**
+ * Keeps everything in process memory. Holds `Persist: false` hooks beside a durable store, and is
+ * the reference implementation the contract suite is written against.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  private readonly hooks = new Map<string, Hook>();
+  private readonly users = new Map<string, UserRecord>();
+  private readonly tokens = new Map<string, TokenRecord>();
+
+  async putHook(hook: Hook): Promise<void> {
+    this.hooks.set(hook.Id, structuredClone(hook));
+  }
+
+  async deleteHook(id: string): Promise<boolean> {
+    return this.hooks.delete(id);
+  }
+
+  async getHook(id: string): Promise<Hook | undefined> {
+    const h = this.hooks.get(id);
+    return h && structuredClone(h);
+  }
+
+  async listHooks(owner: string, page: PageRequest = {}): Promise<Hook[]> {
+    const out: Hook[] = [];
+    for (const h of this.hooks.values()) {
+      if (h.Owner === owner && (page.after === undefined || h.Id > page.after)) out.push(h);
+    }
+    out.sort((a, b) => (a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0));
+    return (page.limit === undefined ? out : out.slice(0, page.limit)).map((h) => structuredClone(h));
+  }
+
+  async allHooks(): Promise<Hook[]> {
+    return [...this.hooks.values()].map((h) => structuredClone(h));
+  }
+
+  async addUser(user: UserRecord): Promise<boolean> {
+    if (this.users.has(user.name)) return false;
+    this.users.set(user.name, { ...user });
+    return true;
+  }
+
+  async getUser(name: string): Promise<UserRecord | undefined> {
+    const u = this.users.get(name);
+    return u && { ...u };
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return [...this.users.values()].sort((a, b) => a.name.localeCompare(b.name)).map((u) => ({ ...u }));
+  }
+
+  async removeUser(name: string): Promise<boolean> {
+    if (!this.users.delete(name)) return false;
+    for (const [id, t] of this.tokens) if (t.user === name) this.tokens.delete(id);
+    for (const [id, h] of this.hooks) if (h.Owner === name) this.hooks.delete(id);
+    return true;
+  }
+
+  async addToken(token: TokenRecord): Promise<void> {
+    if (!this.users.has(token.user)) throw new Error(`no such user: ${token.user}`);
+    this.tokens.set(token.id, { ...token });
+  }
+
+  async getToken(id: string): Promise<TokenRecord | undefined> {
+    const t = this.tokens.get(id);
+    return t && { ...t };
+  }
+
+  async listTokens(user?: string): Promise<TokenRecord[]> {
+    return [...this.tokens.values()]
+      .filter((t) => user === undefined || t.user === user)
+      .sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id))
+      .map((t) => ({ ...t }));
+  }
+
+  async revokeToken(id: string): Promise<boolean> {
+    return this.tokens.delete(id);
+  }
+
+  async close(): Promise<void> {}
+}

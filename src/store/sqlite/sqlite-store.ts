@@ -1,0 +1,146 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Hook } from '../../hook/hook.js';
+import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import { MIGRATIONS } from './migrations.js';
+
+export interface SqliteStoreOptions {
+  /**
+   * `NORMAL` (default) survives a crash of hookd (kill -9) in WAL mode; `FULL` also survives a
+   * power loss, at about 2.5× the cost per commit (docs/BENCHMARKS.md).
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+type Row = Record<string, unknown>;
+
+/** The embedded default store: one SQLite file in the data dir, WAL mode. */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+  readonly db: Database.Database;
+  private readonly stmts;
+
+  constructor(
+    readonly file: string,
+    opts: SqliteStoreOptions = {},
+  ) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    // Hooks and tokens are private: the file is readable by hookd's user only.
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // A read-only or foreign-owned file is reported by the first write instead.
+    }
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    const db = this.db;
+    this.stmts = {
+      putHook: db.prepare(
+        'INSERT INTO hooks (id, owner, doc, modified) VALUES (@id, @owner, @doc, @modified) ' +
+          'ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified',
+      ),
+      deleteHook: db.prepare('DELETE FROM hooks WHERE id = ?'),
+      getHook: db.prepare('SELECT doc FROM hooks WHERE id = ?'),
+      listHooks: db.prepare('SELECT doc FROM hooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
+      allHooks: db.prepare('SELECT doc FROM hooks'),
+      addUser: db.prepare('INSERT OR IGNORE INTO users (name, created) VALUES (?, ?)'),
+      getUser: db.prepare('SELECT name, created FROM users WHERE name = ?'),
+      listUsers: db.prepare('SELECT name, created FROM users ORDER BY name'),
+      removeUser: db.prepare('DELETE FROM users WHERE name = ?'),
+      removeUserHooks: db.prepare('DELETE FROM hooks WHERE owner = ?'),
+      addToken: db.prepare(
+        'INSERT INTO tokens (id, user, hash, label, created) VALUES (@id, @user, @hash, @label, @created)',
+      ),
+      getToken: db.prepare('SELECT id, user, hash, label, created FROM tokens WHERE id = ?'),
+      listTokens: db.prepare('SELECT id, user, hash, label, created FROM tokens ORDER BY created, id'),
+      listUserTokens: db.prepare(
+        'SELECT id, user, hash, label, created FROM tokens WHERE user = ? ORDER BY created, id',
+      ),
+      revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
+    };
+  }
+
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      const step = MIGRATIONS[v]!;
+      this.db.transaction(() => {
+        this.db.exec(step);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  async putHook(hook: Hook): Promise<void> {
+    this.stmts.putHook.run({
+      id: hook.Id,
+      owner: hook.Owner,
+      doc: JSON.stringify(hook),
+      modified: hook.Modified,
+    });
+  }
+
+  async deleteHook(id: string): Promise<boolean> {
+    return this.stmts.deleteHook.run(id).changes > 0;
+  }
+
+  async getHook(id: string): Promise<Hook | undefined> {
+    const row = this.stmts.getHook.get(id) as Row | undefined;
+    return row ? (JSON.parse(row.doc as string) as Hook) : undefined;
+  }
+
+  async listHooks(owner: string, page: PageRequest = {}): Promise<Hook[]> {
+    const rows = this.stmts.listHooks.all(owner, page.after ?? '', page.limit ?? -1) as Row[];
+    return rows.map((r) => JSON.parse(r.doc as string) as Hook);
+  }
+
+  async allHooks(): Promise<Hook[]> {
+    return (this.stmts.allHooks.all() as Row[]).map((r) => JSON.parse(r.doc as string) as Hook);
+  }
+
+  async addUser(user: UserRecord): Promise<boolean> {
+    return this.stmts.addUser.run(user.name, user.created).changes > 0;
+  }
+
+  async getUser(name: string): Promise<UserRecord | undefined> {
+    return this.stmts.getUser.get(name) as UserRecord | undefined;
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return this.stmts.listUsers.all() as UserRecord[];
+  }
+
+  async removeUser(name: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.stmts.removeUserHooks.run(name);
+      return this.stmts.removeUser.run(name).changes > 0;
+    })();
+  }
+
+  async addToken(token: TokenRecord): Promise<void> {
+    this.stmts.addToken.run(token);
+  }
+
+  async getToken(id: string): Promise<TokenRecord | undefined> {
+    return this.stmts.getToken.get(id) as TokenRecord | undefined;
+  }
+
+  async listTokens(user?: string): Promise<TokenRecord[]> {
+    return (
+      user === undefined ? this.stmts.listTokens.all() : this.stmts.listUserTokens.all(user)
+    ) as TokenRecord[];
+  }
+
+  async revokeToken(id: string): Promise<boolean> {
+    return this.stmts.revokeToken.run(id).changes > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
