@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
-import { type AddressDenial, type AddressPolicy, describeDenial } from '../policy/address-policy.js';
+import { type AddressDenial, type AddressChecker, describeDenial } from '../policy/address-policy.js';
 import { type LookupAll, systemLookupAll } from '../policy/callback-target.js';
 
 /** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */
@@ -57,7 +57,7 @@ const TRY_NEXT = new Set([
  * certificate check). A refusal rejects `request()` with `CallbackTargetDeniedError`.
  * Redirects are never followed: no redirect interceptor is installed, and callers must not add one.
  */
-export function createPinnedDispatcher(policy: AddressPolicy, opts: PinnedDispatcherOptions = {}): Agent {
+export function createPinnedDispatcher(policy: AddressChecker, opts: PinnedDispatcherOptions = {}): Agent {
   const connectTimeout = opts.connectTimeout ?? 10_000;
   const lookup = opts.lookup ?? systemLookupAll;
   const connector = buildConnector({ timeout: connectTimeout });
@@ -96,7 +96,7 @@ export function createPinnedDispatcher(policy: AddressPolicy, opts: PinnedDispat
 /** The addresses to connect to, all allowed; rejects with the first denial. */
 async function resolveChecked(
   hostname: string,
-  policy: AddressPolicy,
+  policy: AddressChecker,
   lookup: LookupAll,
   timeoutMs: number,
 ): Promise<string[]> {

@@ -211,11 +211,33 @@ function parseAllowEntry(entry: string): [Addr, number] {
   return [addr, bits];
 }
 
+/** What the send-time and create-time checks need of a policy; lets a reload swap the policy. */
+export interface AddressChecker {
+  check(address: string): AddressVerdict;
+}
+
+/** Holds the policy in force; `set` swaps it atomically when the config is reloaded. */
+export class SwitchablePolicy implements AddressChecker {
+  constructor(private current: AddressPolicy) {}
+
+  get policy(): AddressPolicy {
+    return this.current;
+  }
+
+  set(policy: AddressPolicy): void {
+    this.current = policy;
+  }
+
+  check(address: string): AddressVerdict {
+    return this.current.check(address);
+  }
+}
+
 /**
  * The callback target policy. By default only globally routable unicast addresses are allowed;
  * the operator opens ranges with `--allow-callback-net`.
  */
-export class AddressPolicy {
+export class AddressPolicy implements AddressChecker {
   /** The allow entries, normalised to CIDR form (`10.1.2.3` → `10.1.2.3/32`). */
   readonly allowList: readonly string[];
   private readonly allowV4: [IPv4, number][] = [];

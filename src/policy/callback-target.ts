@@ -5,7 +5,7 @@
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { type AddressPolicy, describeDenial } from './address-policy.js';
+import { type AddressChecker, describeDenial } from './address-policy.js';
 
 /** Resolves a host name to every address it has (IPv4 and IPv6), in resolver order. */
 export type LookupAll = (hostname: string) => Promise<string[]>;
@@ -39,7 +39,7 @@ export function urlHost(url: URL): string {
  */
 export async function checkCallbackTarget(
   url: URL,
-  policy: AddressPolicy,
+  policy: AddressChecker,
   opts: { lookup?: LookupAll; timeoutMs?: number } = {},
 ): Promise<TargetCheck> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

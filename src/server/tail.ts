@@ -1,0 +1,136 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Authenticator } from '../auth/authenticator.js';
+import { HookdError } from '../errors/catalog.js';
+import { toProblem } from './problem.js';
+
+/** One tail message (docs/API.md "Live tail"); `owner` is used for filtering and never sent. */
+export interface TailEvent {
+  kind: 'fired' | 'attempt';
+  owner: string;
+  HookId: string;
+  StatusCode?: number | null;
+  Outcome?: 'succeeded' | 'retrying' | 'failed';
+  [field: string]: unknown;
+}
+
+/** Where tail events come from: the delivery pipeline's in-process event stream. */
+export interface TailSource {
+  subscribe(listener: (event: TailEvent) => void): () => void;
+}
+
+export interface TailOptions {
+  auth: Authenticator;
+  source: TailSource;
+  eventsEnabled: () => boolean;
+  log: Logger;
+  /** Bytes a client may have unsent before events are dropped for it (default 1 MiB). */
+  maxBufferedBytes?: number;
+  heartbeatMs?: number;
+}
+
+type StatusFilter = '2xx' | '3xx' | '4xx' | '5xx' | 'failed';
+
+/**
+ * The live tail: a WebSocket per client streaming the caller's fired callbacks and attempts.
+ * A slow client never slows delivery: each client has a bounded send buffer; past it, events are
+ * skipped for that client and counted, and a `dropped` notice goes out once it has drained.
+ */
+export class TailServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly opts: TailOptions) {
+    this.heartbeat = setInterval(() => {
+      for (const ws of this.wss.clients) {
+        const state = ws as WebSocket & { alive?: boolean };
+        if (state.alive === false) {
+          ws.terminate();
+          continue;
+        }
+        state.alive = false;
+        ws.ping();
+      }
+    }, opts.heartbeatMs ?? 15_000);
+    this.heartbeat.unref();
+  }
+
+  get clients(): number {
+    return this.wss.clients.size;
+  }
+
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    this.upgrade(req, socket, head).catch((err: unknown) => {
+      this.opts.log.warn({ err }, 'tail upgrade failed');
+      socket.destroy();
+    });
+  };
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (!url.pathname.endsWith('/tail')) return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
+    if (!this.opts.eventsEnabled()) {
+      return refuse(socket, new HookdError('EVENTS_DISABLED', 'events are disabled on this hookd; start it without --no-events'));
+    }
+    if (url.searchParams.has('token') || url.searchParams.has('access_token')) {
+      return refuse(socket, new HookdError('BAD_REQUEST', 'a token in the URL is refused (it leaks into logs): send Authorization: Bearer <token>'));
+    }
+    const principal = await this.opts.auth.authenticate(req.headers.authorization);
+    if (!principal) return refuse(socket, new HookdError('UNAUTHENTICATED', 'send Authorization: Bearer <token> with the upgrade request'));
+    const hooks = new Set(url.searchParams.getAll('hook'));
+    const status = url.searchParams.get('status') as StatusFilter | null;
+    if (status && !['2xx', '3xx', '4xx', '5xx', 'failed'].includes(status)) {
+      return refuse(socket, new HookdError('BAD_REQUEST', 'status must be 2xx, 3xx, 4xx, 5xx or failed'));
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, principal.user, hooks, status));
+  }
+
+  private serve(ws: WebSocket, owner: string, hooks: Set<string>, status: StatusFilter | null): void {
+    const limit = this.opts.maxBufferedBytes ?? 1_048_576;
+    let dropped = 0;
+    (ws as WebSocket & { alive?: boolean }).alive = true;
+    ws.on('pong', () => {
+      (ws as WebSocket & { alive?: boolean }).alive = true;
+    });
+    const unsubscribe = this.opts.source.subscribe((event) => {
+      if (event.owner !== owner) return;
+      if (hooks.size > 0 && !hooks.has(event.HookId)) return;
+      if (status && !matchesStatus(event, status)) return;
+      if (ws.bufferedAmount > limit) {
+        dropped++;
+        return;
+      }
+      if (dropped > 0) {
+        ws.send(JSON.stringify({ kind: 'dropped', Count: dropped }));
+        dropped = 0;
+      }
+      const { owner: _owner, ...message } = event;
+      ws.send(JSON.stringify(message));
+    });
+    ws.on('close', unsubscribe);
+    ws.on('error', unsubscribe);
+  }
+
+  /** Closes every client with 1001 (going away), as on daemon shutdown. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}
+
+function matchesStatus(e: TailEvent, status: StatusFilter): boolean {
+  if (e.kind !== 'attempt') return false;
+  if (status === 'failed') return e.Outcome === 'failed' || e.Outcome === 'retrying';
+  const code = typeof e.StatusCode === 'number' ? e.StatusCode : 0;
+  return Math.floor(code / 100) === Number(status[0]);
+}
+
+function refuse(socket: Duplex, err: HookdError): void {
+  const body = JSON.stringify(toProblem(err));
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
