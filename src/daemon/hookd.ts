@@ -7,22 +7,25 @@ import type { HookdConfig } from '../config/config.js';
 import { DirectSender } from '../delivery/direct-sender.js';
 import { createPinnedDispatcher } from '../delivery/pinned-dispatcher.js';
 import { MatchEngine } from '../engine/match-engine.js';
-import { AddressPolicy } from '../policy/address-policy.js';
+import { HookdError } from '../errors/catalog.js';
+import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
-import { requestUriBuilder } from '../server/request-uri.js';
+import { reloadRoutes } from '../server/routes/reload.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
-import { TrustedProxies } from '../server/trusted-proxies.js';
 import { HookService } from '../service/hook-service.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { diffConfig, type ReloadResult } from './reload.js';
+import { RuntimeSettings } from './runtime-settings.js';
 
 export const STORE_FILE = 'hookd.db';
 
 export interface Hookd {
+  /** The configuration in force (after reloads). */
   readonly config: HookdConfig;
   readonly store: Store;
   readonly hooks: HookService;
@@ -31,55 +34,83 @@ export interface Hookd {
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
   listen(): Promise<string>;
+  /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
+  reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
 }
 
+export interface HookdOptions {
+  /** Reads the configuration again (same flags, environment and file) for a reload. */
+  reloadConfig?: () => HookdConfig;
+}
+
 /** Assembles a daemon from its configuration: store, engine, delivery, HTTP app. Does not listen yet. */
-export async function createHookd(config: HookdConfig, log: Logger): Promise<Hookd> {
+export async function createHookd(config: HookdConfig, log: Logger, opts: HookdOptions = {}): Promise<Hookd> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const store = new SqliteStore(join(config.dataDir, STORE_FILE));
   await bootstrapAdmin(store, config.dataDir, log);
 
-  const policy = new AddressPolicy(config.allowCallbackNets);
+  let current = config;
+  const settings = new RuntimeSettings(config);
   const hooks = new HookService(store, new MemoryStore(), {
     checkCallback: async (url) => {
-      const r = await checkCallbackTarget(url, policy);
+      const r = await checkCallbackTarget(url, settings.policy);
       return r.ok ? undefined : r.message;
     },
   });
 
-  let draining = false;
-  const eventsEnabled = config.eventsEnabled;
-  const callbackDispatcher = createPinnedDispatcher(policy);
+  const callbackDispatcher = createPinnedDispatcher(settings.policy);
   const sink = new DirectSender(callbackDispatcher, log);
   const engine = new MatchEngine(sink, {
-    enabled: () => eventsEnabled,
+    enabled: () => settings.eventsEnabled,
     onRenderError: (hook, err) =>
       log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
   });
   engine.load(await hooks.all());
   hooks.onChange(engine);
 
-  const trusted = new TrustedProxies(config.trustedProxies);
-  const uriOf = requestUriBuilder(config.publicBaseUrl, trusted);
   const proxy = config.upstream
     ? new ReverseProxy({
         upstream: config.upstream,
         timeoutMs: config.upstreamTimeoutMs,
         engine,
-        uriOf,
-        trusted,
+        uriOf: settings.uriOf,
+        trusted: settings,
         log,
       })
     : undefined;
 
+  const reload = async (): Promise<ReloadResult> => {
+    try {
+      const next = (opts.reloadConfig ?? (() => current))();
+      settings.apply(next);
+      log.level = next.logLevel;
+      const result = diffConfig(current, next);
+      // Keys that need a restart keep their running value, so `config` says what is in force.
+      const kept = Object.fromEntries(
+        result.restartRequired.map((k) => [k, current[k as keyof HookdConfig]]),
+      );
+      current = { ...next, ...kept };
+      log.info(result, 'configuration reloaded');
+      return result;
+    } catch (err) {
+      const message = err instanceof CidrError ? `allowCallbackNets: ${err.message}` : (err as Error).message;
+      log.warn({ err: message }, 'reload refused; the running configuration is kept');
+      throw new HookdError(
+        'BAD_REQUEST',
+        `the new configuration is invalid, so the running one is kept: ${message}`,
+      );
+    }
+  };
+
+  let draining = false;
   const app = await buildApp({
     config,
     hooks,
     auth: new Authenticator(store),
     logger: log,
-    eventsEnabled: () => eventsEnabled,
+    eventsEnabled: () => settings.eventsEnabled,
     system: {
       draining: () => draining,
       storeReady: async () => {
@@ -88,22 +119,22 @@ export async function createHookd(config: HookdConfig, log: Logger): Promise<Hoo
       },
     },
     extraRoutes: (api) => {
-      triggerRoutes(
-        api,
-        engine,
-        (req) => config.publicBaseUrl ?? `http://${req.headers.host ?? 'localhost'}`,
-      );
+      triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+      reloadRoutes(api, { reload });
     },
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });
 
   let boundUrl = '';
   return {
-    config,
+    get config() {
+      return current;
+    },
     store,
     hooks,
     engine,
     app,
+    reload,
     url: () => boundUrl,
     async listen() {
       await app.fastify.listen({ host: config.listen.host, port: config.listen.port });
@@ -116,7 +147,7 @@ export async function createHookd(config: HookdConfig, log: Logger): Promise<Hoo
           dataDir: config.dataDir,
           upstream: config.upstream ?? null,
           apiBase: config.apiBase,
-          events: eventsEnabled,
+          events: settings.eventsEnabled,
           hooks: engine.size,
         },
         'listening',
@@ -128,7 +159,7 @@ export async function createHookd(config: HookdConfig, log: Logger): Promise<Hoo
       const server = app.server;
       const closed = app.fastify.close();
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      const timer = setTimeout(() => server.closeAllConnections(), current.shutdownTimeoutMs);
       timer.unref();
       await closed;
       clearTimeout(timer);

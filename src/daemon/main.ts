@@ -71,9 +71,17 @@ async function withStore<T>(cmd: Command, fn: (store: SqliteStore) => Promise<T>
   }
 }
 
-export async function runDaemon(cfg: HookdConfig, log: Logger): Promise<void> {
-  const hookd = await createHookd(cfg, log);
+export async function runDaemon(
+  cfg: HookdConfig,
+  log: Logger,
+  reloadConfig?: () => HookdConfig,
+): Promise<void> {
+  const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
   await hookd.listen();
+  // SIGHUP reloads like `POST /reload`; a refused config is logged there and the old one kept.
+  process.on('SIGHUP', () => {
+    hookd.reload().catch(() => undefined);
+  });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -104,7 +112,7 @@ export function buildHookdCommand(): Command {
     .showHelpAfterError('(run hookd --help for usage)')
     .action(async (_opts, cmd: Command) => {
       const cfg = configFrom(cmd);
-      await runDaemon(cfg, createLogger(cfg.logLevel));
+      await runDaemon(cfg, createLogger(cfg.logLevel), () => configFrom(cmd));
     });
 
   const user = program.command('user').description('manage users (in the store of --data-dir)');

@@ -8,14 +8,14 @@ import { Pool } from 'undici';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import { toProblem } from './problem.js';
-import type { TrustedProxies } from './trusted-proxies.js';
 
 export interface ProxyOptions {
   upstream: string;
   timeoutMs: number;
   engine: MatchEngine;
   uriOf: (req: IncomingMessage) => string;
-  trusted: TrustedProxies;
+  /** Whose X-Forwarded-* headers are kept (read per request, so a reload takes effect at once). */
+  trusted: { readonly empty: boolean; trusts(address: string | undefined): boolean };
   log: Logger;
   /** Keep-alive connections to the upstream (default 128). */
   connections?: number;

@@ -70,15 +70,29 @@ export class TailServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!url.pathname.endsWith('/tail')) return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
+    if (!url.pathname.endsWith('/tail'))
+      return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
     if (!this.opts.eventsEnabled()) {
-      return refuse(socket, new HookdError('EVENTS_DISABLED', 'events are disabled on this hookd; start it without --no-events'));
+      return refuse(
+        socket,
+        new HookdError('EVENTS_DISABLED', 'events are disabled on this hookd; start it without --no-events'),
+      );
     }
     if (url.searchParams.has('token') || url.searchParams.has('access_token')) {
-      return refuse(socket, new HookdError('BAD_REQUEST', 'a token in the URL is refused (it leaks into logs): send Authorization: Bearer <token>'));
+      return refuse(
+        socket,
+        new HookdError(
+          'BAD_REQUEST',
+          'a token in the URL is refused (it leaks into logs): send Authorization: Bearer <token>',
+        ),
+      );
     }
     const principal = await this.opts.auth.authenticate(req.headers.authorization);
-    if (!principal) return refuse(socket, new HookdError('UNAUTHENTICATED', 'send Authorization: Bearer <token> with the upgrade request'));
+    if (!principal)
+      return refuse(
+        socket,
+        new HookdError('UNAUTHENTICATED', 'send Authorization: Bearer <token> with the upgrade request'),
+      );
     const hooks = new Set(url.searchParams.getAll('hook'));
     const status = url.searchParams.get('status') as StatusFilter | null;
     if (status && !['2xx', '3xx', '4xx', '5xx', 'failed'].includes(status)) {

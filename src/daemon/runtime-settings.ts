@@ -1,0 +1,53 @@
+import type { IncomingMessage } from 'node:http';
+import type { HookdConfig } from '../config/config.js';
+import { AddressPolicy, SwitchablePolicy } from '../policy/address-policy.js';
+import { requestUriBuilder } from '../server/request-uri.js';
+import { TrustedProxies } from '../server/trusted-proxies.js';
+
+/**
+ * The settings a reload may change while hookd runs, in one place. Components read them per
+ * request through this object, so applying a new configuration is a handful of assignments that
+ * take effect for the next request; a configuration that does not parse changes nothing.
+ */
+export class RuntimeSettings {
+  readonly policy: SwitchablePolicy;
+  eventsEnabled: boolean;
+  private trusted: TrustedProxies;
+  private uriBuilder: (req: IncomingMessage) => string;
+  private base: string | undefined;
+
+  constructor(config: HookdConfig) {
+    this.policy = new SwitchablePolicy(new AddressPolicy(config.allowCallbackNets));
+    this.eventsEnabled = config.eventsEnabled;
+    this.trusted = new TrustedProxies(config.trustedProxies);
+    this.uriBuilder = requestUriBuilder(config.publicBaseUrl, this.trusted);
+    this.base = config.publicBaseUrl;
+  }
+
+  /** Builds everything first and assigns only when all of it parsed. */
+  apply(config: HookdConfig): void {
+    const policy = new AddressPolicy(config.allowCallbackNets);
+    const trusted = new TrustedProxies(config.trustedProxies);
+    this.policy.set(policy);
+    this.trusted = trusted;
+    this.uriBuilder = requestUriBuilder(config.publicBaseUrl, trusted);
+    this.base = config.publicBaseUrl;
+    this.eventsEnabled = config.eventsEnabled;
+  }
+
+  get empty(): boolean {
+    return this.trusted.empty;
+  }
+
+  trusts(address: string | undefined): boolean {
+    return this.trusted.trusts(address);
+  }
+
+  /** `$REQUEST_URI` of a proxied request. */
+  readonly uriOf = (req: IncomingMessage): string => this.uriBuilder(req);
+
+  /** Scheme and host for requests reported through the API. */
+  reportBase(host: string | undefined): string {
+    return this.base ?? `http://${host ?? 'localhost'}`;
+  }
+}
