@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { HookdConfig } from '../config/config.js';
 import { AddressPolicy, SwitchablePolicy } from '../policy/address-policy.js';
 import { requestUriBuilder } from '../server/request-uri.js';
@@ -13,7 +14,7 @@ export class RuntimeSettings {
   readonly policy: SwitchablePolicy;
   eventsEnabled: boolean;
   private trusted: TrustedProxies;
-  private uriBuilder: (req: IncomingMessage) => string;
+  private uriBuilder: (req: IncomingMessage, socket?: Socket) => string;
   private base: string | undefined;
 
   constructor(config: HookdConfig) {
@@ -44,7 +45,7 @@ export class RuntimeSettings {
   }
 
   /** `$REQUEST_URI` of a proxied request. */
-  readonly uriOf = (req: IncomingMessage): string => this.uriBuilder(req);
+  readonly uriOf = (req: IncomingMessage, socket?: Socket): string => this.uriBuilder(req, socket);
 
   /** Scheme and host for requests reported through the API. */
   reportBase(host: string | undefined): string {

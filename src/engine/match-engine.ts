@@ -24,6 +24,8 @@ export interface EngineOptions {
   maxBodyBytes?: number;
   /** A hook whose callback could not be rendered (body over the size limit). */
   onRenderError?: (hook: Hook, err: Error) => void;
+  /** Told how many hooks fired for a trigger (metrics). */
+  onFired?: (phase: Phase, count: number) => void;
 }
 
 export interface Preview {
@@ -121,7 +123,10 @@ export class MatchEngine {
         request,
       });
     }
-    if (events.length > 0) this.sink.accept(events);
+    if (events.length > 0) {
+      this.sink.accept(events);
+      this.opts.onFired?.(phase, events.length);
+    }
     return events.length;
   }
 

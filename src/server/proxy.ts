@@ -13,12 +13,14 @@ export interface ProxyOptions {
   upstream: string;
   timeoutMs: number;
   engine: MatchEngine;
-  uriOf: (req: IncomingMessage) => string;
+  uriOf: (req: IncomingMessage, socket?: Socket) => string;
   /** Whose X-Forwarded-* headers are kept (read per request, so a reload takes effect at once). */
   trusted: { readonly empty: boolean; trusts(address: string | undefined): boolean };
   log: Logger;
   /** Keep-alive connections to the upstream (default 128). */
   connections?: number;
+  /** Told the status of every proxied response, hookd's own 502/504 included (metrics). */
+  onStatus?: (status: number) => void;
 }
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
@@ -68,17 +70,28 @@ export class ReverseProxy {
     let path: string | undefined;
     if (engine.watches('before')) {
       path = pathOf(url);
-      engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+      try {
+        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+      } catch (err) {
+        // A hook must never take the proxied request down with it.
+        this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
+      }
     }
     if (engine.watches('after')) {
       const p = path ?? pathOf(url);
+      // Captured now: by 'finish' undici may have destroyed the request stream, which nulls req.socket.
+      const socket = req.socket;
       res.once('finish', () => {
-        engine.fire('after', {
-          method,
-          path: p,
-          uri: () => this.opts.uriOf(req),
-          statusCode: res.statusCode,
-        });
+        try {
+          engine.fire('after', {
+            method,
+            path: p,
+            uri: () => this.opts.uriOf(req, socket),
+            statusCode: res.statusCode,
+          });
+        } catch (err) {
+          this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
+        }
       });
     }
 
@@ -95,6 +108,7 @@ export class ReverseProxy {
         if (err) return this.fail(req, res, err);
         const up = data.body;
         res.writeHead(data.statusCode, responseHeaders(data.headers));
+        this.opts.onStatus?.(data.statusCode);
         up.on('data', (chunk: Buffer) => {
           if (!res.write(chunk)) up.pause();
         });
@@ -222,6 +236,7 @@ export class ReverseProxy {
       'content-length': Buffer.byteLength(body),
     });
     res.end(body);
+    this.opts.onStatus?.(problem.status);
   }
 }
 

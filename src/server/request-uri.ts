@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TrustedProxies } from './trusted-proxies.js';
 
 /**
@@ -9,12 +10,12 @@ import type { TrustedProxies } from './trusted-proxies.js';
 export function requestUriBuilder(
   publicBaseUrl: string | undefined,
   trusted: TrustedProxies,
-): (req: IncomingMessage) => string {
+): (req: IncomingMessage, socket?: Socket) => string {
   if (publicBaseUrl) return (req) => publicBaseUrl + (req.url ?? '/');
-  return (req) => {
-    let proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+  return (req, socket = req.socket) => {
+    let proto = socket && 'encrypted' in socket && socket.encrypted ? 'https' : 'http';
     let host = req.headers.host ?? 'localhost';
-    if (!trusted.empty && trusted.trusts(req.socket.remoteAddress)) {
+    if (!trusted.empty && trusted.trusts(socket?.remoteAddress)) {
       const fp = firstValue(req.headers['x-forwarded-proto']);
       const fh = firstValue(req.headers['x-forwarded-host']);
       if (fp === 'http' || fp === 'https') proto = fp;

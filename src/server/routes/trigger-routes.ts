@@ -42,8 +42,10 @@ export function triggerRoutes(
         let fired = 0;
         for (const s of parsed as ServedRequest[]) {
           const phase = s.Phase ?? (s.StatusCode === undefined ? 'before' : 'both');
-          const uri = () => s.Uri ?? `${baseUri(req)}${s.Path}${s.Query ? `?${s.Query}` : ''}`;
-          const t: Trigger = { method: s.Method.toUpperCase(), path: s.Path, uri };
+          const [path, query] = splitQuery(s.Path);
+          const q = s.Query ?? query;
+          const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
+          const t: Trigger = { method: s.Method.toUpperCase(), path, uri };
           if (phase !== 'after') fired += engine.fire('before', t);
           if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
         }

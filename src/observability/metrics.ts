@@ -1,0 +1,114 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface MetricsSources {
+  /** Deliveries waiting for an attempt (the outbox depth). */
+  outboxDepth?: () => number;
+  /** Per-destination circuit breakers: 0 closed, 1 half-open, 2 open. */
+  breakers?: () => Iterable<{ destination: string; state: 'closed' | 'half-open' | 'open' }>;
+  hooks?: () => number;
+  tailClients?: () => number;
+}
+
+const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/**
+ * hookd's Prometheus metrics (prom-client), one registry per daemon so that tests can run several
+ * daemons in one process. Counters are bumped by the proxy, the engine and the delivery pipeline;
+ * gauges are read from their owners at scrape time.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly proxiedTotal: Counter<'status'>;
+  private readonly firedTotal: Counter<'phase'>;
+  private readonly attemptsTotal: Counter<'outcome'>;
+  private readonly deadLetters: Counter;
+  private readonly attemptSeconds: Histogram<'outcome'>;
+
+  constructor(version: string, sources: MetricsSources = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'hookd_process_' });
+    new Gauge({ name: 'hookd_build_info', help: 'hookd version and Node.js version', labelNames: ['version', 'node'], registers }).set(
+      { version, node: process.version },
+      1,
+    );
+    this.proxiedTotal = new Counter({
+      name: 'hookd_proxied_requests_total',
+      help: 'Requests proxied to the upstream, by response status (hookd-made 502/504 included)',
+      labelNames: ['status'],
+      registers,
+    });
+    this.firedTotal = new Counter({
+      name: 'hookd_hooks_fired_total',
+      help: 'Hooks that matched a request and fired, by phase (before/after completion)',
+      labelNames: ['phase'],
+      registers,
+    });
+    this.attemptsTotal = new Counter({
+      name: 'hookd_delivery_attempts_total',
+      help: 'Callback attempts by outcome: succeeded, retrying (failed, will retry), failed (gave up)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.deadLetters = new Counter({
+      name: 'hookd_dead_letters_total',
+      help: 'Deliveries that failed for good after their last attempt',
+      registers,
+    });
+    this.attemptSeconds = new Histogram({
+      name: 'hookd_delivery_attempt_duration_seconds',
+      help: 'Latency of callback attempts',
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers,
+    });
+    const gauge = (name: string, help: string, read?: () => number) => {
+      if (!read) return;
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    };
+    gauge('hookd_outbox_depth', 'Deliveries waiting for an attempt', sources.outboxDepth);
+    gauge('hookd_hooks', 'Hooks in the match index', sources.hooks);
+    gauge('hookd_tail_clients', 'Connected live-tail clients', sources.tailClients);
+    if (sources.breakers) {
+      const read = sources.breakers;
+      new Gauge({
+        name: 'hookd_breaker_state',
+        help: 'Per-destination circuit breaker: 0 closed, 1 half-open, 2 open',
+        labelNames: ['destination'],
+        registers,
+        collect() {
+          this.reset();
+          for (const b of read()) this.set({ destination: b.destination }, BREAKER_VALUE[b.state]);
+        },
+      });
+    }
+  }
+
+  proxied(status: number): void {
+    this.proxiedTotal.inc({ status: String(status) });
+  }
+
+  fired(phase: 'before' | 'after', count: number): void {
+    if (count > 0) this.firedTotal.inc({ phase }, count);
+  }
+
+  attempt(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number): void {
+    this.attemptsTotal.inc({ outcome });
+    this.attemptSeconds.observe({ outcome }, latencyMs / 1000);
+    if (outcome === 'failed') this.deadLetters.inc();
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,286 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
+import type { DeliveryPipeline } from '../../delivery/pipeline.js';
+import { type FieldError, HookdError } from '../../errors/catalog.js';
+import { type Hook, isoTimestamp } from '../../hook/hook.js';
+import type { HookService } from '../../service/hook-service.js';
+import {
+  type AttemptRecord,
+  DELIVERY_STATUSES,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  type DeliveryStatus,
+} from '../../store/delivery-store.js';
+import { principalOf } from '../auth-hook.js';
+import { resource } from '../route-table.js';
+
+export interface DeliveryRouteDeps {
+  hooks: HookService;
+  pipeline: DeliveryPipeline;
+  /** The API base (`/` or e.g. `/api`), for `Link` headers. */
+  base: string;
+}
+
+const MAX_PAGE = 1000;
+const DEFAULT_PAGE = 100;
+const STATUS_RULE = `must be one of ${DELIVERY_STATUSES.join(', ')}`;
+
+/**
+ * The delivery log, redelivery and signing secrets (docs/API.md "Deliveries"). Every route checks
+ * ownership through the hook: another user's hook or delivery is 404, like an unknown one.
+ */
+export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): void {
+  const { hooks, pipeline } = deps;
+  const prefix = deps.base === '/' ? '' : deps.base;
+
+  resource(
+    app,
+    '/hooks/:id/deliveries',
+    {
+      GET: async (req, reply) => {
+        const hook = await hooks.get(principalOf(req).user, idOf(req));
+        const query = parseListQuery(req);
+        const page = await pipeline.list(hook.Id, query);
+        if (page.next !== undefined) {
+          const params = new URLSearchParams();
+          params.set('limit', String(query.limit));
+          params.set('after', page.next);
+          const q = req.query as Record<string, unknown>;
+          for (const k of ['status', 'since', 'until'])
+            if (typeof q[k] === 'string') params.set(k, q[k] as string);
+          reply.header('Link', `<${prefix}/hooks/${hook.Id}/deliveries?${params.toString()}>; rel="next"`);
+        }
+        return reply.send(page.items.map(presentDelivery));
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/deliveries/:id',
+    {
+      GET: async (req, reply) => {
+        const id = deliveryIdOf(req);
+        const found = await pipeline.getWithAttempts(id);
+        if (!found) throw deliveryNotFound(id);
+        await ownHook(hooks, req, found.delivery.hookId, id);
+        return reply.send({
+          ...presentDelivery(found.delivery),
+          AttemptLog: found.attempts.map(presentAttempt),
+        });
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/deliveries/:id/redeliver',
+    {
+      POST: async (req, reply) => {
+        const id = deliveryIdOf(req);
+        const found = await pipeline.get(id);
+        if (!found) throw deliveryNotFound(id);
+        await ownHook(hooks, req, found.hookId, id);
+        const queued = await pipeline.redeliver(id);
+        if (!queued) throw deliveryNotFound(id);
+        req.log.info({ deliveryId: id, hookId: found.hookId }, 'delivery queued again');
+        return reply.code(202).send(presentDelivery(queued));
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/hooks/:id/redeliver',
+    {
+      POST: async (req, reply) => {
+        const hook = await hooks.get(principalOf(req).user, idOf(req));
+        const filter = parseRedeliveryFilter(req.body);
+        const queued = await pipeline.redeliverBulk(hook.Id, filter);
+        return reply.code(202).send({ queued });
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/hooks/:id/secret',
+    {
+      GET: async (req, reply) => {
+        const hook = await hooks.get(principalOf(req).user, idOf(req));
+        return reply.send({ Secret: await pipeline.secretFor(hook.Id, hook.Persist) });
+      },
+    },
+    { events: true },
+  );
+
+  resource(
+    app,
+    '/hooks/:id/secret/rotate',
+    {
+      POST: async (req, reply) => {
+        const hook = await hooks.get(principalOf(req).user, idOf(req));
+        const r = await pipeline.rotateSecret(hook.Id, hook.Persist);
+        req.log.info({ hookId: hook.Id }, 'signing secret rotated');
+        return reply.send({
+          Secret: r.secret,
+          PreviousValidUntil: isoTimestamp(new Date(r.previousValidUntil)),
+        });
+      },
+    },
+    { events: true },
+  );
+}
+
+/** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
+export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
+  return {
+    Id: d.id,
+    HookId: d.hookId,
+    Status: d.status,
+    Attempts: d.attempts,
+    Created: isoTimestamp(new Date(d.created)),
+    NextAttempt: d.nextAttempt === null ? null : isoTimestamp(new Date(d.nextAttempt)),
+    LastStatusCode: d.lastStatusCode,
+    LastError: d.lastError,
+    Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+    Request: {
+      Method: d.request.method,
+      Url: d.request.url,
+      ContentType: contentTypeOf(d.request.headers),
+      Body: d.request.body ?? null,
+    },
+  };
+}
+
+/** One entry of a delivery's `AttemptLog`. */
+export function presentAttempt(a: AttemptRecord): Record<string, unknown> {
+  return {
+    Attempt: a.attempt,
+    Time: isoTimestamp(new Date(a.time)),
+    StatusCode: a.statusCode,
+    LatencyMs: a.latencyMs,
+    Error: a.error,
+    ResponseBody: a.responseBody,
+  };
+}
+
+function contentTypeOf(headers: Record<string, string>): string | null {
+  for (const name in headers) if (name.toLowerCase() === 'content-type') return headers[name]!;
+  return null;
+}
+
+function idOf(req: FastifyRequest): string {
+  return (req.params as { id: string }).id;
+}
+
+function deliveryIdOf(req: FastifyRequest): string {
+  const id = idOf(req);
+  if (!DELIVERY_ID_SHAPE.test(id)) throw deliveryNotFound(id);
+  return id;
+}
+
+function deliveryNotFound(id: string): HookdError {
+  return new HookdError('NOT_FOUND', `no delivery with Id "${id.slice(0, 64)}"`);
+}
+
+/** The delivery's hook must be the caller's; otherwise the delivery does not exist for them. */
+async function ownHook(
+  hooks: HookService,
+  req: FastifyRequest,
+  hookId: string,
+  deliveryId: string,
+): Promise<Hook> {
+  try {
+    return await hooks.get(principalOf(req).user, hookId);
+  } catch (err) {
+    // Not the hook's message: it would reveal the Id of another user's hook.
+    if (err instanceof HookdError && err.code === 'NOT_FOUND') throw deliveryNotFound(deliveryId);
+    throw err;
+  }
+}
+
+function parseTime(value: unknown, field: string, errors: FieldError[]): number | undefined {
+  if (value === undefined) return undefined;
+  const t = typeof value === 'string' && /^\d{4}-\d\d-\d\d/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(t)) {
+    errors.push({ field, message: 'must be an ISO 8601 time, e.g. 2026-11-22T12:00:00Z' });
+    return undefined;
+  }
+  return t;
+}
+
+function parseStatus(value: unknown, errors: FieldError[]): DeliveryStatus | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (DELIVERY_STATUSES as readonly string[]).includes(value)) {
+    return value as DeliveryStatus;
+  }
+  errors.push({ field: 'status', message: STATUS_RULE });
+  return undefined;
+}
+
+function fail(errors: FieldError[]): never {
+  throw new HookdError('BAD_REQUEST', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+}
+
+function parseListQuery(req: FastifyRequest): DeliveryQuery & { limit: number } {
+  const q = req.query as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const query: DeliveryQuery & { limit: number } = { limit: DEFAULT_PAGE };
+  if (q.limit !== undefined) {
+    const limit = q.limit;
+    if (
+      typeof limit !== 'string' ||
+      !/^\d{1,7}$/.test(limit) ||
+      Number(limit) < 1 ||
+      Number(limit) > MAX_PAGE
+    ) {
+      errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` });
+    } else query.limit = Number(limit);
+  }
+  if (q.after !== undefined) {
+    if (typeof q.after !== 'string' || !DELIVERY_ID_SHAPE.test(q.after)) {
+      errors.push({ field: 'after', message: 'must be a delivery Id (msg_…)' });
+    } else query.after = q.after;
+  }
+  const status = parseStatus(q.status, errors);
+  if (status !== undefined) query.status = status;
+  const since = parseTime(q.since, 'since', errors);
+  if (since !== undefined) query.since = since;
+  const until = parseTime(q.until, 'until', errors);
+  if (until !== undefined) query.until = until;
+  if (errors.length) fail(errors);
+  return query;
+}
+
+function parseRedeliveryFilter(body: unknown): { status?: DeliveryStatus; since?: number; until?: number } {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    fail([
+      {
+        field: '(body)',
+        message: 'must be a JSON object such as {"status":"failed","since":"2026-11-22T00:00:00Z"}',
+      },
+    ]);
+  }
+  const b = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(b)) {
+    if (key !== 'status' && key !== 'since' && key !== 'until') {
+      errors.push({ field: key, message: 'is not a redelivery filter; use status, since and until' });
+    }
+  }
+  const filter: { status?: DeliveryStatus; since?: number; until?: number } = {};
+  const status = parseStatus(b.status, errors);
+  if (status !== undefined) filter.status = status;
+  const since = parseTime(b.since, 'since', errors);
+  if (since !== undefined) filter.since = since;
+  const until = parseTime(b.until, 'until', errors);
+  if (until !== undefined) filter.until = until;
+  if (errors.length) fail(errors);
+  return filter;
+}
