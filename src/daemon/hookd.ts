@@ -69,6 +69,17 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   });
   engine.load(await hooks.all());
   hooks.onChange(engine);
+  // `hookd user remove` and friends write the store from another process: follow them.
+  const stopWatching = store.watchExternalChanges?.(() => {
+    store
+      .listUsers()
+      .then((users) => hooks.resync(new Set(users.map((u) => u.name))))
+      .then((all) => {
+        engine.load(all);
+        log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
+      })
+      .catch((err: unknown) => log.error({ err }, 'resync after an external store change failed'));
+  });
 
   const proxy = config.upstream
     ? new ReverseProxy({
@@ -156,6 +167,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     },
     async close() {
       draining = true;
+      stopWatching?.();
       const server = app.server;
       const closed = app.fastify.close();
       server.closeIdleConnections();

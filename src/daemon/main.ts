@@ -6,10 +6,11 @@ import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
-import { AddressPolicy, CidrError } from '../policy/address-policy.js';
+import { CidrError } from '../policy/address-policy.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { createHookd, STORE_FILE } from './hookd.js';
 import { createLogger } from './logger.js';
+import { RuntimeSettings } from './runtime-settings.js';
 
 /** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
 export const EXIT = { OK: 0, FAILURE: 1, CONFIG: 2 } as const;
@@ -50,13 +51,16 @@ function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
 }
 
 function configFrom(cmd: Command): HookdConfig {
-  const cfg = loadConfig({ flags: flagsOf(cmd.optsWithGlobals()) });
-  // Fail at start, naming the entry, rather than at the first hook create.
+  return checkConfig(loadConfig({ flags: flagsOf(cmd.optsWithGlobals()) }));
+}
+
+/** Builds what the config describes (policy, trusted proxies) so a bad entry fails at start, named. */
+export function checkConfig(cfg: HookdConfig): HookdConfig {
   try {
-    new AddressPolicy(cfg.allowCallbackNets);
+    new RuntimeSettings(cfg);
   } catch (e) {
     if (e instanceof CidrError) throw new ConfigError(`allowCallbackNets: ${e.message}`);
-    throw e;
+    throw new ConfigError(`trustedProxies: ${(e as Error).message}`);
   }
   return cfg;
 }
@@ -167,7 +171,7 @@ export function buildHookdCommand(): Command {
     .command('check-config <file>')
     .description('validate a config file and exit (0 valid, 2 invalid)')
     .action(async (file: string) => {
-      loadConfig({ flags: { config: file }, env: {} });
+      checkConfig(loadConfig({ flags: { config: file }, env: {} }));
       console.log(`${file}: valid`);
     });
   return program;

@@ -43,6 +43,9 @@ const BAD_TEMPLATE_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export async function validateHook(input: unknown, opts: ValidateOptions = {}): Promise<HookConfig> {
+  if (input === undefined) {
+    throw new HookdError('MALFORMED_JSON', 'the request body is empty; send the hook as a JSON object');
+  }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     const got = input === null ? 'null' : Array.isArray(input) ? 'an array' : `a ${typeof input}`;
     throw new HookdError('VALIDATION_FAILED', `the body must be a JSON object (a hook), not ${got}`, {

@@ -49,7 +49,7 @@ export async function checkCallbackTarget(
   if (isIP(host)) {
     const verdict = policy.check(host);
     if (verdict.allowed) return { ok: true, addresses: [host] };
-    return { ok: false, message: `Callback goes to ${describeDenial(verdict)}` };
+    return { ok: false, message: `goes to ${describeDenial(verdict)}` };
   }
 
   const addresses = await resolveWithin(
@@ -61,7 +61,7 @@ export async function checkCallbackTarget(
   for (const address of addresses) {
     const verdict = policy.check(address);
     if (!verdict.allowed) {
-      return { ok: false, message: `Callback host ${host} resolves to ${describeDenial(verdict)}` };
+      return { ok: false, message: `host ${host} resolves to ${describeDenial(verdict)}` };
     }
   }
   return { ok: true, addresses };

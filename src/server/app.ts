@@ -1,14 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
 import type { HookService } from '../service/hook-service.js';
+import { printable } from '../util/printable.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
 import { fromFrameworkError, sendProblem, toProblem } from './problem.js';
+import { allowedMethods } from './route-table.js';
 import { hookTypeRoutes } from './routes/hook-types.js';
 import { hookRoutes } from './routes/hooks.js';
 import { type SystemState, systemRoutes } from './routes/system.js';
@@ -57,6 +64,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // Router-level failures (a malformed %-escape, an over-long id) answer as problems too.
+    frameworkErrors: (err, _req, reply) => {
+      const tooLong = (err as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH';
+      return sendProblem(
+        reply,
+        tooLong
+          ? new HookdError('NOT_FOUND', 'no hook with that Id (it is longer than any Id)')
+          : new HookdError('BAD_REQUEST', `the request URL is malformed: ${err.message}`),
+      );
+    },
     serverFactory: (handler) => {
       server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
         if (isApi(req.url ?? '/')) handler(req, res);
@@ -83,9 +100,42 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       new HookdError('INTERNAL', 'hookd failed to handle this request; the log has details'),
     );
   });
-  fastify.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, new HookdError('NOT_FOUND', `no API resource at ${req.url.split('?')[0]}`)),
-  );
+  fastify.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    // Methods Fastify's router does not know (PROPFIND, TRACE…) land here: still a 405 on a resource.
+    const allow = allowedMethods(fastify, path);
+    if (allow) {
+      reply.header('Allow', allow);
+      return sendProblem(
+        reply,
+        new HookdError(
+          'METHOD_NOT_ALLOWED',
+          `${req.method} is not allowed on this resource; allowed: ${allow}`,
+        ),
+      );
+    }
+    return sendProblem(reply, new HookdError('NOT_FOUND', `no API resource at ${printable(path)}`));
+  });
+  // JSON only: the built-in text/plain parser would turn a text body into a string "hook".
+  fastify.removeAllContentTypeParsers();
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const jsonParser = (
+    req: FastifyRequest,
+    body: Buffer,
+    done: (err: Error | null, body?: unknown) => void,
+  ) => {
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      return done(new HookdError('MALFORMED_JSON', 'the request body is not valid UTF-8'));
+    }
+    if (text.trim() === '')
+      return done(new HookdError('MALFORMED_JSON', 'the request body is empty; send a JSON document'));
+    parseJson(req, text, done);
+  };
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser);
   // Lenient about a missing Content-Type (a bare `curl -d @hook.json` sends a form type and is refused
   // with 415 and a hint; a request with no type at all is read as JSON).
   fastify.addHook('onRequest', async (req) => {

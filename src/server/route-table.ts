@@ -5,6 +5,18 @@ import { sendProblem } from './problem.js';
 type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 export type RouteFlags = { public?: boolean; events?: boolean };
 
+/** Every resource's URL shape and allowed methods, per server, for 405s on unknown methods. */
+const RESOURCES = new WeakMap<object, { shape: RegExp; allow: string }[]>();
+
+/** The `Allow` value of the resource at `path`, if there is one. */
+export function allowedMethods(app: FastifyInstance, path: string): string | undefined {
+  return RESOURCES.get(app.server)?.find((r) => r.shape.test(path))?.allow;
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
@@ -19,6 +31,10 @@ export function resource(
 ): void {
   const methods = Object.keys(handlers) as (keyof typeof handlers)[];
   const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
+  const shape = new RegExp(`^${escape(app.prefix + url).replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+  const known = RESOURCES.get(app.server) ?? [];
+  known.push({ shape, allow });
+  RESOURCES.set(app.server, known);
   for (const m of methods) {
     app.route({ method: m, url, handler: handlers[m]!, config: flags } as RouteOptions);
   }

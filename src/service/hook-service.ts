@@ -39,6 +39,17 @@ export class HookService {
     return [...(await this.durable.allHooks()), ...(await this.ephemeral.allHooks())];
   }
 
+  /**
+   * After another process changed the store: forgets in-memory hooks of users that no longer
+   * exist and returns every hook, for the match index to be rebuilt from.
+   */
+  async resync(users: ReadonlySet<string>): Promise<Hook[]> {
+    for (const h of await this.ephemeral.allHooks()) {
+      if (!users.has(h.Owner)) await this.ephemeral.deleteHook(h.Id);
+    }
+    return this.all();
+  }
+
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
     const hook: Hook = {

@@ -52,5 +52,11 @@ export interface UserStore {
 
 export interface Store extends HookStore, UserStore {
   readonly kind: string;
+  /**
+   * Calls `onChange` when another process changed the store (`hookd user remove` next to a running
+   * daemon, or another instance on a shared database), so the daemon can resync its hooks.
+   * Returns a function that stops watching.
+   */
+  watchExternalChanges?(onChange: () => void): () => void;
   close(): Promise<void>;
 }

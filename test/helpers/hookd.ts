@@ -8,10 +8,10 @@ import type { HookdConfig } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ADMIN_TOKEN_FILE } from '../../src/daemon/bootstrap.js';
 import { createHookd, type Hookd } from '../../src/daemon/hookd.js';
+import { packageInfo } from '../../src/util/package-info.js';
 
-const ROOT = new URL('../../../', import.meta.url).pathname.replace(/dist\/$/, '');
 /** The repository root, whether the tests run from dist/ or through tsx. */
-export const REPO_ROOT = ROOT.endsWith('/dist/') ? ROOT.slice(0, -5) : ROOT;
+export const REPO_ROOT = packageInfo().root;
 export const HOOKD_BIN = join(REPO_ROOT, 'bin', 'hookd.js');
 export const HOOKCTL_BIN = join(REPO_ROOT, 'bin', 'hookctl.js');
 

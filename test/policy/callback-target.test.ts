@@ -45,7 +45,7 @@ describe('checkCallbackTarget with IP literals', () => {
     assert.deepEqual(result, {
       ok: false,
       message:
-        'Callback goes to ::1, which is loopback (::1/128); callbacks may only go to globally routable ' +
+        'goes to ::1, which is loopback (::1/128); callbacks may only go to globally routable ' +
         'addresses unless the operator allows the range with --allow-callback-net ::1/128',
     });
   });
@@ -75,7 +75,7 @@ describe('checkCallbackTarget with host names', () => {
     assert.equal(result.ok, false);
     assert.match(
       !result.ok ? result.message : '',
-      /^Callback host localhost resolves to (127\.0\.0\.1, which is loopback \(127\.0\.0\.0\/8\)|::1, which is loopback \(::1\/128\)); callbacks may only go to globally routable addresses unless the operator allows the range with --allow-callback-net (127\.0\.0\.0\/8|::1\/128)$/,
+      /^host localhost resolves to (127\.0\.0\.1, which is loopback \(127\.0\.0\.0\/8\)|::1, which is loopback \(::1\/128\)); callbacks may only go to globally routable addresses unless the operator allows the range with --allow-callback-net (127\.0\.0\.0\/8|::1\/128)$/,
     );
   });
 
@@ -85,7 +85,7 @@ describe('checkCallbackTarget with host names', () => {
     assert.deepEqual(result, {
       ok: false,
       message:
-        'Callback host hooks.example.com resolves to 10.1.2.3, which is private (10.0.0.0/8); callbacks may ' +
+        'host hooks.example.com resolves to 10.1.2.3, which is private (10.0.0.0/8); callbacks may ' +
         'only go to globally routable addresses unless the operator allows the range with ' +
         '--allow-callback-net 10.0.0.0/8',
     });

@@ -49,7 +49,10 @@ export class MemoryStore implements Store {
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return [...this.users.values()].sort((a, b) => a.name.localeCompare(b.name)).map((u) => ({ ...u }));
+    // Code-unit order, as SQLite's BINARY collation sorts.
+    return [...this.users.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((u) => ({ ...u }));
   }
 
   async removeUser(name: string): Promise<boolean> {
@@ -72,7 +75,7 @@ export class MemoryStore implements Store {
   async listTokens(user?: string): Promise<TokenRecord[]> {
     return [...this.tokens.values()]
       .filter((t) => user === undefined || t.user === user)
-      .sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id))
+      .sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : 1) : a.created < b.created ? -1 : 1))
       .map((t) => ({ ...t }));
   }
 

@@ -140,6 +140,22 @@ export class SqliteStore implements Store {
     return this.stmts.revokeToken.run(id).changes > 0;
   }
 
+  /** Polls `PRAGMA data_version`, which moves only when another connection commits. */
+  watchExternalChanges(onChange: () => void, intervalMs = 1000): () => void {
+    const version = () => this.db.pragma('data_version', { simple: true }) as number;
+    let last = version();
+    const timer = setInterval(() => {
+      if (!this.db.open) return;
+      const now = version();
+      if (now !== last) {
+        last = now;
+        onChange();
+      }
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

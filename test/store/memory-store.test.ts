@@ -1,0 +1,4 @@
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { storeContract } from './store-contract.js';
+
+storeContract('MemoryStore', () => new MemoryStore());
