@@ -13,7 +13,7 @@ export function allowedMethods(app: FastifyInstance, path: string): string | und
   return RESOURCES.get(app.server)?.find((r) => r.shape.test(path))?.allow;
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -31,7 +31,7 @@ export function resource(
 ): void {
   const methods = Object.keys(handlers) as (keyof typeof handlers)[];
   const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-  const shape = new RegExp(`^${escape(app.prefix + url).replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+  const shape = new RegExp(`^${escapeRegExp(app.prefix + url).replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
   const known = RESOURCES.get(app.server) ?? [];
   known.push({ shape, allow });
   RESOURCES.set(app.server, known);
