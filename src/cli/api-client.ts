@@ -1,0 +1,384 @@
+import { STATUS_CODES } from 'node:http';
+import type { Agent, Dispatcher } from 'undici';
+import { ApiError, AuthError, hintFor, type Problem, UnreachableError } from './exit-codes.js';
+
+/** A stored hook as the API returns it (docs/API.md). */
+export interface HookView {
+  Id: string;
+  Owner?: string;
+  PathPattern: string;
+  Methods: string[];
+  Type: number;
+  StatusCodeBlackList?: number[];
+  StatusCodeWhiteList?: number[];
+  Callback: string;
+  CallbackMethod?: string;
+  CallbackContent?: string;
+  CallbackContentMediaType?: string;
+  Headers?: Record<string, string>;
+  Persist?: boolean;
+  Modified?: string;
+  State?: string;
+  [field: string]: unknown;
+}
+
+export interface HookTypeView {
+  Type: number;
+  Name: string;
+  Description?: string;
+}
+
+/** A delivery of the delivery log (docs/API.md, "Deliveries"). */
+export interface DeliveryView {
+  Id: string;
+  HookId: string;
+  Status: string;
+  Attempts: number;
+  Created?: string;
+  NextAttempt?: string | null;
+  LastStatusCode?: number | null;
+  LastError?: string | null;
+  Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
+  Request?: { Method?: string; Url?: string; ContentType?: string; Body?: string };
+  [field: string]: unknown;
+}
+
+/** One entry of `POST /match`'s answer. */
+export interface MatchView {
+  HookId: string;
+  Type: number;
+  Captures?: string[];
+  Request?: { Method?: string; Url?: string; Headers?: Record<string, string>; Body?: string };
+  [field: string]: unknown;
+}
+
+export interface ApiClientOptions {
+  /** The server URL including the API base, e.g. `http://127.0.0.1:8470` or `https://h.example/api`. */
+  server: string;
+  /** Undefined when none was found: requests go out without one and a 401 becomes `missingToken`. */
+  token: string | undefined;
+  /** The error for a 401 when no token was found ("looked at …"). */
+  missingToken?: Error;
+  /** Where the token came from, for the 401 message ("HOOKD_TOKEN", "profile default", a file). */
+  tokenSource: string;
+  /** Per-request deadline for connecting, for the response headers and between body chunks. */
+  timeoutMs?: number;
+  /** --debug: one line per request and response (never the token). */
+  debug?: (line: string) => void;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+/** The largest page the API hands out (docs/API.md: `limit` 1–1000). */
+export const MAX_PAGE = 1000;
+
+/**
+ * A thin client of the hookd API: JSON in and out, problem+json errors turned into `ApiError`
+ * (exit 1) or `AuthError` (exit 4), transport failures into `UnreachableError` (exit 3).
+ */
+export class ApiClient {
+  readonly server: string;
+  readonly #token: string | undefined;
+  readonly #missingToken: Error | undefined;
+  readonly #tokenSource: string;
+  readonly #timeoutMs: number;
+  readonly #debug: ((line: string) => void) | undefined;
+  #agent: Agent | undefined;
+  #request: typeof import('undici').request | undefined;
+
+  constructor(opts: ApiClientOptions) {
+    this.server = opts.server.replace(/\/+$/, '');
+    this.#token = opts.token;
+    this.#missingToken = opts.missingToken;
+    this.#tokenSource = opts.tokenSource;
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#debug = opts.debug;
+  }
+
+  /** Lets the process exit promptly: no idle keep-alive sockets left behind. */
+  async close(): Promise<void> {
+    await this.#agent?.close();
+  }
+
+  /** One API call. `path` is relative to the API base and already encoded. */
+  async call<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<ApiResponse<T>> {
+    return this.#send<T>(method, `${this.server}${path}`, path, body);
+  }
+
+  async #send<T>(
+    method: Dispatcher.HttpMethod,
+    url: string,
+    path: string,
+    body?: unknown,
+  ): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = {
+      ...(this.#token !== undefined && { authorization: `Bearer ${this.#token}` }),
+      accept: 'application/json, application/problem+json',
+      'user-agent': 'hookctl',
+    };
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] = 'application/json';
+    }
+    const started = performance.now();
+    this.#debug?.(`> ${method} ${url}${payload ? ` (${Buffer.byteLength(payload)} bytes)` : ''}`);
+    if (!this.#agent || !this.#request) {
+      // undici is loaded on first use: commands that never call the API start faster.
+      const undici = await import('undici');
+      this.#agent = new undici.Agent({ connect: { timeout: this.#timeoutMs }, keepAliveTimeout: 1000 });
+      this.#request = undici.request;
+    }
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      res = await this.#request(url, {
+        method,
+        headers,
+        body: payload,
+        dispatcher: this.#agent,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      });
+      text = await res.body.text();
+    } catch (e) {
+      throw this.#transportError(e);
+    }
+    this.#debug?.(
+      `< ${res.statusCode} ${res.headers['content-type'] ?? ''} (${Math.round(performance.now() - started)} ms)`,
+    );
+    const type = String(res.headers['content-type'] ?? '');
+    let parsed: unknown;
+    const looksJson = /json/i.test(type) || (type === '' && /^\s*[[{]/.test(text));
+    if (text !== '' && looksJson) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (text !== '' && parsed === undefined) {
+        throw new ApiError(
+          res.statusCode,
+          {
+            detail: `the server at ${this.server} answered ${method} ${path} with something that is not JSON (${type || 'no content type'})`,
+          },
+          'is this a hookd API? check --server / HOOKD_URL, including the API base path (e.g. …/api)',
+        );
+      }
+      return { status: res.statusCode, headers: res.headers, body: parsed as T };
+    }
+    if (res.statusCode === 401 && this.#missingToken) throw this.#missingToken;
+    throw errorFromResponse(res.statusCode, type, text, path, this.#tokenSource);
+  }
+
+  #transportError(e: unknown): Error {
+    return transportError(this.server, e);
+  }
+
+  /** GETs every page of a `Link: rel="next"` listing, up to `max` items. */
+  async paginate<T>(path: string, max = Number.POSITIVE_INFINITY): Promise<T[]> {
+    const items: T[] = [];
+    let url: string | undefined = `${this.server}${path}`;
+    while (url !== undefined && items.length < max) {
+      const res: ApiResponse<T[]> = await this.#send<T[]>('GET', url, pathOf(url, this.server));
+      if (!Array.isArray(res.body)) {
+        throw new ApiError(res.status, { detail: `expected a JSON array from GET ${path}` });
+      }
+      items.push(...res.body);
+      const next = nextLink(res.headers.link);
+      // The Link target is a path with the API base: resolve it against the server's origin.
+      url = next === undefined ? undefined : new URL(next, this.server).href;
+    }
+    return items.slice(0, max);
+  }
+
+  listHooks(): Promise<HookView[]> {
+    return this.paginate<HookView>(`/hooks?limit=${MAX_PAGE}`);
+  }
+
+  async getHook(id: string): Promise<HookView> {
+    return (await this.call<HookView>('GET', `/hooks/${enc(id)}`)).body;
+  }
+
+  async createHook(doc: unknown): Promise<HookView> {
+    return (await this.call<HookView>('POST', '/hooks', doc)).body;
+  }
+
+  async replaceHook(id: string, doc: unknown): Promise<HookView> {
+    return (await this.call<HookView>('PUT', `/hooks/${enc(id)}`, doc)).body;
+  }
+
+  async deleteHook(id: string): Promise<void> {
+    await this.call('DELETE', `/hooks/${enc(id)}`);
+  }
+
+  async hookTypes(): Promise<HookTypeView[]> {
+    return (await this.call<HookTypeView[]>('GET', '/hooktypes')).body;
+  }
+
+  async match(req: { Method: string; Path: string; StatusCode?: number }): Promise<MatchView[]> {
+    return (await this.call<MatchView[]>('POST', '/match', req)).body;
+  }
+
+  async reload(): Promise<unknown> {
+    return (await this.call<unknown>('POST', '/reload')).body;
+  }
+
+  deliveries(
+    hookId: string,
+    filter: { status?: string; since?: string; until?: string },
+    max: number,
+  ): Promise<DeliveryView[]> {
+    const q = new URLSearchParams();
+    if (filter.status) q.set('status', filter.status);
+    if (filter.since) q.set('since', filter.since);
+    if (filter.until) q.set('until', filter.until);
+    q.set('limit', String(Math.min(max, MAX_PAGE)));
+    return this.paginate<DeliveryView>(`/hooks/${enc(hookId)}/deliveries?${q}`, max);
+  }
+
+  async redeliver(deliveryId: string): Promise<DeliveryView> {
+    return (await this.call<DeliveryView>('POST', `/deliveries/${enc(deliveryId)}/redeliver`)).body;
+  }
+
+  async redeliverHook(
+    hookId: string,
+    filter: { status?: string; since?: string; until?: string },
+  ): Promise<{ queued: number }> {
+    return (await this.call<{ queued: number }>('POST', `/hooks/${enc(hookId)}/redeliver`, filter)).body;
+  }
+}
+
+function enc(id: string): string {
+  return encodeURIComponent(id);
+}
+
+function pathOf(url: string, server: string): string {
+  return url.startsWith(server) ? url.slice(server.length) : new URL(url).pathname;
+}
+
+/** The target of `rel="next"` in a Link header, if any. */
+export function nextLink(header: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(header) ? header.join(', ') : header;
+  if (!text) return undefined;
+  for (const part of text.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    const rel = m ? /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2]!) : null;
+    if (m && rel && rel[1]!.toLowerCase().split(/\s+/).includes('next')) return m[1];
+  }
+  return undefined;
+}
+
+/** Reads an error body: problem+json when the server is hookd, something readable otherwise. */
+function toProblem(status: number, parsed: unknown, text: string, path: string): Problem {
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const p = parsed as Record<string, unknown>;
+    const problem: Problem = { status };
+    if (typeof p.title === 'string') problem.title = p.title;
+    if (typeof p.detail === 'string') problem.detail = p.detail;
+    if (typeof p.code === 'string') problem.code = p.code;
+    if (typeof p.type === 'string') problem.type = p.type;
+    if (Array.isArray(p.errors)) {
+      problem.errors = p.errors
+        .filter((e): e is { field: unknown; message: unknown } => e !== null && typeof e === 'object')
+        .map((e) => ({ field: String(e.field ?? '(body)'), message: String(e.message ?? 'is invalid') }));
+    }
+    if (problem.detail === undefined) problem.detail = problem.title ?? `HTTP ${status}`;
+    return problem;
+  }
+  // Not hookd's problem+json: a proxy in between, or --server pointing at something else.
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return {
+    status,
+    detail: `${path}: HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim() + (snippet ? `: ${snippet}` : ''),
+  };
+}
+
+/** Maps a failure to connect or to read an answer onto exit 3, naming the server and the reason. */
+export function transportError(server: string, e: unknown): Error {
+  const code = networkCode(e);
+  if (
+    code !== undefined &&
+    (NETWORK_CODES.has(code) || code.startsWith('ERR_TLS') || code.includes('CERT'))
+  ) {
+    return new UnreachableError(server, describeNetworkError(code, e), e);
+  }
+  return new UnreachableError(server, (e as Error)?.message ?? String(e), e);
+}
+
+/** Turns an error answer (status + body text) into the error hookctl reports: 401 → exit 4, else exit 1. */
+export function errorFromResponse(
+  status: number,
+  contentType: string,
+  text: string,
+  path: string,
+  tokenSource: string,
+): Error {
+  let parsed: unknown;
+  if (/json/i.test(contentType) || /^\s*\{/.test(text)) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  const problem = toProblem(status, parsed, text, path);
+  if (status === 401) {
+    return new AuthError(
+      `${problem.detail ?? 'authentication failed'} (token from ${tokenSource})`,
+      'log in again with: hookctl login (it reads the token from standard input), or set HOOKD_TOKEN; an admin can create a token with: hookd token create USER',
+    );
+  }
+  return new ApiError(status, problem, hintFor(problem, path));
+}
+
+function networkCode(e: unknown): string | undefined {
+  const err = e as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
+  const code = err?.code ?? err?.cause?.code ?? err?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function describeNetworkError(code: string, e: unknown): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'timed out while connecting';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out waiting for the answer';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return 'the connection was closed unexpectedly';
+    default:
+      return `${(e as Error).message ?? code} (${code})`;
+  }
+}

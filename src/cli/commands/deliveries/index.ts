@@ -1,0 +1,98 @@
+import { Command, Option } from 'commander';
+import type { DeliveryView } from '../../api-client.js';
+import { type ContextFactory, examples, intArg, isoArg } from '../../command.js';
+import type { CliContext } from '../../context.js';
+import type { Column } from '../../output.js';
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export interface DeliveriesOptions {
+  hookId: string;
+  status?: string;
+  since?: string;
+  until?: string;
+  limit: number;
+}
+
+function trigger(d: DeliveryView): string {
+  const t = d.Trigger;
+  if (!t) return '';
+  return `${t.Method ?? ''} ${t.Path ?? ''}${t.StatusCode != null ? ` → ${t.StatusCode}` : ''}`.trim();
+}
+
+function columns(wide: boolean): Column<DeliveryView>[] {
+  const cols: Column<DeliveryView>[] = [
+    { header: 'ID', value: (d) => d.Id, paint: (t, _d, c) => c.cyan(t) },
+    {
+      header: 'STATUS',
+      value: (d) => d.Status,
+      paint: (t, _d, c) => (t === 'succeeded' ? c.green(t) : t === 'failed' ? c.red(t) : c.yellow(t)),
+    },
+    { header: 'ATTEMPTS', value: (d) => String(d.Attempts ?? '') },
+    { header: 'CREATED', value: (d) => d.Created ?? '' },
+    { header: 'TRIGGER', value: trigger, shrink: true },
+    {
+      header: 'LAST',
+      value: (d) => (d.LastStatusCode != null ? String(d.LastStatusCode) : (d.LastError ?? '')),
+      shrink: true,
+    },
+  ];
+  if (wide) {
+    cols.push(
+      { header: 'NEXT ATTEMPT', value: (d) => d.NextAttempt ?? '' },
+      {
+        header: 'CALLBACK',
+        value: (d) => `${d.Request?.Method ?? ''} ${d.Request?.Url ?? ''}`.trim(),
+        shrink: true,
+      },
+    );
+  }
+  return cols;
+}
+
+/** Lists a hook's deliveries, newest first (GET /hooks/{id}/deliveries). */
+export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): Promise<void> {
+  const out = ctx.output('table');
+  const list = await (await ctx.client()).deliveries(
+    opts.hookId,
+    {
+      ...(opts.status && { status: opts.status }),
+      ...(opts.since && { since: opts.since }),
+      ...(opts.until && { until: opts.until }),
+    },
+    opts.limit,
+  );
+  if (out.format === 'json') return out.json(list);
+  if (list.length === 0) {
+    if (out.isTTY)
+      out.info(`no deliveries for ${opts.hookId}${opts.status ? ` with status ${opts.status}` : ''}`);
+    return;
+  }
+  out.table(columns(out.format === 'wide'), list);
+}
+
+/** `hookctl deliveries HOOK [--status S] [--since ISO] [--until ISO] [--limit N]`. */
+export function newDeliveriesCommand(context: ContextFactory, run = runDeliveries): Command {
+  return new Command('deliveries')
+    .description("list a hook's deliveries (the callbacks it sent or will send), newest first")
+    .argument('<hook>', 'the hook Id')
+    .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
+    .option('--since <time>', 'only deliveries created at or after this ISO 8601 time', isoArg('--since'))
+    .option('--until <time>', 'only deliveries created before this ISO 8601 time', isoArg('--until'))
+    .option('--limit <n>', 'show at most N deliveries', intArg('--limit', 1, 100000), 50)
+    .addHelpText(
+      'after',
+      examples([
+        'hookctl deliveries hk_01jd3k…',
+        'hookctl deliveries hk_01jd3k… --status failed --since 2026-11-22T00:00:00Z',
+        "hookctl deliveries hk_01jd3k… -o json | jq '.[0]'",
+      ]),
+    )
+    .action(
+      async (
+        hookId: string,
+        o: { status?: string; since?: string; until?: string; limit: number },
+        cmd: Command,
+      ) => run({ hookId, ...o }, context(cmd)),
+    );
+}

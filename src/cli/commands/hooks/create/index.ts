@@ -1,0 +1,37 @@
+import { Command } from 'commander';
+import { type ContextFactory, examples, usageOf } from '../../../command.js';
+import type { CliContext } from '../../../context.js';
+import { readHookFile } from '../hook-file.js';
+
+export interface CreateOptions {
+  file: string;
+  usage: string;
+}
+
+/** Creates a hook from a JSON file; prints the new Id (or the stored hook with -o json). */
+export async function runCreate(opts: CreateOptions, ctx: CliContext): Promise<void> {
+  const out = ctx.output('table');
+  const doc = await readHookFile(opts.file, ctx, opts.usage);
+  const hook = await (await ctx.client()).createHook(doc);
+  if (out.format === 'json') return out.json(hook);
+  out.out.write(`${hook.Id}\n`);
+}
+
+/** `hookctl hooks create -f FILE` (and `hookctl create -f FILE`). */
+export function newCreateCommand(context: ContextFactory, run = runCreate): Command {
+  return new Command('create')
+    .description('create a hook from a JSON file and print its Id')
+    .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
+    .addHelpText(
+      'after',
+      examples([
+        'hookctl create -f hook.json',
+        'id=$(hookctl create -f hook.json)',
+        `echo '{"PathPattern":"/repositories/*/timeseries/(*)","Methods":["GET"],"Callback":"https://chat.example.com/hook"}' | hookctl create -f -`,
+        'hookctl create -f hook.json -o json',
+      ]),
+    )
+    .action(async (o: { file: string }, cmd: Command) =>
+      run({ file: o.file, usage: usageOf(cmd) }, context(cmd)),
+    );
+}

@@ -1,0 +1,32 @@
+import { HOOK_TYPES } from '../../../hook/hook.js';
+import type { HookView } from '../../api-client.js';
+import type { Column, Format } from '../../output.js';
+
+/** `0` → `BeforeCompletion`; an unknown number stays a number. */
+export function typeName(type: number): string {
+  return HOOK_TYPES.find((t) => t.Type === type)?.Name ?? String(type);
+}
+
+/** The columns of `list` (and of `get -o table`); `wide` adds PERSIST, MODIFIED, CALLBACK METHOD. */
+export function hookColumns(format: Format): Column<HookView>[] {
+  const columns: Column<HookView>[] = [
+    { header: 'ID', value: (h) => h.Id, paint: (t, _h, c) => c.cyan(t) },
+    { header: 'TYPE', value: (h) => typeName(h.Type) },
+    { header: 'METHODS', value: (h) => (h.Methods ?? []).join(',') },
+    { header: 'PATTERN', value: (h) => h.PathPattern, shrink: true },
+    { header: 'CALLBACK', value: (h) => h.Callback, shrink: true },
+    {
+      header: 'STATE',
+      value: (h) => h.State ?? '',
+      paint: (t, _h, c) => (t === 'active' ? c.green(t) : t === 'disabled' ? c.red(t) : t),
+    },
+  ];
+  if (format === 'wide') {
+    columns.push(
+      { header: 'PERSIST', value: (h) => (h.Persist === false ? 'false' : 'true') },
+      { header: 'MODIFIED', value: (h) => h.Modified ?? '' },
+      { header: 'CALLBACK METHOD', value: (h) => h.CallbackMethod ?? 'POST' },
+    );
+  }
+  return columns;
+}

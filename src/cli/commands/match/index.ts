@@ -1,0 +1,76 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { MatchView } from '../../api-client.js';
+import { type ContextFactory, examples, intArg } from '../../command.js';
+import type { CliContext } from '../../context.js';
+import type { Column } from '../../output.js';
+import { typeName } from '../hooks/hook-columns.js';
+
+export interface MatchOptions {
+  method: string;
+  path: string;
+  status?: number;
+}
+
+const METHOD = /^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
+
+function columns(wide: boolean): Column<MatchView>[] {
+  const cols: Column<MatchView>[] = [
+    { header: 'HOOK', value: (m) => m.HookId, paint: (t, _m, c) => c.cyan(t) },
+    { header: 'TYPE', value: (m) => typeName(m.Type) },
+    { header: 'CAPTURES', value: (m) => (m.Captures ?? []).join(',') },
+    {
+      header: 'CALLBACK',
+      value: (m) => `${m.Request?.Method ?? ''} ${m.Request?.Url ?? ''}`.trim(),
+      shrink: true,
+    },
+  ];
+  if (wide) cols.push({ header: 'BODY', value: (m) => m.Request?.Body ?? '', shrink: true });
+  return cols;
+}
+
+/** Asks the server which of your hooks a request would fire, and the callbacks it would send (POST /match). */
+export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<void> {
+  const out = ctx.output('table');
+  const body = {
+    Method: opts.method.toUpperCase(),
+    Path: opts.path,
+    ...(opts.status !== undefined && { StatusCode: opts.status }),
+  };
+  const matches = await (await ctx.client()).match(body);
+  if (out.format === 'json') return out.json(matches);
+  if (matches.length === 0) {
+    if (out.isTTY)
+      out.info(`no hook would fire for ${body.Method} ${body.Path}${opts.status ? ` → ${opts.status}` : ''}`);
+    return;
+  }
+  out.table(columns(out.format === 'wide'), matches);
+}
+
+/** `hookctl match METHOD PATH [--status N]`. */
+export function newMatchCommand(context: ContextFactory, run = runMatch): Command {
+  return new Command('match')
+    .description('dry run: which hooks a request would fire, and their callbacks (nothing is sent)')
+    .argument('<method>', 'the request method, e.g. GET', (v: string) => {
+      if (!METHOD.test(v)) throw new InvalidArgumentError('not an HTTP method token such as GET.');
+      return v;
+    })
+    .argument('<path>', 'the request path, optionally with a query string', (v: string) => {
+      if (!v.startsWith('/')) throw new InvalidArgumentError('the path must start with /.');
+      return v;
+    })
+    .option(
+      '--status <code>',
+      'the response status (judges AfterCompletion status lists)',
+      intArg('--status', 100, 599),
+    )
+    .addHelpText(
+      'after',
+      examples([
+        'hookctl match GET /repositories/r1/timeseries/ts1',
+        'hookctl match PUT /repositories/r1/timeseries/ts1/data --status 204 -o json',
+      ]),
+    )
+    .action(async (method: string, path: string, o: { status?: number }, cmd: Command) =>
+      run({ method, path, ...(o.status !== undefined && { status: o.status }) }, context(cmd)),
+    );
+}

@@ -1,0 +1,277 @@
+import type { IncomingMessage } from 'node:http';
+import type { ChalkInstance } from 'chalk';
+import { Command, Option } from 'commander';
+import type WebSocket from 'ws';
+import { errorFromResponse, transportError } from '../../api-client.js';
+import { type ContextFactory, collect, examples } from '../../command.js';
+import type { CliContext, Credentials } from '../../context.js';
+import { ApiError, AuthError } from '../../exit-codes.js';
+import type { Output } from '../../output.js';
+
+export const TAIL_STATUSES = ['2xx', '3xx', '4xx', '5xx', 'failed'] as const;
+
+export interface TailOptions {
+  hooks: string[];
+  status?: string;
+}
+
+/** Backoff between reconnection attempts: 250 ms doubling to 5 s, reset after a good connection. */
+export const BACKOFF = { initialMs: 250, maxMs: 5000 } as const;
+/** The server pings every 15 s (docs/API.md); this long without a frame means the link is dead. */
+const SILENCE_MS = 45_000;
+
+/** A tail event (docs/API.md, "Live tail"); only the fields hookctl prints are typed. */
+interface TailEvent {
+  kind?: string;
+  Time?: string;
+  HookId?: string;
+  DeliveryId?: string;
+  Attempt?: number;
+  Method?: string;
+  Url?: string;
+  StatusCode?: number | null;
+  LatencyMs?: number | null;
+  Outcome?: string;
+  Error?: string | null;
+  Count?: number;
+  Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
+}
+
+/** `ws://host:port/base/tail?hook=…&status=…` from the server URL. */
+export function tailUrl(server: string, opts: TailOptions): string {
+  const url = new URL(`${server.replace(/\/+$/, '')}/tail`);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  for (const h of opts.hooks) url.searchParams.append('hook', h);
+  if (opts.status) url.searchParams.set('status', opts.status);
+  return url.href;
+}
+
+function clock(iso: string | undefined): string {
+  const d = iso ? new Date(iso) : new Date();
+  if (Number.isNaN(d.getTime())) return iso ?? '';
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/**
+ * One line per callback attempt: `TIME  HOOK  METHOD PATH → STATUS  LATENCYms`, green when it
+ * succeeded, yellow when it will be retried, red when it failed for good.
+ */
+export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean): string {
+  const trigger = `${e.Trigger?.Method ?? ''} ${e.Trigger?.Path ?? ''}`.trim();
+  const result = e.StatusCode != null ? String(e.StatusCode) : (e.Error ?? 'no answer');
+  const outcome = e.Outcome === 'succeeded' ? '' : ` (${e.Outcome ?? 'unknown'})`;
+  const latency = e.LatencyMs != null ? `  ${Math.round(e.LatencyMs * 10) / 10}ms` : '';
+  let line = `${clock(e.Time)}  ${e.HookId ?? ''}  ${trigger} → ${result}${outcome}${latency}`;
+  if (wide) line += `  ${e.Method ?? ''} ${e.Url ?? ''}  ${e.DeliveryId ?? ''}`;
+  const paint = e.Outcome === 'succeeded' ? c.green : e.Outcome === 'retrying' ? c.yellow : c.red;
+  return paint(line);
+}
+
+function printEvent(text: string, out: Output, ctx: CliContext): void {
+  let event: TailEvent;
+  try {
+    event = JSON.parse(text) as TailEvent;
+  } catch {
+    ctx.debug(`ignored a frame that is not JSON: ${text.slice(0, 200)}`);
+    return;
+  }
+  if (out.format === 'json') {
+    // Re-serialised so that each event is exactly one line, whatever the server's whitespace.
+    out.out.write(`${JSON.stringify(event)}\n`);
+    return;
+  }
+  if (event.kind === 'attempt') out.out.write(`${formatAttempt(event, out.color, out.format === 'wide')}\n`);
+  else if (event.kind === 'dropped') {
+    out.err.write(
+      `${out.errColor.yellow('warning:')} ${event.Count ?? 'some'} events were skipped: hookctl could not keep up\n`,
+    );
+  }
+}
+
+interface Connection {
+  ws: WebSocket;
+  /** Resolves when the connection is gone, for whatever reason. */
+  closed: Promise<void>;
+}
+
+/** Opens the WebSocket; rejects with the error hookctl would exit with (3, 4 or 1). */
+function connect(
+  WebSocketClass: typeof WebSocket,
+  url: string,
+  creds: Credentials,
+  server: string,
+  ctx: CliContext,
+  out: Output,
+): Promise<Connection> {
+  return new Promise<Connection>((resolve, reject) => {
+    ctx.debug(`> GET ${url} (WebSocket upgrade)`);
+    const ws = new WebSocketClass(url, {
+      // The token goes in the upgrade request's header: the API refuses one in the URL.
+      headers: {
+        ...(creds.token !== undefined && { authorization: `Bearer ${creds.token}` }),
+        'user-agent': 'hookctl',
+      },
+      handshakeTimeout: 10_000,
+      followRedirects: false,
+    });
+    let opened = false;
+    let silence: NodeJS.Timeout | undefined;
+    const alive = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => {
+        ctx.debug(`no frame for ${SILENCE_MS} ms: dropping the connection`);
+        ws.terminate();
+      }, SILENCE_MS);
+    };
+    const closed = new Promise<void>((done) => {
+      ws.on('close', (code, reason) => {
+        clearTimeout(silence);
+        ctx.debug(`< close ${code} ${reason.toString()}`);
+        done();
+      });
+    });
+    ws.on('unexpected-response', (_req, res: IncomingMessage) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (text.length < 65536) text += chunk;
+      });
+      res.on('end', () => {
+        ctx.debug(`< ${res.statusCode} (upgrade refused)`);
+        const status = res.statusCode ?? 0;
+        reject(
+          status === 401 && creds.missing
+            ? creds.missing
+            : errorFromResponse(
+                status,
+                String(res.headers['content-type'] ?? ''),
+                text,
+                '/tail',
+                creds.source,
+              ),
+        );
+        ws.terminate();
+      });
+    });
+    ws.on('error', (err) => {
+      if (!opened) reject(transportError(server, err));
+      else ctx.debug(`connection error: ${err.message}`);
+    });
+    ws.on('open', () => {
+      opened = true;
+      ctx.debug('< 101 connected');
+      alive();
+      resolve({ ws, closed });
+    });
+    ws.on('ping', alive);
+    ws.on('message', (data, isBinary) => {
+      alive();
+      if (!isBinary) printEvent(data.toString(), out, ctx);
+    });
+  });
+}
+
+/** Errors worth retrying after a drop: the daemon restarting, not a refusal that will repeat. */
+function retryable(e: unknown): boolean {
+  if (e instanceof AuthError) return false;
+  if (e instanceof ApiError) return e.status >= 500;
+  return true;
+}
+
+/**
+ * Streams fired callbacks until Ctrl-C (exit 0). The first connection must succeed (else exit 3,
+ * 4 or 1 as for any command); after that, drops are retried with backoff for as long as it takes,
+ * since hookd restarting is the usual cause.
+ */
+export async function runTail(opts: TailOptions, ctx: CliContext): Promise<void> {
+  const out = ctx.output('table');
+  const server = await ctx.server();
+  const creds = await ctx.token(server.url);
+  const url = tailUrl(server.url, opts);
+  // Loaded here: only tail needs a WebSocket client, and every other command starts faster.
+  const { default: WebSocketClass } = await import('ws');
+
+  let stopping = false;
+  let current: WebSocket | undefined;
+  let wake: (() => void) | undefined;
+  const stop = () => {
+    stopping = true;
+    current?.close(1000, 'hookctl tail stopped');
+    wake?.();
+  };
+  const unsubscribe = (ctx.deps.onSignal ?? defaultOnSignal)(() => stop());
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  try {
+    let first = true;
+    let delay: number = BACKOFF.initialMs;
+    while (!stopping) {
+      let conn: Connection;
+      try {
+        conn = await connect(WebSocketClass, url, creds, server.url, ctx, out);
+      } catch (e) {
+        if (first || !retryable(e) || stopping) {
+          if (stopping) return;
+          throw e;
+        }
+        ctx.debug(`reconnect failed (${(e as Error).message}); next try in ${delay} ms`);
+        await sleep(delay);
+        delay = Math.min(delay * 2, BACKOFF.maxMs);
+        continue;
+      }
+      current = conn.ws;
+      if (stopping) conn.ws.close(1000);
+      else if (first) out.info(`Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)`);
+      else out.info('reconnected');
+      first = false;
+      delay = BACKOFF.initialMs;
+      await conn.closed;
+      current = undefined;
+      if (stopping) break;
+      out.info('reconnecting…');
+      await sleep(delay);
+      delay = Math.min(delay * 2, BACKOFF.maxMs);
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+function defaultOnSignal(handler: (signal: NodeJS.Signals) => void): () => void {
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** `hookctl tail [--hook ID…] [--status 2xx|3xx|4xx|5xx|failed] [-o json]`. */
+export function newTailCommand(context: ContextFactory, run = runTail): Command {
+  return new Command('tail')
+    .description('stream fired callbacks live (WebSocket); reconnects when hookd restarts')
+    .option('--hook <id>', 'only this hook (repeatable)', collect)
+    .addOption(new Option('--status <class>', 'only attempts with this outcome').choices(TAIL_STATUSES))
+    .addHelpText(
+      'after',
+      `${examples([
+        'hookctl tail',
+        'hookctl tail --hook hk_01jd3k… --hook hk_01jd3m… --status failed',
+        'hookctl tail -o json | jq -c \'select(.kind == "attempt")\'',
+      ])}
+Each line: TIME  HOOK  METHOD PATH → CALLBACK-STATUS  LATENCY (green delivered, yellow will be
+retried, red failed). -o json prints every event as it arrives, one JSON object per line.
+`,
+    )
+    .action(async (o: { hook?: string[]; status?: string }, cmd: Command) =>
+      run({ hooks: o.hook ?? [], ...(o.status !== undefined && { status: o.status }) }, context(cmd)),
+    );
+}

@@ -1,0 +1,174 @@
+import { CommanderError } from 'commander';
+
+/**
+ * hookctl's exit codes (SPEC §11, man hookctl). Scripts branch on them, so they are decided here
+ * and nowhere else: commands throw the errors below and `exitCodeOf` maps them.
+ */
+export const EXIT = {
+  /** Success, an empty list included. */
+  OK: 0,
+  /** The server refused the request or failed (its problem detail is printed). */
+  API: 1,
+  /** Wrong usage, or a hook file that is not valid JSON. */
+  USAGE: 2,
+  /** The daemon could not be reached. */
+  UNREACHABLE: 3,
+  /** Authentication failed, or no token was found. */
+  AUTH: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A problem entry of an RFC 9457 validation error. */
+export interface ProblemFieldError {
+  field: string;
+  message: string;
+}
+
+/** The parts of a problem+json document hookctl reads. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  code?: string;
+  errors?: ProblemFieldError[];
+}
+
+/** Base class: a message for the user, an optional hint, and the exit code it maps to. */
+export class CliError extends Error {
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CliError';
+    this.hint = hint;
+  }
+}
+
+/** Wrong usage that commander cannot see: conflicting flags, a bad argument value, an unreadable file. */
+export class UsageError extends CliError {
+  /** The usage line of the command, printed after the message. */
+  readonly usage: string | undefined;
+  constructor(message: string, opts: { hint?: string; usage?: string } = {}) {
+    super(message, opts.hint);
+    this.name = 'UsageError';
+    this.usage = opts.usage;
+  }
+}
+
+/** A hook file that is not valid JSON; the message is `FILE:LINE:COLUMN: what`. */
+export class JsonFileError extends CliError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JsonFileError';
+  }
+}
+
+/** The server answered with an error status (other than 401). */
+export class ApiError extends CliError {
+  readonly status: number;
+  readonly problem: Problem;
+  constructor(status: number, problem: Problem, hint?: string) {
+    super(problem.detail ?? problem.title ?? `HTTP ${status}`, hint);
+    this.name = 'ApiError';
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** 401 from the server, or no token to send. */
+export class AuthError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, hint);
+    this.name = 'AuthError';
+  }
+}
+
+/** Connection refused, unknown host, timeouts: the daemon is not there. */
+export class UnreachableError extends CliError {
+  readonly url: string;
+  constructor(url: string, reason: string, cause?: unknown) {
+    super(
+      `cannot reach hookd at ${url}: ${reason}`,
+      'is hookd running? check with: systemctl status hookd, or start it with: hookd --listen HOST:PORT; point hookctl at it with --server URL or HOOKD_URL',
+      { cause },
+    );
+    this.name = 'UnreachableError';
+    this.url = url;
+  }
+}
+
+/** A failure that a command has already reported on stderr; only its exit code is left to apply. */
+export class ReportedError extends Error {
+  readonly exitCode: ExitCode;
+  constructor(exitCode: ExitCode) {
+    super(`exit ${exitCode}`);
+    this.name = 'ReportedError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** The one mapping from what went wrong to the process exit code. */
+export function exitCodeOf(err: unknown): ExitCode {
+  if (err instanceof ReportedError) return err.exitCode;
+  if (err instanceof CommanderError) {
+    // --help, `help CMD` and --version end in a CommanderError with exit code 0; the rest is usage.
+    return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  if (err instanceof UsageError || err instanceof JsonFileError) return EXIT.USAGE;
+  if (err instanceof AuthError) return EXIT.AUTH;
+  if (err instanceof UnreachableError) return EXIT.UNREACHABLE;
+  if (err instanceof ApiError) return EXIT.API;
+  // Anything else is a bug in hookctl or an unexpected local failure (disk full, …).
+  return EXIT.API;
+}
+
+/** Writes the error the way every command reports it; stack traces only with --debug. */
+export function formatError(err: unknown, opts: { debug: boolean; paint?: (s: string) => string }): string {
+  const red = opts.paint ?? ((s: string) => s);
+  const lines: string[] = [];
+  if (err instanceof ApiError) {
+    lines.push(`${red('error:')} ${err.message}`);
+    for (const e of err.problem.errors ?? []) {
+      // The detail of a validation problem already names every field; list them one per line.
+      lines.push(`  - ${e.field}: ${e.message}`);
+    }
+  } else if (err instanceof UsageError) {
+    lines.push(`${red('error:')} ${err.message}`);
+    if (err.usage) lines.push(`usage: ${err.usage}`);
+  } else if (err instanceof CliError) {
+    lines.push(`${red('error:')} ${err.message}`);
+  } else if (err instanceof Error) {
+    lines.push(`${red('error:')} ${err.message}`);
+  } else {
+    lines.push(`${red('error:')} ${String(err)}`);
+  }
+  if (err instanceof CliError && err.hint) lines.push(`hint: ${err.hint}`);
+  if (opts.debug && err instanceof Error && err.stack) {
+    lines.push(err.stack);
+    if (err.cause instanceof Error && err.cause.stack) lines.push(`caused by: ${err.cause.stack}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Hints for problem codes where the next step is not obvious from the detail. */
+export function hintFor(problem: Problem, path: string): string | undefined {
+  if (problem.code === undefined && problem.status === 404) {
+    return 'no such endpoint here: is --server right, with the API base path (e.g. http://host:8470/api)? an older hookd may lack it';
+  }
+  switch (problem.code) {
+    case 'NOT_FOUND':
+      // hookd's catch-all 404 says "no API resource at …": an endpoint this daemon does not have.
+      if (problem.detail?.startsWith('no API resource')) {
+        return 'this hookd does not serve this endpoint; is it older than hookctl?';
+      }
+      if (/^\/hooks\/[^/]+/.test(path)) return 'list your hooks with: hookctl list';
+      return undefined;
+    case 'PAYLOAD_TOO_LARGE':
+      return 'the limit is hookd --body-limit (bytes)';
+    case 'FORBIDDEN':
+      return 'this operation needs the admin token (<data-dir>/admin.token)';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,593 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { ANSI, assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl, runProcess } from './helpers.js';
+
+// The real binary (node bin/hookctl.js, i.e. dist/) as a child process against a real hookd.
+// stdout is a pipe here, so every listing is the piped form: tab-separated, no header; JSON compact.
+
+const HOOK = {
+  PathPattern: '/repositories/*/timeseries/(*)',
+  Methods: ['GET'],
+  Callback: 'http://127.0.0.1:9/cb',
+};
+
+let daemon: TestDaemon;
+let env: NodeJS.ProcessEnv;
+let dir: string;
+
+function file(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  return path;
+}
+
+async function createHook(doc: unknown = HOOK): Promise<string> {
+  const r = await hookctl(['create', '-f', '-'], { env, input: JSON.stringify(doc) });
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+async function deleteAll(): Promise<void> {
+  const r = await hookctl(['list'], { env });
+  const ids = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]!);
+  if (ids.length) assert.equal((await hookctl(['delete', ...ids], { env })).code, 0);
+}
+
+before(async () => {
+  assertBuilt();
+  daemon = await startHookd();
+  dir = tempDir('hookctl-files-');
+  env = cleanEnv({ HOOKD_URL: daemon.url, HOOKD_TOKEN: daemon.token });
+});
+
+after(async () => {
+  await daemon.close();
+});
+
+describe('hookctl hooks (piped output)', () => {
+  it('list: an empty list is a success with no output', async () => {
+    await deleteAll();
+    const r = await hookctl(['list'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    const json = await hookctl(['list', '-o', 'json'], { env });
+    assert.equal(json.code, 0);
+    assert.equal(json.stdout, '[]\n');
+  });
+
+  it('create -f FILE prints the new Id; list prints tab-separated rows without a header', async () => {
+    await deleteAll();
+    const r = await hookctl(['create', '-f', file('h.json', HOOK)], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const id = r.stdout.trim();
+    assert.match(id, /^hk_[A-Za-z0-9]+$/);
+    const list = await hookctl(['list'], { env });
+    assert.equal(list.code, 0);
+    assert.deepEqual(list.stdout.split('\n'), [
+      [id, 'AfterCompletion', 'GET', HOOK.PathPattern, HOOK.Callback, 'active'].join('\t'),
+      '',
+    ]);
+  });
+
+  it('-o wide adds PERSIST, MODIFIED and CALLBACK METHOD; hooks list and ls are the same command', async () => {
+    await deleteAll();
+    const id = await createHook({
+      ...HOOK,
+      Type: 0,
+      Methods: ['get', 'post'],
+      Persist: false,
+      CallbackMethod: 'PUT',
+    });
+    const wide = await hookctl(['hooks', 'list', '-o', 'wide'], { env });
+    assert.equal(wide.code, 0, wide.stderr);
+    const cells = wide.stdout.trim().split('\t');
+    assert.equal(cells.length, 9);
+    assert.deepEqual(cells.slice(0, 3), [id, 'BeforeCompletion', 'GET,POST']);
+    assert.deepEqual([cells[6], cells[8]], ['false', 'PUT']);
+    assert.match(cells[7]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    const ls = await hookctl(['-o', 'wide', 'ls'], { env });
+    assert.equal(ls.stdout, wide.stdout);
+  });
+
+  it('list -o json is one compact line holding every hook', async () => {
+    await deleteAll();
+    const a = await createHook();
+    const b = await createHook({ ...HOOK, PathPattern: '/other' });
+    const r = await hookctl(['list', '-o', 'json'], { env });
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout.split('\n').length, 2, 'one line and the final newline');
+    const hooks = JSON.parse(r.stdout) as { Id: string }[];
+    assert.deepEqual(hooks.map((h) => h.Id).sort(), [a, b].sort());
+  });
+
+  it('create -f - reads the hook from standard input; -o json prints the stored hook', async () => {
+    const r = await hookctl(['create', '-f', '-', '-o', 'json'], { env, input: JSON.stringify(HOOK) });
+    assert.equal(r.code, 0, r.stderr);
+    const hook = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(hook.PathPattern, HOOK.PathPattern);
+    assert.equal(hook.Owner, 'admin');
+    assert.equal(hook.Persist, true);
+  });
+
+  it('get prints the hook as JSON; get → edit → replace round-trips', async () => {
+    const id = await createHook();
+    const got = await hookctl(['get', id], { env });
+    assert.equal(got.code, 0, got.stderr);
+    assert.equal(got.stdout.trim().split('\n').length, 1, 'compact JSON when piped');
+    const hook = JSON.parse(got.stdout) as Record<string, unknown>;
+    assert.equal(hook.Id, id);
+
+    // Edit the very document get printed, read-only fields and all, and send it back.
+    const edited = { ...hook, Methods: ['GET', 'PUT'], Persist: false, Headers: { 'X-Team': 'data' } };
+    const path = file('edited.json', edited);
+    const replaced = await hookctl(['replace', id, '-f', path], { env });
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(replaced.stdout.trim(), id);
+
+    const again = JSON.parse((await hookctl(['hooks', 'get', id, '-o', 'json'], { env })).stdout) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(again.Methods, ['GET', 'PUT']);
+    assert.equal(again.Persist, false);
+    assert.deepEqual(again.Headers, { 'X-Team': 'data' });
+    assert.equal(again.Id, id);
+  });
+
+  it('replace -f - reads standard input; fields left out take their defaults', async () => {
+    const id = await createHook({ ...HOOK, Persist: false, CallbackMethod: 'PATCH' });
+    const r = await hookctl(['hooks', 'replace', id, '-f', '-', '-o', 'json'], {
+      env,
+      input: JSON.stringify(HOOK),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const hook = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(hook.Persist, true);
+    assert.equal(hook.CallbackMethod, 'POST');
+  });
+
+  it('get -o table prints the hook as a row', async () => {
+    const id = await createHook();
+    const r = await hookctl(['get', id, '-o', 'table'], { env });
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout.split('\t')[0], id);
+  });
+
+  it('delete ID… deletes each one and says "deleted ID" on stderr', async () => {
+    const a = await createHook();
+    const b = await createHook();
+    const r = await hookctl(['delete', a, b], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `deleted ${a}\ndeleted ${b}\n`);
+    const gone = await hookctl(['get', a], { env });
+    assert.equal(gone.code, 1);
+  });
+
+  it('delete with an unknown Id among others: the rest are deleted, exit 1', async () => {
+    const a = await createHook();
+    const r = await hookctl(['hooks', 'rm', 'hk_doesnotexist', a], { env });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: no hook with Id "hk_doesnotexist"$/m);
+    assert.match(r.stderr, new RegExp(`^deleted ${a}$`, 'm'));
+    assert.equal((await hookctl(['get', a], { env })).code, 1);
+  });
+
+  it('types lists the hook types as rows and as JSON', async () => {
+    const r = await hookctl(['types'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t').slice(0, 2));
+    assert.deepEqual(rows, [
+      ['0', 'BeforeCompletion'],
+      ['1', 'AfterCompletion'],
+    ]);
+    const json = JSON.parse((await hookctl(['types', '-o', 'json'], { env })).stdout) as {
+      Type: number;
+      Name: string;
+    }[];
+    assert.deepEqual(
+      json.map((t) => [t.Type, t.Name]),
+      [
+        [0, 'BeforeCompletion'],
+        [1, 'AfterCompletion'],
+      ],
+    );
+  });
+
+  it('match asks the server which hooks a request would fire', async () => {
+    await deleteAll();
+    const id = await createHook();
+    const r = await hookctl(['match', 'get', '/repositories/r1/timeseries/ts1/data', '-o', 'json'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const matches = JSON.parse(r.stdout) as { HookId: string; Captures: string[] }[];
+    assert.deepEqual(
+      matches.map((m) => [m.HookId, m.Captures]),
+      [[id, ['ts1']]],
+    );
+    const none = await hookctl(['match', 'GET', '/elsewhere'], { env });
+    assert.equal(none.code, 0);
+    assert.equal(none.stdout, '');
+  });
+});
+
+describe('hookctl exit codes', () => {
+  it('1: a hook the server rejects prints the problem detail and every field error', async () => {
+    const bad = { pathPattern: '/x', Methods: [], Callback: 'ftp://example.com/' };
+    const r = await hookctl(['create', '-f', file('invalid-hook.json', bad)], { env });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^error: the hook has \d+ errors/m);
+    assert.match(r.stderr, /^ {2}- PathPattern: is required$/m);
+    assert.match(r.stderr, /^ {2}- pathPattern: is not a hook field; did you mean `PathPattern`\?$/m);
+    assert.match(r.stderr, /^ {2}- Methods: /m);
+    assert.match(r.stderr, /^ {2}- Callback: /m);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  it('1: an unknown hook Id', async () => {
+    const r = await hookctl(['get', 'hk_nope'], { env });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: no hook with Id "hk_nope"/m);
+    assert.match(r.stderr, /^hint: /m);
+  });
+
+  it('2: a hook file that is not valid JSON, with FILE:LINE:COLUMN', async () => {
+    const path = file(
+      'broken.json',
+      '{\n  "PathPattern": "/x",\n  "Methods": ["GET"]\n  "Callback": "http://127.0.0.1:9/"\n}\n',
+    );
+    const r = await hookctl(['create', '-f', path], { env });
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      new RegExp(`^error: ${path.replaceAll('/', '\\/')}:4:3: expected ',' or '}'`, 'm'),
+    );
+
+    const trailing = await hookctl(['replace', 'hk_x', '-f', '-'], { env, input: '{"Methods": ["GET",]}' });
+    assert.equal(trailing.code, 2);
+    assert.match(trailing.stderr, /<stdin>:1:20: /);
+  });
+
+  it('2: usage errors from the command line (the full list runs in-process in usage.test.ts)', async () => {
+    const cases: string[][] = [
+      ['frobnicate'],
+      ['create'],
+      ['list', '-o', 'yaml'],
+      ['match', 'GET', '/x', '--status', '99'],
+    ];
+    for (const args of cases) {
+      const r = await hookctl(args, { env });
+      assert.equal(r.code, 2, `hookctl ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^error: /m, `hookctl ${args.join(' ')} explains itself`);
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  it('3: the daemon is unreachable; the message names the address', async () => {
+    const port = await closedPort();
+    const r = await hookctl(['list'], { env: { ...env, HOOKD_URL: `http://127.0.0.1:${port}` } });
+    assert.equal(r.code, 3);
+    assert.match(
+      r.stderr,
+      new RegExp(`^error: cannot reach hookd at http://127\\.0\\.0\\.1:${port}: connection refused`, 'm'),
+    );
+    assert.match(r.stderr, /^hint: is hookd running\?/m);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  });
+
+  it('3: unreachable wins over a missing token (the daemon being down is the real problem)', async () => {
+    const port = await closedPort();
+    const r = await hookctl(['types'], { env: cleanEnv({ HOOKD_URL: `http://127.0.0.1:${port}` }) });
+    assert.equal(r.code, 3, r.stderr);
+  });
+
+  it('4: a token the server refuses', async () => {
+    const r = await hookctl(['list'], { env: { ...env, HOOKD_TOKEN: 'hkd_not_a_real_token' } });
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /^error: .*token.*\(token from HOOKD_TOKEN\)$/m);
+    assert.match(r.stderr, /^hint: .*hookctl login/m);
+  });
+
+  it('4: no token anywhere, saying where it looked', async () => {
+    const empty = tempDir('hookctl-nodata-');
+    const r = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: daemon.url, HOOKD_DATA_DIR: empty }) });
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /HOOKD_TOKEN is not set/);
+    assert.match(r.stderr, /no profile in .*config\.json/);
+    assert.ok(r.stderr.includes(join(empty, 'admin.token')), r.stderr);
+  });
+
+  it('--debug shows the stack trace that is otherwise hidden', async () => {
+    const port = await closedPort();
+    const r = await hookctl(['--debug', 'list'], { env: { ...env, HOOKD_URL: `http://127.0.0.1:${port}` } });
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /^\[debug\] > GET /m);
+    assert.match(r.stderr, /\n\s+at /);
+    assert.doesNotMatch(r.stderr, new RegExp(daemon.token), 'the token is never logged');
+  });
+
+  it('0: --help and --version', async () => {
+    const help = await hookctl(['--help'], { env });
+    assert.equal(help.code, 0);
+    for (const c of [
+      'hooks',
+      'list',
+      'get',
+      'create',
+      'replace',
+      'delete',
+      'types',
+      'tail',
+      'login',
+      'profile',
+      'validate',
+      'completion',
+    ]) {
+      assert.match(help.stdout, new RegExp(`^ {2}${c}\\b`, 'm'), `--help lists ${c}`);
+    }
+    const sub = await hookctl(['create', '--help'], { env });
+    assert.equal(sub.code, 0);
+    assert.match(sub.stdout, /Examples:/);
+    assert.match(sub.stdout, /--server/, 'global options are shown in command help');
+    const v = await hookctl(['--version'], { env });
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('hookctl server and token resolution', () => {
+  it('a local hookd: the token comes from <data-dir>/admin.token (HOOKD_DATA_DIR)', async () => {
+    const r = await hookctl(['list'], {
+      env: cleanEnv({ HOOKD_URL: daemon.url, HOOKD_DATA_DIR: daemon.dataDir }),
+    });
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  it("a local hookd: the daemon's default data dir ($XDG_STATE_HOME/hookd) is used without HOOKD_DATA_DIR", async () => {
+    const local = await startHookd({}, { dataDir: join(tempDir('hookctl-state-'), 'hookd') });
+    try {
+      const state = join(local.dataDir, '..');
+      const r = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: local.url, XDG_STATE_HOME: state }) });
+      assert.equal(r.code, 0, r.stderr);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('--server beats HOOKD_URL', async () => {
+    const port = await closedPort();
+    const r = await hookctl(['--server', daemon.url, 'list'], {
+      env: { ...env, HOOKD_URL: `http://127.0.0.1:${port}` },
+    });
+    assert.equal(r.code, 0, r.stderr);
+  });
+});
+
+describe('hookctl login and profiles', () => {
+  it('login reads the token from stdin, checks it, and saves a 0600 profile that later commands use', async () => {
+    const base = cleanEnv({ HOOKD_DATA_DIR: tempDir('hookctl-nodata-') });
+    const r = await hookctl(['login', '--server', daemon.url], { env: base, input: `${daemon.token}\n` });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    const path = join(base.XDG_CONFIG_HOME!, 'hookctl', 'config.json');
+    assert.ok(r.stderr.includes(path), r.stderr);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(
+      statSync(join(base.XDG_CONFIG_HOME!, 'hookctl')).mode & 0o077,
+      0,
+      'directory closed to others',
+    );
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+      current: string;
+      profiles: Record<string, { server: string; token: string }>;
+    };
+    assert.equal(saved.current, 'default');
+    assert.deepEqual(saved.profiles.default, { server: daemon.url, token: daemon.token });
+
+    // No HOOKD_URL/HOOKD_TOKEN and no admin.token: server and token come from the profile.
+    const list = await hookctl(['list'], { env: base });
+    assert.equal(list.code, 0, list.stderr);
+
+    const profiles = await hookctl(['profile', 'list'], { env: base });
+    assert.equal(profiles.code, 0);
+    assert.equal(profiles.stdout, `*\tdefault\t${daemon.url}\tset\n`);
+    assert.doesNotMatch(
+      profiles.stdout + profiles.stderr,
+      new RegExp(daemon.token),
+      'tokens are never printed',
+    );
+  });
+
+  it('login with a refused token exits 4 and saves nothing', async () => {
+    const base = cleanEnv();
+    const r = await hookctl(['login', '--server', daemon.url], { env: base, input: 'hkd_wrong\n' });
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /refused the token; nothing was saved/);
+    assert.equal(existsSync(join(base.XDG_CONFIG_HOME!, 'hookctl', 'config.json')), false);
+  });
+
+  it('login with nothing on stdin is a usage error', async () => {
+    const r = await hookctl(['login', '--server', daemon.url], { env: cleanEnv(), input: '' });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no token given on standard input/);
+  });
+
+  it('--profile selects a profile; profile use switches the current one; unknown names exit 2', async () => {
+    const base = cleanEnv({ HOOKD_DATA_DIR: tempDir('hookctl-nodata-') });
+    const port = await closedPort();
+    assert.equal(
+      (
+        await hookctl(['--profile', 'good', 'login', '--server', daemon.url], {
+          env: base,
+          input: daemon.token,
+        })
+      ).code,
+      0,
+    );
+    // A second profile for a daemon that is not running; writing it needs no server check to pass,
+    // so it is written by hand the way conf would.
+    const path = join(base.XDG_CONFIG_HOME!, 'hookctl', 'config.json');
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+      current: string;
+      profiles: Record<string, unknown>;
+    };
+    saved.profiles.down = { server: `http://127.0.0.1:${port}`, token: 'x' };
+    writeFileSync(path, JSON.stringify(saved));
+
+    assert.equal((await hookctl(['list'], { env: base })).code, 0);
+    assert.equal((await hookctl(['--profile', 'down', 'list'], { env: base })).code, 3);
+    assert.equal((await hookctl(['list'], { env: { ...base, HOOKCTL_PROFILE: 'down' } })).code, 3);
+    const use = await hookctl(['profile', 'use', 'down'], { env: base });
+    assert.equal(use.code, 0, use.stderr);
+    assert.equal((await hookctl(['list'], { env: base })).code, 3);
+    assert.equal((await hookctl(['profile', 'use', 'good'], { env: base })).code, 0);
+    assert.equal((await hookctl(['list'], { env: base })).code, 0);
+
+    const unknown = await hookctl(['--profile', 'nope', 'list'], { env: base });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no profile named "nope"/);
+    assert.equal((await hookctl(['profile', 'use', 'nope'], { env: base })).code, 2);
+  });
+
+  it("a profile's token is not sent to another server given with --server", async () => {
+    const base = cleanEnv({ HOOKD_DATA_DIR: tempDir('hookctl-nodata-') });
+    assert.equal(
+      (await hookctl(['login', '--server', daemon.url], { env: base, input: daemon.token })).code,
+      0,
+    );
+    const other = daemon.url.replace('127.0.0.1', 'localhost');
+    const r = await hookctl(['--server', other, 'list'], { env: base });
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /profile default is for/);
+  });
+});
+
+describe('hookctl colour', () => {
+  const failing = () => ({ ...env, HOOKD_TOKEN: 'hkd_wrong' });
+
+  it('FORCE_COLOR colours the error prefix even when piped (the control for the tests below)', async () => {
+    const r = await hookctl(['list'], { env: { ...failing(), FORCE_COLOR: '1' } });
+    assert.match(r.stderr, ANSI);
+  });
+
+  it('NO_COLOR wins over FORCE_COLOR', async () => {
+    const r = await hookctl(['list'], { env: { ...failing(), FORCE_COLOR: '1', NO_COLOR: '1' } });
+    assert.equal(r.code, 4);
+    assert.doesNotMatch(r.stderr, ANSI);
+  });
+
+  it('--no-color wins over FORCE_COLOR', async () => {
+    const r = await hookctl(['--no-color', 'list'], { env: { ...failing(), FORCE_COLOR: '1' } });
+    assert.doesNotMatch(r.stderr, ANSI);
+  });
+
+  it('piped output has no colour by default', async () => {
+    await createHook();
+    const r = await hookctl(['list'], { env });
+    assert.doesNotMatch(r.stdout, ANSI);
+    const e = await hookctl(['list'], { env: failing() });
+    assert.doesNotMatch(e.stderr, ANSI);
+  });
+});
+
+describe('hookctl validate (no server)', () => {
+  const offline = () => cleanEnv({ HOOKD_URL: 'http://127.0.0.1:1' });
+
+  it('a valid hook: exit 0; -o json prints it with defaults filled in', async () => {
+    const path = file('valid.json', HOOK);
+    const r = await hookctl(['validate', '-f', path], { env: offline() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${path}: valid\n`);
+    const json = await hookctl(['validate', '-f', '-', '-o', 'json'], {
+      env: offline(),
+      input: JSON.stringify(HOOK),
+    });
+    assert.equal(json.code, 0);
+    const doc = JSON.parse(json.stdout) as Record<string, unknown>;
+    assert.equal(doc.Type, 1);
+    assert.equal(doc.CallbackMethod, 'POST');
+  });
+
+  it('a hook that breaks rules: exit 1 listing every problem', async () => {
+    const bad = {
+      PathPattern: '/a/ts-*',
+      Methods: ['GET'],
+      Callback: 'http://x.example/',
+      Type: 0,
+      StatusCodeWhiteList: [200],
+      Extra: 1,
+    };
+    const r = await hookctl(['validate', '-f', file('rules.json', bad)], { env: offline() });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: .*rules\.json: 3 errors$/m);
+    assert.match(r.stderr, /^ {2}- PathPattern: /m);
+    assert.match(r.stderr, /^ {2}- StatusCodeWhiteList: must be empty for Type 0/m);
+    assert.match(r.stderr, /^ {2}- Extra: is not a hook field/m);
+  });
+
+  it('not JSON: exit 2 with FILE:LINE:COLUMN', async () => {
+    const path = file('notjson.json', '{\n  "PathPattern": \'/x\'\n}');
+    const r = await hookctl(['validate', '-f', path], { env: offline() });
+    assert.equal(r.code, 2);
+    assert.ok(r.stderr.includes(`${path}:2:18: `), r.stderr);
+  });
+});
+
+describe('hookctl completion', () => {
+  const hasShell = (name: string) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+
+  for (const shell of ['bash', 'zsh', 'fish'] as const) {
+    it(`completion ${shell} prints a script naming the commands`, async (t) => {
+      const r = await hookctl(['completion', shell], { env });
+      assert.equal(r.code, 0, r.stderr);
+      for (const word of ['hooks', 'create', 'deliveries', 'redeliver', 'tail', '--output']) {
+        assert.ok(
+          r.stdout.includes(shell === 'fish' ? word.replace(/^--/, '') : word),
+          `${shell} script mentions ${word}`,
+        );
+      }
+      if (!hasShell(shell)) {
+        t.diagnostic(`${shell} is not installed: syntax not checked`);
+        return;
+      }
+      const check = spawnSync(shell, ['-n'], { input: r.stdout, encoding: 'utf8' });
+      assert.equal(check.status, 0, check.stderr);
+    });
+  }
+
+  it('the bash script completes commands, options, option values and hook Ids', async (t) => {
+    if (!hasShell('bash')) return t.skip('bash is not installed');
+    const id = await createHook();
+    const script = (await hookctl(['completion', 'bash'], { env })).stdout;
+    const bin = tempDir('hookctl-bin-');
+    writeFileSync(join(bin, 'hookctl'), `#!/bin/sh\nexec "${process.execPath}" "${HOOKCTL_BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const complete = async (words: string[]) => {
+      const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hookctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+      const r = await runProcess('bash', ['-c', program], { env: { ...env, PATH: `${bin}:${env.PATH}` } });
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    assert.deepEqual(await complete(['hookctl', 'hooks', '']), [
+      'list',
+      'get',
+      'create',
+      'replace',
+      'delete',
+    ]);
+    assert.deepEqual(await complete(['hookctl', '-o', '']), ['table', 'wide', 'json']);
+    assert.deepEqual(await complete(['hookctl', 'tail', '--st']), ['--status']);
+    assert.deepEqual(await complete(['hookctl', 'comp']), ['completion']);
+    assert.ok((await complete(['hookctl', 'get', ''])).includes(id), 'hook Ids come from hookctl list');
+  });
+});

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { OPTIONS } from '../../src/config/options.js';
+import { ROOT } from './helpers.js';
+
+const HOOKCTL = join(ROOT, 'man', 'hookctl.1');
+const HOOKD = join(ROOT, 'man', 'hookd.8');
+
+/** The text a reader sees (roff escapes for "-" undone). */
+function text(file: string): string {
+  return readFileSync(file, 'utf8').replaceAll('\\-', '-');
+}
+
+describe('man pages', () => {
+  it('groff renders hookctl.1 and hookd.8 without a single warning', (t) => {
+    if (spawnSync('groff', ['--version']).status !== 0) {
+      t.skip('groff is not installed (apt-get install groff-base): man pages not checked');
+      return;
+    }
+    const r = spawnSync('groff', ['-ww', '-man', '-Tutf8', HOOKCTL, HOOKD], { encoding: 'utf8' });
+    assert.equal(r.status, 0);
+    assert.equal(r.stderr, '', 'groff -ww warnings');
+    assert.ok(r.stdout.length > 10000);
+  });
+
+  it('hookctl.1 documents every command, global option, exit code and variable', () => {
+    const page = text(HOOKCTL);
+    const sections = [
+      'NAME',
+      'SYNOPSIS',
+      'DESCRIPTION',
+      'COMMANDS',
+      'ENVIRONMENT',
+      'FILES',
+      '"EXIT STATUS"',
+      'EXAMPLES',
+    ];
+    for (const s of sections) assert.match(page, new RegExp(`^\\.SH ${s.replaceAll('"', '"?')}`, 'm'), s);
+    const headings = page.split('\n').filter((l) => l.startsWith('.SS '));
+    for (const c of [
+      'hooks list',
+      'get ID',
+      'create -f FILE',
+      'replace ID -f FILE',
+      'delete ID',
+      'types',
+      'match METHOD PATH',
+      'deliveries HOOK',
+      'redeliver DELIVERY_ID',
+      'redeliver --hook ID',
+      'tail',
+      'validate -f FILE',
+      'reload',
+      'login',
+      'profile list',
+      'completion bash|zsh|fish',
+    ]) {
+      assert.ok(
+        headings.some((h) => h.includes(c)),
+        `command ${c} has a heading`,
+      );
+    }
+    for (const o of [
+      '--server',
+      '--profile',
+      '--output',
+      '--no-color',
+      '--debug',
+      '--status',
+      '--since',
+      '--until',
+      '--limit',
+      '--hook',
+    ]) {
+      assert.ok(page.includes(o), `option ${o}`);
+    }
+    for (const v of [
+      'HOOKD_URL',
+      'HOOKD_TOKEN',
+      'HOOKD_DATA_DIR',
+      'HOOKCTL_PROFILE',
+      'XDG_CONFIG_HOME',
+      'NO_COLOR',
+    ]) {
+      assert.match(page, new RegExp(`^\\.B ${v}$`, 'm'), `variable ${v}`);
+    }
+    for (const code of ['0', '1', '2', '3', '4'])
+      assert.match(page, new RegExp(`^\\.TP\\n\\.B ${code}$`, 'm'), `exit ${code}`);
+  });
+
+  it('hookd.8 documents every daemon option with its variable and config key', () => {
+    const page = text(HOOKD);
+    for (const o of OPTIONS) {
+      assert.ok(page.includes(o.flag.split(' ')[0]!), `flag ${o.flag}`);
+      assert.match(page, new RegExp(`^\\.B ${o.env}$`, 'm'), `variable ${o.env}`);
+      assert.match(
+        page,
+        new RegExp(`^\\.B ${o.fileKey.replace('.', '\\.')}$`, 'm'),
+        `config key ${o.fileKey}`,
+      );
+    }
+    for (const endpoint of [
+      'POST /hooks',
+      'GET /hooktypes',
+      'POST /match',
+      'POST /report',
+      '/deliveries',
+      '/redeliver',
+      'GET /tail',
+      'GET /healthz',
+      'GET /readyz',
+      'GET /openapi.json',
+      'GET /metrics',
+      'POST /reload',
+    ]) {
+      assert.ok(page.includes(endpoint), `endpoint ${endpoint}`);
+    }
+    for (const s of ['SIGTERM', 'SIGHUP', 'admin.token', 'HOOKD_CONFIG', 'STATE_DIRECTORY'])
+      assert.ok(page.includes(s), s);
+    for (const code of ['0', '1', '2'])
+      assert.match(page, new RegExp(`^\\.TP\\n\\.B ${code}$`, 'm'), `exit ${code}`);
+  });
+});
