@@ -4,20 +4,28 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
-import { DirectSender } from '../delivery/direct-sender.js';
-import { createPinnedDispatcher } from '../delivery/pinned-dispatcher.js';
+import { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import type { HookState } from '../hook/hook.js';
+import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
+import { deliveryRoutes } from '../server/routes/deliveries.js';
+import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
+import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import { TailServer } from '../server/tail.js';
 import { HookService } from '../service/hook-service.js';
+import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
+import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
+import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
@@ -60,25 +68,93 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     },
   });
 
-  const callbackDispatcher = createPinnedDispatcher(settings.policy);
-  const sink = new DirectSender(callbackDispatcher, log);
-  const engine = new MatchEngine(sink, {
+  // The pipeline asks per delivery whether its hook may still be sent to; answered from memory.
+  const states = new Map<string, HookState>();
+  for (const h of await hooks.all()) states.set(h.Id, h.State);
+  const pipeline = new DeliveryPipeline({
+    durable: new SqliteDeliveryStore(store.db),
+    ephemeral: new MemoryDeliveryStore(),
+    policy: settings.policy,
+    hookState: {
+      isActive: (id) => states.get(id) === 'active',
+      disable: async (id) => {
+        await hooks.setState(id, 'disabled');
+      },
+    },
+    logger: log,
+  });
+  const metrics = new Metrics(packageInfo().version, {
+    outboxDepth: () => pipeline.stats().live,
+    breakers: () => pipeline.breakers(),
+    hooks: () => engine.size,
+    tailClients: () => tail.clients,
+  });
+  pipeline.events.on('attempt', (m) => {
+    metrics.attempt(m.Outcome, m.LatencyMs);
+    log.info(
+      {
+        hookId: m.HookId,
+        deliveryId: m.DeliveryId,
+        attempt: m.Attempt,
+        status: m.StatusCode,
+        ms: m.LatencyMs,
+        outcome: m.Outcome,
+        err: m.Error,
+      },
+      'delivery attempt',
+    );
+  });
+
+  const engine = new MatchEngine(pipeline, {
     enabled: () => settings.eventsEnabled,
     onRenderError: (hook, err) =>
       log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
+    onFired: (phase, n) => metrics.fired(phase, n),
   });
   engine.load(await hooks.all());
   hooks.onChange(engine);
+  hooks.onChange({
+    hookSaved: (h) => states.set(h.Id, h.State),
+    hookDeleted: (id) => {
+      states.delete(id);
+      pipeline.hookDeleted(id);
+    },
+  });
   // `hookd user remove` and friends write the store from another process: follow them.
   const stopWatching = store.watchExternalChanges?.(() => {
     store
       .listUsers()
       .then((users) => hooks.resync(new Set(users.map((u) => u.name))))
       .then((all) => {
+        const gone = new Set(states.keys());
+        states.clear();
+        for (const h of all) {
+          states.set(h.Id, h.State);
+          gone.delete(h.Id);
+        }
+        for (const id of gone) pipeline.hookDeleted(id);
         engine.load(all);
         log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
       })
       .catch((err: unknown) => log.error({ err }, 'resync after an external store change failed'));
+  });
+  await pipeline.start();
+
+  const auth = new Authenticator(store);
+  const tail = new TailServer({
+    auth,
+    eventsEnabled: () => settings.eventsEnabled,
+    log,
+    source: {
+      subscribe: (listener) => {
+        const offFired = pipeline.events.on('fired', (m, owner) => listener({ ...m, owner }));
+        const offAttempt = pipeline.events.on('attempt', (m, owner) => listener({ ...m, owner }));
+        return () => {
+          offFired();
+          offAttempt();
+        };
+      },
+    },
   });
 
   const proxy = config.upstream
@@ -89,6 +165,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         uriOf: settings.uriOf,
         trusted: settings,
         log,
+        onStatus: (status) => metrics.proxied(status),
       })
     : undefined;
 
@@ -119,7 +196,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const app = await buildApp({
     config,
     hooks,
-    auth: new Authenticator(store),
+    auth,
     logger: log,
     eventsEnabled: () => settings.eventsEnabled,
     system: {
@@ -132,7 +209,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     extraRoutes: (api) => {
       triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
       reloadRoutes(api, { reload });
+      deliveryRoutes(api, { hooks, pipeline, base: config.apiBase });
+      metricsRoutes(api, metrics);
+      tailRoute(api);
     },
+    apiUpgrade: tail.handleUpgrade,
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });
 
@@ -168,6 +249,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     async close() {
       draining = true;
       stopWatching?.();
+      await tail.close();
       const server = app.server;
       const closed = app.fastify.close();
       server.closeIdleConnections();
@@ -176,7 +258,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await closed;
       clearTimeout(timer);
       await proxy?.close();
-      await callbackDispatcher.close();
+      // Attempts in flight get what is left of the drain deadline; the rest stays pending.
+      await pipeline.close(current.shutdownTimeoutMs);
       await store.close();
     },
   };

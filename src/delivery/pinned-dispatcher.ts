@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
-import { type AddressDenial, type AddressChecker, describeDenial } from '../policy/address-policy.js';
+import { type AddressChecker, type AddressDenial, describeDenial } from '../policy/address-policy.js';
 import { type LookupAll, systemLookupAll } from '../policy/callback-target.js';
 
 /** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */

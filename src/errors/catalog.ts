@@ -14,6 +14,7 @@ export const ERRORS = {
   CONFLICT: { status: 409, title: 'Conflict' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  UPGRADE_REQUIRED: { status: 426, title: 'Upgrade required' },
   TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
   INTERNAL: { status: 500, title: 'Internal error' },
   BAD_GATEWAY: { status: 502, title: 'Bad gateway' },

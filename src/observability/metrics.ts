@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface MetricsSources {
   /** Deliveries waiting for an attempt (the outbox depth). */
@@ -27,10 +27,12 @@ export class Metrics {
   constructor(version: string, sources: MetricsSources = {}) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'hookd_process_' });
-    new Gauge({ name: 'hookd_build_info', help: 'hookd version and Node.js version', labelNames: ['version', 'node'], registers }).set(
-      { version, node: process.version },
-      1,
-    );
+    new Gauge({
+      name: 'hookd_build_info',
+      help: 'hookd version and Node.js version',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version, node: process.version }, 1);
     this.proxiedTotal = new Counter({
       name: 'hookd_proxied_requests_total',
       help: 'Requests proxied to the upstream, by response status (hookd-made 502/504 included)',

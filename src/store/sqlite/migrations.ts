@@ -23,4 +23,48 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX hooks_by_owner ON hooks(owner, id);
   `,
+  // Deliveries (the outbox and the delivery log), their attempts, and signing secrets. Times are
+  // epoch ms. Delivery Ids sort by creation time; `seq` keeps the table in insertion order, so
+  // inserts append and age pruning walks from the oldest row.
+  `
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    hook_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    hook_type INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    round_start INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    next_attempt INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    t_method TEXT NOT NULL,
+    t_path TEXT NOT NULL,
+    t_status INTEGER,
+    method TEXT NOT NULL,
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body TEXT
+  );
+  CREATE INDEX deliveries_by_hook ON deliveries(hook_id, id);
+  CREATE TABLE delivery_attempts (
+    delivery_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    hook_id TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    status INTEGER,
+    latency_ms REAL NOT NULL,
+    error TEXT,
+    response TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  ) WITHOUT ROWID;
+  CREATE TABLE hook_secrets (
+    hook_id TEXT PRIMARY KEY,
+    secret TEXT NOT NULL,
+    previous TEXT,
+    previous_valid_until INTEGER
+  );
+  `,
 ];

@@ -1,0 +1,240 @@
+/**
+ * Fire latency: how long from a client sending a request that matches a hook until the callback
+ * has reached its receiver, at a steady rate (default 1,000 callbacks/s).
+ *
+ * hookd runs on core 0 with the upstream, load generator and receiver on core 1. Each request
+ * carries its send time (CLOCK_MONOTONIC, ns) as the path segment the hook captures; the hook's
+ * CallbackContent is `$1`, so the callback body is that time and the receiver subtracts it from
+ * its own monotonic clock (process.hrtime uses the same clock). The hooks are BeforeCompletion,
+ * which fire on arrival: one with Persist true and one with Persist false, measured alternately.
+ */
+import { rmSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { calibrateDelay, delayFor, type LoadResult, loadTool, runAutocannon, runWrk } from './lib/load.js';
+import { type HookdServer, startHookd, startUpstream, tempDir } from './lib/peers.js';
+import { LOAD_CORE, SERVER_CORE, sleep } from './lib/process.js';
+import { fmt, fmtSpread, percentiles, type Spread, spread, table } from './lib/stats.js';
+
+export interface FireLatencyOptions {
+  rounds: number;
+  durationS: number;
+  /** Triggering requests (= callbacks) per second. */
+  rate: number;
+  connections: number;
+  warmupS: number;
+  pin: boolean;
+  tool?: 'wrk' | 'autocannon';
+  log?: (line: string) => void;
+}
+
+export interface FireContender {
+  name: string;
+  label: string;
+  p50Ms: number[];
+  p99Ms: number[];
+  /** Callbacks received per second of run. */
+  rate: number[];
+  sent: number;
+  received: number;
+  summary: { p50Ms: Spread; p99Ms: Spread; rate: Spread };
+}
+
+export interface FireLatencyResult {
+  tool: 'wrk' | 'autocannon';
+  options: Omit<FireLatencyOptions, 'log'>;
+  contenders: FireContender[];
+  skipped: string[];
+}
+
+// CLOCK_MONOTONIC (1 on Linux) through LuaJIT's FFI: wrk builds the path just before writing.
+const fireScript = (prefix: string, delayMs: number): string => `
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } hookd_bench_ts;
+int clock_gettime(int clk, hookd_bench_ts *tp);
+]]
+local ts = ffi.new("hookd_bench_ts")
+function delay() return ${Math.max(0, Math.round(delayMs))} end
+function request()
+  ffi.C.clock_gettime(1, ts)
+  return wrk.format("GET", "${prefix}" .. string.format("%d%09d", tonumber(ts.tv_sec), tonumber(ts.tv_nsec)))
+end
+`;
+
+interface Receiver {
+  server: HttpServer;
+  url: string;
+  samples: Map<string, number[]>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const samples = new Map<string, number[]>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('latin1');
+    req.on('data', (c: string) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const now = process.hrtime.bigint();
+      res.writeHead(200, { 'content-length': '0' });
+      res.end();
+      if (!/^\d+$/.test(body)) return;
+      const list = samples.get(req.url ?? '');
+      list?.push(Number(now - BigInt(body)) / 1e6);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}`, samples };
+}
+
+async function createHook(h: HookdServer, body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${h.url}/hooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`creating a hook answered ${res.status}: ${await res.text()}`);
+}
+
+/** Waits until `list` stops growing (callbacks still in flight at the end of a run). */
+async function settle(list: number[], expected: number, maxMs = 5000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let last = -1;
+  while (Date.now() < deadline && list.length < expected) {
+    if (list.length === last) break;
+    last = list.length;
+    await sleep(300);
+  }
+}
+
+/** Measures trigger-to-receive latency; see the module comment. */
+export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<FireLatencyResult> {
+  const log = opts.log ?? (() => {});
+  let tool = loadTool(opts.tool);
+  const stops: (() => Promise<void>)[] = [];
+  const dir = tempDir('fire');
+  const receiver = await startReceiver();
+  const skipped: string[] = [];
+  try {
+    const upstream = await startUpstream(opts.pin ? LOAD_CORE : undefined);
+    stops.push(upstream.stop);
+    const hookd = await startHookd({
+      core: opts.pin ? SERVER_CORE : undefined,
+      dataDir: dir,
+      upstream: upstream.url,
+    });
+    stops.push(hookd.stop);
+    const kinds = [
+      { name: 'durable', label: 'Persist: true', persist: true },
+      { name: 'memory', label: 'Persist: false', persist: false },
+    ];
+    for (const k of kinds) {
+      receiver.samples.set(`/${k.name}`, []);
+      await createHook(hookd, {
+        PathPattern: `/fire-${k.name}/(*)`,
+        Callback: `${receiver.url}/${k.name}`,
+        Methods: ['GET'],
+        Type: 0,
+        CallbackContent: '$1',
+        CallbackContentMediaType: 'text/plain',
+        Persist: k.persist,
+      });
+    }
+
+    const delays = new Map(kinds.map((k) => [k.name, delayFor(opts.rate, opts.connections)]));
+    const fire = async (name: string, durationS: number): Promise<LoadResult> => {
+      const prefix = `/fire-${name}/`;
+      const load = { connections: opts.connections, durationS, pin: opts.pin, tool };
+      if (tool === 'wrk') {
+        try {
+          return (await runWrk(hookd.url, load, fireScript(prefix, delays.get(name)!))).result;
+        } catch (err) {
+          // A wrk built without LuaJIT has no FFI for the clock: autocannon can do it in-process.
+          skipped.push(
+            `wrk could not run the timing script (${(err as Error).message.slice(0, 120)}); used autocannon`,
+          );
+          tool = 'autocannon';
+        }
+      }
+      return runAutocannon(hookd.url, {
+        ...load,
+        tool: 'autocannon',
+        overallRate: opts.rate,
+        requests: [{ setupRequest: (req) => ({ ...req, path: prefix + process.hrtime.bigint() }) }],
+      });
+    };
+
+    for (const k of opts.warmupS > 0 ? kinds : []) {
+      log(`fire: warming up ${k.label}`);
+      const warm = await fire(k.name, opts.warmupS);
+      await settle(receiver.samples.get(`/${k.name}`)!, Number.POSITIVE_INFINITY);
+      // The warm-up also calibrates the pacing, so that the measured runs get the rate asked for.
+      delays.set(k.name, calibrateDelay(opts.rate, opts.connections, delays.get(k.name)!, warm.rps));
+    }
+    const results = kinds.map((k) => ({
+      name: k.name,
+      label: k.label,
+      p50Ms: [] as number[],
+      p99Ms: [] as number[],
+      rate: [] as number[],
+      sent: 0,
+      received: 0,
+    }));
+    for (let round = 0; round < opts.rounds; round++) {
+      const order = round % 2 === 0 ? results : [...results].reverse();
+      for (const r of order) {
+        const list = receiver.samples.get(`/${r.name}`)!;
+        list.length = 0;
+        const load = await fire(r.name, opts.durationS);
+        await settle(list, load.requests);
+        // The first requests of an autocannon run were built before it started: drop them.
+        const got = list.filter((x) => x >= 0);
+        const p = percentiles(got);
+        r.p50Ms.push(p.p50);
+        r.p99Ms.push(p.p99);
+        r.rate.push(got.length / load.seconds);
+        r.sent += load.requests;
+        r.received += got.length;
+        log(`fire: round ${round + 1} ${r.label}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(2)} ms`);
+      }
+    }
+    const { log: _log, ...options } = opts;
+    return {
+      tool,
+      options,
+      contenders: results.map((r) => ({
+        ...r,
+        summary: { p50Ms: spread(r.p50Ms), p99Ms: spread(r.p99Ms), rate: spread(r.rate) },
+      })),
+      skipped,
+    };
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    receiver.server.closeAllConnections();
+    await new Promise((r) => receiver.server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The results as a Markdown table with notes. */
+export function formatFireLatency(r: FireLatencyResult): string {
+  const ms = (n: number) => fmt(n, 2);
+  const rows = r.contenders.map((c) => [
+    c.label,
+    fmtSpread(c.summary.rate, (n) => fmt(n, 0)),
+    fmtSpread(c.summary.p50Ms, ms),
+    fmtSpread(c.summary.p99Ms, ms),
+    `${c.received.toLocaleString('en-US')} / ${c.sent.toLocaleString('en-US')}`,
+  ]);
+  const o = r.options;
+  const notes = [
+    `${r.tool}, ${o.connections} connections paced to ~${o.rate}/s, ${o.rounds} alternating rounds of ${o.durationS} s; ` +
+      'one BeforeCompletion hook per row; latency = callback fully received − request sent (same monotonic clock).',
+    ...r.skipped.map((s) => `Note: ${s}`),
+  ];
+  return `${table(['hook', 'callbacks/s (min–max)', 'p50 ms (min–max)', 'p99 ms (min–max)', 'received / sent'], rows)}\n\n${notes.map((n) => `- ${n}`).join('\n')}`;
+}

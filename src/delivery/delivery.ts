@@ -1,0 +1,98 @@
+import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/fired-event.js';
+import type { DeliveryRecord, DeliveryStatus } from '../store/delivery-store.js';
+
+/** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
+interface Target {
+  origin: string;
+  path: string;
+}
+
+const targets = new Map<string, Target>();
+// Callback URLs are per hook, so this stays small; the bound only guards against a pathological mix.
+const MAX_TARGETS = 10_000;
+
+function targetOf(url: string): Target {
+  let t = targets.get(url);
+  if (t === undefined) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
+/**
+ * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
+ * the pipeline needs to schedule and send it. One object per delivery from firing to its end; the
+ * store, the scheduler's heap and the limiter's queues all hold this same object.
+ */
+export class Delivery implements DeliveryRecord {
+  readonly id: string;
+  readonly hookId: string;
+  readonly owner: string;
+  readonly hookType: 0 | 1;
+  /** Which store holds it: the durable one, or memory for `Persist: false` hooks. */
+  readonly persist: boolean;
+  readonly created: number;
+  readonly trigger: TriggerInfo;
+  readonly request: CallbackRequest;
+  status: DeliveryStatus = 'pending';
+  attempts = 0;
+  roundStart = 0;
+  nextAttempt: number | null = null;
+  lastStatusCode: number | null = null;
+  lastError: string | null = null;
+
+  /** The destination key of the fairness limits and the circuit breaker (the URL's origin). */
+  readonly origin: string;
+  readonly path: string;
+  /** Position in the scheduler's heap, -1 when not in it. */
+  heapIndex = -1;
+  /** An attempt is running (or queued in the limiter). */
+  active = false;
+  /** The hook was deleted: nothing more is sent or written. */
+  cancelled = false;
+  /** Queued for the next state write. */
+  dirty = false;
+  /** Request headers with room for the per-attempt signing headers, built at the first attempt. */
+  headers: string[] | undefined = undefined;
+
+  constructor(
+    id: string,
+    hookId: string,
+    owner: string,
+    hookType: 0 | 1,
+    persist: boolean,
+    created: number,
+    trigger: TriggerInfo,
+    request: CallbackRequest,
+  ) {
+    this.id = id;
+    this.hookId = hookId;
+    this.owner = owner;
+    this.hookType = hookType;
+    this.persist = persist;
+    this.created = created;
+    this.trigger = trigger;
+    this.request = request;
+    const t = targetOf(request.url);
+    this.origin = t.origin;
+    this.path = t.path;
+  }
+
+  static fromEvent(id: string, e: FiredEvent, created: number): Delivery {
+    return new Delivery(id, e.hookId, e.owner, e.hookType, e.persist, created, e.trigger, e.request);
+  }
+
+  static fromRecord(r: DeliveryRecord, persist: boolean): Delivery {
+    const d = new Delivery(r.id, r.hookId, r.owner, r.hookType, persist, r.created, r.trigger, r.request);
+    d.status = r.status;
+    d.attempts = r.attempts;
+    d.roundStart = r.roundStart;
+    d.nextAttempt = r.nextAttempt;
+    d.lastStatusCode = r.lastStatusCode;
+    d.lastError = r.lastError;
+    return d;
+  }
+}

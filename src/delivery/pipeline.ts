@@ -1,0 +1,683 @@
+/**
+ * The delivery pipeline: what happens to a fired callback from the engine's `accept` to its last
+ * attempt. Outbox (record first) → scheduler (timers for due attempts) → fairness limiter
+ * (global and per-destination limits, circuit breaker) → sender (signed, pinned, timed) → retry
+ * policy → delivery log and event bus.
+ */
+import pino, { type Logger } from 'pino';
+import type { Agent } from 'undici';
+import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
+import { HookdError } from '../errors/catalog.js';
+import { isoTimestamp } from '../hook/hook.js';
+import type { AddressChecker } from '../policy/address-policy.js';
+import type { LookupAll } from '../policy/callback-target.js';
+import type {
+  AttemptRecord,
+  DeliveryQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  DeliveryStore,
+} from '../store/delivery-store.js';
+import { type BreakerOptions, DEFAULT_BREAKER, type DestinationOutcome } from './circuit-breaker.js';
+import { Delivery } from './delivery.js';
+import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
+import {
+  attemptRecord,
+  DEFAULT_RETENTION,
+  DeliveryLog,
+  type DeliveryPage,
+  type RetentionOptions,
+} from './delivery-log.js';
+import { DEFAULT_LIMITS, FairLimiter, type FairnessLimits } from './fairness.js';
+import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
+import { Outbox } from './outbox.js';
+import { createPinnedDispatcher } from './pinned-dispatcher.js';
+import {
+  firstDelay,
+  honoursRetryAfter,
+  nextDelay,
+  parseRetryAfter,
+  type RetrySchedule,
+  retrySchedule,
+  verdictFor,
+} from './retry-policy.js';
+import { Scheduler } from './scheduler.js';
+import { type AttemptResult, DEFAULT_ATTEMPT_TIMEOUT_MS, Sender } from './sender.js';
+import { signatureHeader } from './signing.js';
+
+/** What the pipeline needs to know about hooks (the daemon answers from its hook service). */
+export interface HookStateView {
+  /** False once a hook is disabled or deleted: its pending deliveries are then not sent. */
+  isActive(hookId: string): boolean;
+  /** Disables a hook whose receiver answered 410 Gone (its `State` becomes `disabled`). */
+  disable(hookId: string): Promise<void>;
+}
+
+export interface DeliveryLimits extends FairnessLimits {
+  /** Time limit of one attempt, from dispatch to the end of the response, ms (default 15 s). */
+  timeoutMs: number;
+  /** Time limit of name resolution plus connect, ms (default 10 s). */
+  connectTimeoutMs: number;
+}
+
+export interface DeliveryPipelineOptions {
+  /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
+  durable: DeliveryStore;
+  /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
+  ephemeral: DeliveryStore;
+  /** The callback target policy, applied at connect time to every resolved address (SPEC §10). */
+  policy: AddressChecker;
+  hookState: HookStateView;
+  /** The event bus for the live tail and metrics; one is made when left out. */
+  events?: DeliveryEvents;
+  /** The retry schedule (default: Standard Webhooks, see `STANDARD_WEBHOOKS_SCHEDULE`). */
+  schedule?: Partial<RetrySchedule>;
+  /** A per-hook schedule; undefined for a hook means the pipeline's schedule. */
+  scheduleFor?: (hookId: string) => RetrySchedule | undefined;
+  limits?: Partial<Omit<DeliveryLimits, 'breaker'>> & { breaker?: Partial<BreakerOptions> };
+  retention?: Partial<RetentionOptions>;
+  /** How long a rotated-out signing secret still signs, ms (default 24 h). */
+  rotationGraceMs?: number;
+  /** Sent as `User-Agent` unless the hook sets its own (default `hookd`). */
+  userAgent?: string;
+  logger?: Logger;
+  /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
+  lookup?: LookupAll;
+}
+
+/** Which deliveries `redeliverBulk` queues again. */
+export interface RedeliveryFilter {
+  /** Default `failed`. */
+  status?: DeliveryStatus;
+  since?: number;
+  until?: number;
+}
+
+export interface DeliveryDetail {
+  delivery: DeliveryRecord;
+  attempts: AttemptRecord[];
+}
+
+export interface PipelineStats {
+  /** Deliveries held in memory: pending or in flight. */
+  live: number;
+  /** Waiting for a due time. */
+  scheduled: number;
+  /** Due, waiting for a free slot. */
+  queued: number;
+  inFlight: number;
+}
+
+// Headers the pipeline sets itself or that would break the request (undici refuses hop-by-hop ones).
+const RESERVED_HEADERS = new Set([
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+]);
+const BULK_PAGE = 1000;
+
+/**
+ * Takes fired events from the engine and delivers them at least once, signed, within the
+ * fairness limits, retrying on the schedule; keeps the delivery log; publishes every firing and
+ * attempt on `events`.
+ */
+export class DeliveryPipeline implements FiredEventSink {
+  readonly events: DeliveryEvents;
+  readonly log: DeliveryLog;
+  private readonly live = new Map<string, Delivery>();
+  private readonly outbox: Outbox;
+  private readonly scheduler: Scheduler<Delivery>;
+  private readonly limiter: FairLimiter<Delivery>;
+  private readonly dispatcher: Agent;
+  private readonly sender: Sender;
+  private readonly secrets: HookSecrets;
+  private readonly schedule: RetrySchedule;
+  private readonly scheduleFor: ((hookId: string) => RetrySchedule | undefined) | undefined;
+  private readonly hookState: HookStateView;
+  private readonly logger: Logger;
+  private readonly userAgent: string;
+  /** Hooks disabled by a 410 here, until the hook state says so itself. */
+  private readonly gone = new Set<string>();
+  private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
+  private running = 0;
+  private onIdle: (() => void) | undefined;
+
+  constructor(opts: DeliveryPipelineOptions) {
+    this.events = opts.events ?? new DeliveryEvents();
+    this.logger = opts.logger ?? pino({ level: 'silent' });
+    this.hookState = opts.hookState;
+    this.schedule = retrySchedule(opts.schedule);
+    this.scheduleFor = opts.scheduleFor;
+    this.userAgent = opts.userAgent ?? 'hookd';
+    const l = opts.limits ?? {};
+    const limits: DeliveryLimits = {
+      concurrency: l.concurrency ?? DEFAULT_LIMITS.concurrency,
+      perDestination: l.perDestination ?? DEFAULT_LIMITS.perDestination,
+      breaker: { ...DEFAULT_BREAKER, ...l.breaker },
+      timeoutMs: l.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
+      connectTimeoutMs: l.connectTimeoutMs ?? 10_000,
+    };
+    this.dispatcher = createPinnedDispatcher(opts.policy, {
+      // No more connections per origin than attempts may be in flight there: undici never queues.
+      connections: limits.perDestination,
+      connectTimeout: Math.min(limits.connectTimeoutMs, limits.timeoutMs),
+      ...(opts.lookup && { lookup: opts.lookup }),
+    });
+    this.sender = new Sender(this.dispatcher, limits.timeoutMs);
+    this.secrets = new HookSecrets(
+      opts.durable,
+      opts.ephemeral,
+      opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS,
+    );
+    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, this.logger);
+    this.scheduler = new Scheduler<Delivery>(this.due);
+    this.limiter = new FairLimiter<Delivery>(limits, this.run, this.shed);
+    this.log = new DeliveryLog(
+      opts.durable,
+      opts.ephemeral,
+      this.live,
+      { ...DEFAULT_RETENTION, ...opts.retention },
+      this.logger,
+    );
+  }
+
+  /** Loads the pending deliveries of both stores and starts sending; due ones go at once. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') return;
+    const pending = await this.outbox.loadPending();
+    for (const d of pending) {
+      if (this.live.has(d.id)) continue;
+      this.live.set(d.id, d);
+      this.scheduler.add(d);
+    }
+    if (pending.length > 0) this.logger.info({ pending: pending.length }, 'resuming pending deliveries');
+    this.state = 'running';
+    this.scheduler.start();
+    this.log.start();
+  }
+
+  /**
+   * Records the fired callbacks (in the durable store for `Persist: true` hooks, in memory for
+   * the others) and sends them once recorded. Never throws and never waits: the firing path
+   * (the proxy) must not be held up by delivery.
+   */
+  accept(events: FiredEvent[]): void {
+    if (events.length === 0) return;
+    if (this.state === 'closed') {
+      this.logger.warn(
+        { count: events.length },
+        'fired events after the delivery pipeline closed were dropped',
+      );
+      return;
+    }
+    const now = Date.now();
+    const deliveries = this.outbox.accept(events, now, this.firstDelay);
+    for (const d of deliveries) this.live.set(d.id, d);
+    if (this.events.has('fired')) {
+      const time = isoTime(now);
+      for (const d of deliveries) {
+        this.events.emit(
+          'fired',
+          {
+            kind: 'fired',
+            Time: time,
+            HookId: d.hookId,
+            DeliveryId: d.id,
+            Trigger: {
+              Method: d.trigger.method,
+              Path: d.trigger.path,
+              StatusCode: d.trigger.statusCode ?? null,
+            },
+          },
+          d.owner,
+        );
+      }
+    }
+  }
+
+  /** A hook's deliveries, newest first, with paging (the delivery log), as recorded so far. */
+  async list(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryPage> {
+    await this.outbox.flush();
+    return this.log.list(hookId, query);
+  }
+
+  /** One delivery, or undefined. */
+  async get(id: string): Promise<DeliveryRecord | undefined> {
+    await this.outbox.flush();
+    return (await this.log.get(id))?.record;
+  }
+
+  /** One delivery with its attempts (everything recorded so far), or undefined. */
+  async getWithAttempts(id: string): Promise<DeliveryDetail | undefined> {
+    await this.outbox.flush();
+    const found = await this.log.get(id);
+    if (!found) return undefined;
+    return { delivery: found.record, attempts: await this.log.attempts(id, found.persist) };
+  }
+
+  /**
+   * Queues a delivery again, with the same Id (`webhook-id`), for a new round of the retry
+   * schedule; a pending one is brought forward. Resolves once the change is recorded; undefined
+   * when there is no such delivery. Throws CONFLICT when the hook is disabled.
+   */
+  async redeliver(id: string): Promise<DeliveryRecord | undefined> {
+    let d = this.live.get(id);
+    if (d === undefined) {
+      const found = await this.log.get(id);
+      if (!found) return undefined;
+      d = this.live.get(id);
+      if (d === undefined) {
+        this.assertActive(found.record.hookId);
+        d = Delivery.fromRecord(found.record, found.persist);
+        this.requeue(d, Date.now());
+        this.live.set(id, d);
+        await this.outbox.commitFor(d).flush();
+        this.enqueue(d, Date.now());
+        return d;
+      }
+    }
+    if (d.status === 'pending' && !d.active) {
+      this.assertActive(d.hookId);
+      this.scheduler.remove(d);
+      d.nextAttempt = Date.now();
+      this.outbox.update(d);
+      await this.outbox.commitFor(d).flush();
+      this.enqueue(d, Date.now());
+    }
+    return d;
+  }
+
+  /**
+   * Queues again every delivery of a hook that matches the filter (default: the failed ones),
+   * each for a new round of the retry schedule. Deliveries already pending are left as they are.
+   * Resolves to how many were queued, once that is recorded.
+   */
+  async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<number> {
+    this.assertActive(hookId);
+    const query: DeliveryQuery = { status: filter.status ?? 'failed', limit: BULK_PAGE };
+    if (filter.since !== undefined) query.since = filter.since;
+    if (filter.until !== undefined) query.until = filter.until;
+    const queued: Delivery[] = [];
+    const now = Date.now();
+    for (;;) {
+      const page = await this.log.list(hookId, query);
+      for (const r of page.items) {
+        if (this.live.has(r.id) || r.status === 'pending') continue;
+        const found = await this.log.get(r.id);
+        if (!found || this.live.has(r.id)) continue;
+        const d = Delivery.fromRecord(found.record, found.persist);
+        this.requeue(d, now);
+        this.live.set(d.id, d);
+        queued.push(d);
+      }
+      if (page.next === undefined) break;
+      query.after = page.next;
+    }
+    await this.outbox.flush();
+    const later = Date.now();
+    for (const d of queued) this.enqueue(d, later);
+    if (queued.length > 0) this.logger.info({ hookId, count: queued.length }, 'deliveries queued again');
+    return queued.length;
+  }
+
+  /** A hook's signing secret (`whsec_…`), created on first use. */
+  async secretFor(hookId: string, persist = true): Promise<string> {
+    return (await this.secrets.get(hookId, persist)).secret;
+  }
+
+  /**
+   * Replaces a hook's signing secret; the old one keeps signing beside it until
+   * `previousValidUntil` (epoch ms).
+   */
+  async rotateSecret(
+    hookId: string,
+    persist = true,
+  ): Promise<{ secret: string; previousValidUntil: number }> {
+    const r = await this.secrets.rotate(hookId, persist);
+    return { secret: r.secret, previousValidUntil: r.previousValidUntil! };
+  }
+
+  /** A hook was deleted: its pending deliveries are cancelled and its log and secret removed. */
+  hookDeleted(hookId: string): void {
+    for (const d of this.live.values()) {
+      if (d.hookId !== hookId) continue;
+      d.cancelled = true;
+      this.scheduler.remove(d);
+      this.live.delete(d.id);
+    }
+    this.gone.delete(hookId);
+    this.secrets.forget(hookId);
+    this.outbox.deleteHook(hookId);
+  }
+
+  /** Counts for metrics and readiness. */
+  stats(): PipelineStats {
+    return {
+      live: this.live.size,
+      scheduled: this.scheduler.size,
+      queued: this.limiter.queued,
+      inFlight: this.limiter.inFlight,
+    };
+  }
+
+  /** Per-destination circuit states (closed ones only while they count failures), for metrics. */
+  breakers(): Iterable<{ destination: string; state: 'closed' | 'half-open' | 'open' }> {
+    return this.limiter.breakers();
+  }
+
+  /** Resolves once everything so far is committed to the stores. */
+  flush(): Promise<void> {
+    return this.outbox.flush();
+  }
+
+  /**
+   * Stops taking new attempts, gives those in flight up to `drainMs` to finish, aborts the rest
+   * (they stay pending, like everything not yet attempted, and resume at the next start), and
+   * commits every write. The stores stay open: they belong to the caller.
+   */
+  async close(drainMs = 5000): Promise<void> {
+    if (this.state === 'closed' || this.state === 'closing') return;
+    this.state = 'closing';
+    this.scheduler.stop();
+    this.limiter.pause();
+    for (const d of this.limiter.drainQueued()) d.active = false;
+    await this.log.stop();
+    if (this.running > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.idle(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, drainMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (this.running > 0) {
+        this.logger.warn(
+          { inFlight: this.running },
+          'attempts still in flight at shutdown were aborted; they stay pending',
+        );
+        this.sender.abortAll();
+        await this.idle();
+      }
+    }
+    await this.outbox.flush().catch(() => undefined);
+    this.state = 'closed';
+    await this.dispatcher.destroy().catch(() => undefined);
+  }
+
+  private idle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const previous = this.onIdle;
+      this.onIdle = () => {
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private readonly firstDelay = (hookId: string): number => firstDelay(this.scheduleOf(hookId));
+
+  private scheduleOf(hookId: string): RetrySchedule {
+    return this.scheduleFor?.(hookId) ?? this.schedule;
+  }
+
+  private isActive(hookId: string): boolean {
+    return !this.gone.has(hookId) && this.hookState.isActive(hookId);
+  }
+
+  private assertActive(hookId: string): void {
+    if (!this.isActive(hookId)) {
+      throw new HookdError(
+        'CONFLICT',
+        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook (PUT) to enable it again`,
+      );
+    }
+  }
+
+  /** Starts a new round of the schedule for a finished delivery. */
+  private requeue(d: Delivery, now: number): void {
+    d.status = 'pending';
+    d.roundStart = d.attempts;
+    d.nextAttempt = now + this.firstDelay(d.hookId);
+    this.outbox.update(d);
+  }
+
+  /** Newly recorded deliveries may go now. */
+  private readonly recorded = (deliveries: Delivery[]): void => {
+    const now = Date.now();
+    for (const d of deliveries) this.enqueue(d, now);
+  };
+
+  /** Puts a pending delivery where it waits: the limiter when due, else the scheduler. */
+  private enqueue(d: Delivery, now: number): void {
+    if (d.cancelled || d.status !== 'pending' || d.active) return;
+    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) {
+      d.active = true;
+      this.limiter.submit(d);
+    } else if (this.state !== 'closed') {
+      this.scheduler.add(d);
+    }
+  }
+
+  private readonly due = (d: Delivery): void => {
+    if (d.cancelled || d.status !== 'pending' || d.active) return;
+    d.active = true;
+    this.limiter.submit(d);
+  };
+
+  private readonly run = (d: Delivery, probe: boolean): void => {
+    this.running++;
+    void this.attempt(d, probe);
+  };
+
+  private async attempt(d: Delivery, probe: boolean): Promise<void> {
+    let outcome: DestinationOutcome = 'none';
+    try {
+      if (d.cancelled) return;
+      if (!this.isActive(d.hookId)) {
+        this.endUnsent(d, 'not sent: the hook is disabled or was deleted');
+        return;
+      }
+      const keys = this.secrets.cached(d.hookId) ?? (await this.secrets.keysFor(d.hookId, d.persist));
+      // Shutdown began while the secret was loading: leave it pending rather than start a send.
+      if (this.state !== 'running') return;
+      const start = Date.now();
+      const timestamp = String(Math.floor(start / 1000));
+      if (d.headers === undefined) d.headers = this.baseHeaders(d);
+      const h = d.headers;
+      // The last two values are the per-attempt ones; undici copies headers when dispatching.
+      h[h.length - 3] = timestamp;
+      h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
+      const result = await this.sender.send({
+        origin: d.origin,
+        path: d.path,
+        method: d.request.method,
+        headers: h,
+        body: d.request.body,
+      });
+      d.active = false;
+      // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
+      if (result.aborted || d.cancelled) return;
+      outcome = destinationOutcome(result);
+      this.complete(d, start, result);
+    } catch (err) {
+      // Only our own failures end up here (a store that cannot give a secret): retry later.
+      d.active = false;
+      this.logger.error({ err, deliveryId: d.id, hookId: d.hookId }, 'delivery attempt failed inside hookd');
+      if (!d.cancelled) this.complete(d, Date.now(), internalFailure(err as Error));
+    } finally {
+      d.active = false;
+      this.limiter.done(d, outcome, probe);
+      if (--this.running === 0 && this.onIdle) {
+        const resolve = this.onIdle;
+        this.onIdle = undefined;
+        resolve();
+      }
+    }
+  }
+
+  /** The circuit of the destination is open: the attempt is recorded as not sent and retried later. */
+  private readonly shed = (d: Delivery, reason: string): void => {
+    d.active = false;
+    if (d.cancelled) return;
+    this.complete(d, Date.now(), {
+      statusCode: null,
+      error: reason,
+      latencyMs: 0,
+      responseBody: null,
+      retryAfter: undefined,
+      denied: false,
+      aborted: false,
+    });
+  };
+
+  /** Applies an attempt's result: state, retry or end, log record, event. */
+  private complete(d: Delivery, start: number, r: AttemptResult): void {
+    const now = Date.now();
+    d.attempts++;
+    d.lastStatusCode = r.statusCode;
+    d.lastError = r.error;
+    let outcome: AttemptOutcome;
+    const verdict = verdictFor(r.statusCode);
+    if (verdict === 'succeeded') {
+      d.status = 'succeeded';
+      d.nextAttempt = null;
+      outcome = 'succeeded';
+    } else if (verdict === 'gone') {
+      d.status = 'failed';
+      d.nextAttempt = null;
+      d.lastError ??= 'the receiver answered 410 Gone, so the hook was disabled';
+      outcome = 'failed';
+      this.disable(d.hookId);
+    } else {
+      const retryAfter = honoursRetryAfter(r.statusCode) ? parseRetryAfter(r.retryAfter, now) : undefined;
+      const delay = nextDelay(this.scheduleOf(d.hookId), d.attempts - d.roundStart, retryAfter);
+      if (delay === undefined) {
+        d.status = 'failed';
+        d.nextAttempt = null;
+        outcome = 'failed';
+        this.logger.warn(
+          {
+            deliveryId: d.id,
+            hookId: d.hookId,
+            attempts: d.attempts,
+            statusCode: r.statusCode,
+            error: r.error,
+          },
+          'delivery failed after its last attempt',
+        );
+      } else {
+        d.nextAttempt = now + delay;
+        outcome = 'retrying';
+      }
+    }
+    this.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
+    this.outbox.update(d);
+    if (d.status === 'pending') {
+      if (this.state !== 'closed') this.scheduler.add(d);
+    } else {
+      this.live.delete(d.id);
+      d.headers = undefined;
+    }
+    if (this.events.has('attempt')) this.emitAttempt(d, start, r, outcome);
+  }
+
+  /** Ends a delivery that will not be sent (its hook is disabled or gone); not an attempt. */
+  private endUnsent(d: Delivery, reason: string): void {
+    d.active = false;
+    d.status = 'failed';
+    d.nextAttempt = null;
+    d.lastError = reason;
+    this.scheduler.remove(d);
+    this.outbox.update(d);
+    this.live.delete(d.id);
+    d.headers = undefined;
+  }
+
+  /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
+  private disable(hookId: string): void {
+    if (this.gone.has(hookId)) return;
+    this.gone.add(hookId);
+    this.logger.warn({ hookId }, 'receiver answered 410 Gone; hook disabled');
+    for (const d of this.live.values()) {
+      if (d.hookId === hookId && !d.active && d.status === 'pending') {
+        this.endUnsent(d, 'not sent: the hook was disabled (its receiver answered 410 Gone)');
+      }
+    }
+    this.hookState.disable(hookId).then(
+      () => this.gone.delete(hookId),
+      (err: unknown) => this.logger.error({ err, hookId }, 'disabling the hook failed'),
+    );
+  }
+
+  /** `[…hook headers, user-agent, webhook-id, webhook-timestamp, _, webhook-signature, _]`. */
+  private baseHeaders(d: Delivery): string[] {
+    const out: string[] = [];
+    let ua = false;
+    for (const name in d.request.headers) {
+      const lower = name.toLowerCase();
+      if (RESERVED_HEADERS.has(lower)) continue;
+      if (lower === 'user-agent') ua = true;
+      out.push(name, d.request.headers[name]!);
+    }
+    if (!ua) out.push('user-agent', this.userAgent);
+    out.push('webhook-id', d.id, 'webhook-timestamp', '', 'webhook-signature', '');
+    return out;
+  }
+
+  private emitAttempt(d: Delivery, start: number, r: AttemptResult, outcome: AttemptOutcome): void {
+    const message: AttemptMessage = {
+      kind: 'attempt',
+      Time: isoTime(start),
+      HookId: d.hookId,
+      DeliveryId: d.id,
+      Attempt: d.attempts,
+      Method: d.request.method,
+      Url: d.request.url,
+      StatusCode: r.statusCode,
+      LatencyMs: r.latencyMs,
+      Outcome: outcome,
+      Error: r.error,
+      Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+    };
+    this.events.emit('attempt', message, d.owner);
+  }
+}
+
+let lastIsoMs = -1;
+let lastIso = '';
+/** `isoTimestamp` for epoch ms, remembering the last one: events come many per millisecond. */
+function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = isoTimestamp(new Date(ms));
+  }
+  return lastIso;
+}
+
+/** What an attempt says about its destination, for the circuit breaker. */
+function destinationOutcome(r: AttemptResult): DestinationOutcome {
+  if (r.denied) return 'none';
+  const s = r.statusCode;
+  if (s === null || s >= 500 || s === 429) return 'fail';
+  return 'ok';
+}
+
+function internalFailure(err: Error): AttemptResult {
+  return {
+    statusCode: null,
+    error: `not sent: hookd failed to prepare the attempt (${err.message})`,
+    latencyMs: 0,
+    responseBody: null,
+    retryAfter: undefined,
+    denied: false,
+    aborted: false,
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Storage of the delivery side: deliveries (the outbox and the delivery log at once), their
+ * attempts, and the hooks' signing secrets. The memory and SQLite backends pass the same contract
+ * suite (test/store/delivery-store.test.ts). Times are epoch milliseconds throughout: they index
+ * and compare cheaply, and the API formats them.
+ */
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** The callback request as fired (the engine's `CallbackRequest`, restated so storage imports no engine). */
+export interface StoredRequest {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'GET';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** What triggered the callback (the engine's `TriggerInfo`). */
+export interface StoredTrigger {
+  method: string;
+  path: string;
+  statusCode?: number;
+}
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** The state of a delivery that changes with every attempt. */
+export interface DeliveryState {
+  id: string;
+  status: DeliveryStatus;
+  /** Attempts made so far, over every round. */
+  attempts: number;
+  /**
+   * Attempts made before the current round of the retry schedule began: a redelivery starts a new
+   * round, so the schedule position is `attempts - roundStart`.
+   */
+  roundStart: number;
+  /** When the next attempt is due; null unless pending. */
+  nextAttempt: number | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
+/** One delivery: a fired callback, ready to send, and its state. */
+export interface DeliveryRecord extends DeliveryState {
+  hookId: string;
+  owner: string;
+  hookType: 0 | 1;
+  created: number;
+  trigger: StoredTrigger;
+  request: StoredRequest;
+}
+
+/** One attempt of a delivery, for the delivery log. */
+export interface AttemptRecord {
+  deliveryId: string;
+  hookId: string;
+  /** 1-based, counting on across redeliveries. */
+  attempt: number;
+  /** When the attempt started. */
+  time: number;
+  /** The receiver's status; null when there was no response (network error, timeout, refusal). */
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The first 4 KiB of the response body, decoded as UTF-8. */
+  responseBody: string | null;
+}
+
+/** A hook's signing secret and, during a rotation's grace period, the one it replaced. */
+export interface HookSecretRecord {
+  hookId: string;
+  secret: string;
+  previous: string | null;
+  /** Until when signatures with `previous` are still sent; null when there is none. */
+  previousValidUntil: number | null;
+}
+
+/**
+ * Everything written in one turn of the event loop, committed as one transaction (PERF-NOTES
+ * "Recording deliveries": batching is what makes a burst cheap). Applied in this order. Attempt
+ * records are handed over: the caller does not change them afterwards (a store may keep them).
+ */
+export interface DeliveryBatch {
+  inserts: readonly DeliveryRecord[];
+  updates: readonly DeliveryState[];
+  attempts: readonly AttemptRecord[];
+  /** Hooks that were deleted: their deliveries, attempts and secret go too. */
+  deletedHooks: readonly string[];
+}
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  /** Created at or after. */
+  since?: number;
+  /** Created at or before. */
+  until?: number;
+  /** Deliveries after this one in listing order (newest first): Ids lower than it. */
+  after?: string;
+  limit?: number;
+}
+
+export interface RetentionRule {
+  /** Finished deliveries created before this time are removed. */
+  olderThan: number;
+  /** Of each hook's deliveries only the newest this many are kept (pending ones are never removed). */
+  maxPerHook: number;
+  /** Removes at most this many deliveries per call, so a large prune never blocks for long. */
+  limit: number;
+}
+
+export interface DeliveryStore {
+  readonly kind: string;
+  /**
+   * Applies a batch atomically: a crash leaves all of it or none. Deliveries arrive in creation
+   * order (the outbox inserts them as they fire), which a store may rely on to prune by age.
+   */
+  write(batch: DeliveryBatch): Promise<void>;
+  getDelivery(id: string): Promise<DeliveryRecord | undefined>;
+  /** A hook's deliveries, newest first (descending Id; Ids sort by creation time). */
+  listDeliveries(hookId: string, query?: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /** A delivery's attempts in order. */
+  listAttempts(deliveryId: string): Promise<AttemptRecord[]>;
+  /** Every pending delivery: what resumes at start. */
+  pendingDeliveries(): Promise<DeliveryRecord[]>;
+  getSecret(hookId: string): Promise<HookSecretRecord | undefined>;
+  putSecret(secret: HookSecretRecord): Promise<void>;
+  deleteSecret(hookId: string): Promise<boolean>;
+  /** Removes finished deliveries (never pending ones) and their attempts; returns how many. */
+  prune(rule: RetentionRule): Promise<number>;
+}
+
+/** An empty batch to fill. */
+export function emptyBatch(): {
+  inserts: DeliveryRecord[];
+  updates: DeliveryState[];
+  attempts: AttemptRecord[];
+  deletedHooks: string[];
+} {
+  return { inserts: [], updates: [], attempts: [], deletedHooks: [] };
+}

@@ -1,0 +1,266 @@
+import type Database from 'better-sqlite3';
+import type {
+  AttemptRecord,
+  DeliveryBatch,
+  DeliveryQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  DeliveryStore,
+  HookSecretRecord,
+  RetentionRule,
+  StoredRequest,
+} from '../delivery-store.js';
+
+type Row = Record<string, unknown>;
+
+const DELIVERY_COLUMNS =
+  'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
+  'last_error, t_method, t_path, t_status, method, url, headers, body';
+
+// Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
+const AFTER_ALL = '~';
+
+/**
+ * Deliveries in the SQLite file of `SqliteStore` (its tables come from the second migration).
+ * `write` is one transaction per batch: the pipeline hands it everything of one event-loop turn,
+ * so a burst pays one commit, not one per callback (PERF-NOTES "Recording deliveries").
+ */
+export class SqliteDeliveryStore implements DeliveryStore {
+  readonly kind = 'sqlite';
+  private readonly stmts;
+  private readonly writeTx: (batch: DeliveryBatch) => void;
+  private readonly pruneTx: (rows: Row[]) => void;
+  /** Hooks with new deliveries since the last prune: only they can have grown past the count limit. */
+  private readonly touched = new Set<string>();
+  private prunedOnce = false;
+
+  /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
+  constructor(db: Database.Database) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      update: db.prepare(
+        'UPDATE deliveries SET status = ?, attempts = ?, round_start = ?, next_attempt = ?, last_status = ?, ' +
+          'last_error = ? WHERE id = ?',
+      ),
+      attempt: db.prepare(
+        'INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, hook_id, time, status, latency_ms, error, response) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      deleteHookAttempts: db.prepare(
+        'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE hook_id = ?)',
+      ),
+      deleteHookDeliveries: db.prepare('DELETE FROM deliveries WHERE hook_id = ?'),
+      deleteSecret: db.prepare('DELETE FROM hook_secrets WHERE hook_id = ?'),
+      get: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = ?`),
+      list: db.prepare(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE hook_id = @hook AND id < @after ` +
+          'AND (@status IS NULL OR status = @status) AND (@since IS NULL OR created >= @since) ' +
+          'AND (@until IS NULL OR created <= @until) ORDER BY id DESC LIMIT @limit',
+      ),
+      attempts: db.prepare(
+        'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response FROM delivery_attempts ' +
+          'WHERE delivery_id = ? ORDER BY attempt',
+      ),
+      pending: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' ORDER BY seq`),
+      getSecret: db.prepare(
+        'SELECT hook_id, secret, previous, previous_valid_until FROM hook_secrets WHERE hook_id = ?',
+      ),
+      putSecret: db.prepare(
+        'INSERT INTO hook_secrets (hook_id, secret, previous, previous_valid_until) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT(hook_id) DO UPDATE SET secret = excluded.secret, previous = excluded.previous, ' +
+          'previous_valid_until = excluded.previous_valid_until',
+      ),
+      // Rows are in creation order by `seq`, so the oldest young row bounds the range of old ones.
+      firstYoung: db.prepare('SELECT seq FROM deliveries WHERE created >= ? ORDER BY seq LIMIT 1'),
+      maxSeq: db.prepare('SELECT max(seq) AS seq FROM deliveries'),
+      oldFinished: db.prepare(
+        "SELECT seq, id FROM deliveries WHERE seq < ? AND status != 'pending' ORDER BY seq LIMIT ?",
+      ),
+      hooksOverLimit: db.prepare('SELECT hook_id FROM deliveries GROUP BY hook_id HAVING count(*) > ?'),
+      countCutoff: db.prepare(
+        'SELECT id FROM deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?',
+      ),
+      beyondCount: db.prepare(
+        "SELECT seq, id FROM deliveries WHERE hook_id = ? AND id <= ? AND status != 'pending' LIMIT ?",
+      ),
+      deleteAttempts: db.prepare('DELETE FROM delivery_attempts WHERE delivery_id = ?'),
+      deleteDelivery: db.prepare('DELETE FROM deliveries WHERE seq = ?'),
+    };
+    const s = this.stmts;
+    this.writeTx = db.transaction((batch: DeliveryBatch) => {
+      for (const r of batch.inserts) {
+        const q = r.request;
+        s.insert.run(
+          r.id,
+          r.hookId,
+          r.owner,
+          r.hookType,
+          r.status,
+          r.attempts,
+          r.roundStart,
+          r.created,
+          r.nextAttempt,
+          r.lastStatusCode,
+          r.lastError,
+          r.trigger.method,
+          r.trigger.path,
+          r.trigger.statusCode ?? null,
+          q.method,
+          q.url,
+          JSON.stringify(q.headers),
+          q.body ?? null,
+        );
+      }
+      for (const u of batch.updates) {
+        s.update.run(u.status, u.attempts, u.roundStart, u.nextAttempt, u.lastStatusCode, u.lastError, u.id);
+      }
+      for (const a of batch.attempts) {
+        s.attempt.run(
+          a.deliveryId,
+          a.attempt,
+          a.hookId,
+          a.time,
+          a.statusCode,
+          a.latencyMs,
+          a.error,
+          a.responseBody,
+        );
+      }
+      for (const hookId of batch.deletedHooks) {
+        s.deleteHookAttempts.run(hookId);
+        s.deleteHookDeliveries.run(hookId);
+        s.deleteSecret.run(hookId);
+      }
+    });
+    this.pruneTx = db.transaction((rows: Row[]) => {
+      for (const row of rows) {
+        s.deleteAttempts.run(row.id);
+        s.deleteDelivery.run(row.seq);
+      }
+    });
+  }
+
+  async write(batch: DeliveryBatch): Promise<void> {
+    this.writeTx(batch);
+    for (const r of batch.inserts) this.touched.add(r.hookId);
+  }
+
+  async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
+    const row = this.stmts.get.get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
+    const rows = this.stmts.list.all({
+      hook: hookId,
+      after: query.after ?? AFTER_ALL,
+      status: query.status ?? null,
+      since: query.since ?? null,
+      until: query.until ?? null,
+      limit: query.limit ?? -1,
+    }) as Row[];
+    return rows.map(toRecord);
+  }
+
+  async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
+    return (this.stmts.attempts.all(deliveryId) as Row[]).map((r) => ({
+      deliveryId: r.delivery_id as string,
+      hookId: r.hook_id as string,
+      attempt: r.attempt as number,
+      time: r.time as number,
+      statusCode: r.status as number | null,
+      latencyMs: r.latency_ms as number,
+      error: r.error as string | null,
+      responseBody: r.response as string | null,
+    }));
+  }
+
+  async pendingDeliveries(): Promise<DeliveryRecord[]> {
+    return (this.stmts.pending.all() as Row[]).map(toRecord);
+  }
+
+  async getSecret(hookId: string): Promise<HookSecretRecord | undefined> {
+    const r = this.stmts.getSecret.get(hookId) as Row | undefined;
+    if (!r) return undefined;
+    return {
+      hookId: r.hook_id as string,
+      secret: r.secret as string,
+      previous: r.previous as string | null,
+      previousValidUntil: r.previous_valid_until as number | null,
+    };
+  }
+
+  async putSecret(s: HookSecretRecord): Promise<void> {
+    this.stmts.putSecret.run(s.hookId, s.secret, s.previous, s.previousValidUntil);
+  }
+
+  async deleteSecret(hookId: string): Promise<boolean> {
+    return this.stmts.deleteSecret.run(hookId).changes > 0;
+  }
+
+  async prune(rule: RetentionRule): Promise<number> {
+    const s = this.stmts;
+    const victims: Row[] = [];
+    const seen = new Set<unknown>();
+    const young = s.firstYoung.get(rule.olderThan) as Row | undefined;
+    const bound = young ? (young.seq as number) : Number.MAX_SAFE_INTEGER;
+    for (const row of s.oldFinished.all(bound, rule.limit) as Row[]) {
+      victims.push(row);
+      seen.add(row.seq);
+    }
+
+    // The count rule only needs checking for hooks that received deliveries since the last
+    // complete run, except on the first run, which cannot know what earlier processes inserted.
+    const hooks = this.prunedOnce
+      ? [...this.touched]
+      : (s.hooksOverLimit.all(rule.maxPerHook) as Row[]).map((r) => r.hook_id as string);
+    for (const hookId of hooks) {
+      if (victims.length >= rule.limit) break;
+      const cutoff = s.countCutoff.get(hookId, rule.maxPerHook) as Row | undefined;
+      if (!cutoff) continue;
+      for (const row of s.beyondCount.all(hookId, cutoff.id, rule.limit - victims.length) as Row[]) {
+        if (seen.has(row.seq)) continue;
+        victims.push(row);
+        seen.add(row.seq);
+      }
+    }
+    if (victims.length > 0) this.pruneTx(victims);
+    // A run cut short by the limit leaves the list as it is: the caller calls again.
+    if (victims.length < rule.limit) {
+      this.touched.clear();
+      this.prunedOnce = true;
+    }
+    return victims.length;
+  }
+}
+
+function toRecord(r: Row): DeliveryRecord {
+  const request: StoredRequest = {
+    method: r.method as StoredRequest['method'],
+    url: r.url as string,
+    headers: JSON.parse(r.headers as string) as Record<string, string>,
+  };
+  if (r.body !== null) request.body = r.body as string;
+  const tStatus = r.t_status as number | null;
+  return {
+    id: r.id as string,
+    hookId: r.hook_id as string,
+    owner: r.owner as string,
+    hookType: r.hook_type as 0 | 1,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts as number,
+    roundStart: r.round_start as number,
+    created: r.created as number,
+    nextAttempt: r.next_attempt as number | null,
+    lastStatusCode: r.last_status as number | null,
+    lastError: r.last_error as string | null,
+    trigger: {
+      method: r.t_method as string,
+      path: r.t_path as string,
+      ...(tStatus !== null && { statusCode: tStatus }),
+    },
+    request,
+  };
+}
