@@ -8,6 +8,23 @@ const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [Stri
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const servedSchema = {
+  type: 'object',
+  required: ['Method', 'Path'],
+  additionalProperties: false,
+  properties: {
+    Method: { type: 'string' },
+    Path: { type: 'string', description: 'Starts with /; a ?query here is split off' },
+    Query: { type: 'string' },
+    StatusCode: { type: 'integer', minimum: 100, maximum: 599 },
+    Phase: { type: 'string', enum: ['before', 'after', 'both'] },
+    Uri: {
+      type: 'string',
+      description: 'Absolute URI for $REQUEST_URI (default: publicBaseUrl or this request’s host)',
+    },
+  },
+};
+const served = { content: { 'application/json': { schema: servedSchema } } };
 
 /** The OpenAPI 3.1 description of hookd's API, served at `{base}/openapi.json`. */
 export function buildOpenApi(base: string): Record<string, unknown> {
@@ -94,6 +111,130 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             },
             ...errors(401, 503),
           },
+        },
+      },
+      '/match': {
+        post: {
+          summary:
+            'Dry run: which of your hooks a request would fire, with the rendered callbacks (nothing is sent)',
+          requestBody: served,
+          responses: {
+            '200': { description: 'The hooks that would fire and their callback requests' },
+            ...errors(400, 401, 503),
+          },
+        },
+      },
+      '/report': {
+        post: {
+          summary: 'Report requests a service served without the proxy; hooks fire as for proxied ones',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: { oneOf: [servedSchema, { type: 'array', maxItems: 1000, items: servedSchema }] },
+              },
+            },
+          },
+          responses: { '202': { description: '{"accepted": N, "fired": M}' }, ...errors(400, 401, 503) },
+        },
+      },
+      '/hooks/{id}/deliveries': {
+        parameters: [idParam],
+        get: {
+          summary: "A hook's deliveries, newest first",
+          parameters: [
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+            },
+            { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' } },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+            },
+            { name: 'after', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': { description: 'Deliveries; `Link` rel="next" while more follow' },
+            ...errors(400, 401, 404, 503),
+          },
+        },
+      },
+      '/deliveries/{id}': {
+        parameters: [idParam],
+        get: {
+          summary: 'One delivery with its AttemptLog',
+          responses: { '200': { description: 'The delivery' }, ...errors(401, 404, 503) },
+        },
+      },
+      '/deliveries/{id}/redeliver': {
+        parameters: [idParam],
+        post: {
+          summary: 'Queue a delivery again (same Id)',
+          responses: { '202': { description: 'Queued' }, ...errors(401, 404, 409, 503) },
+        },
+      },
+      '/hooks/{id}/redeliver': {
+        parameters: [idParam],
+        post: {
+          summary: "Queue a hook's deliveries again, by status (default failed) and time range",
+          responses: { '202': { description: '{"queued": N}' }, ...errors(400, 401, 404, 409, 503) },
+        },
+      },
+      '/hooks/{id}/secret': {
+        parameters: [idParam],
+        get: {
+          summary: "The hook's signing secret (Standard Webhooks)",
+          responses: { '200': { description: '{"Secret": "whsec_…"}' }, ...errors(401, 404, 503) },
+        },
+      },
+      '/hooks/{id}/secret/rotate': {
+        parameters: [idParam],
+        post: {
+          summary: 'Rotate the signing secret; the old one keeps signing for a grace period',
+          responses: {
+            '200': { description: '{"Secret": "whsec_…", "PreviousValidUntil": "…"}' },
+            ...errors(401, 404, 503),
+          },
+        },
+      },
+      '/tail': {
+        get: {
+          summary:
+            'Live tail of your fired callbacks and attempts (WebSocket; Authorization header on the upgrade)',
+          parameters: [
+            {
+              name: 'hook',
+              in: 'query',
+              schema: { type: 'array', items: { type: 'string' } },
+              style: 'form',
+              explode: true,
+            },
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ['2xx', '3xx', '4xx', '5xx', 'failed'] },
+            },
+          ],
+          responses: { '101': { description: 'Switching protocols' }, ...errors(400, 401, 426, 503) },
+        },
+      },
+      '/reload': {
+        post: {
+          summary: 'Re-read the configuration (admin only)',
+          responses: {
+            '200': { description: '{"applied": [...], "restartRequired": [...]}' },
+            ...errors(400, 401, 403),
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics',
+          security: [],
+          responses: { '200': { description: 'Prometheus text format' } },
         },
       },
       '/healthz': {

@@ -6,11 +6,16 @@ type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 export type RouteFlags = { public?: boolean; events?: boolean };
 
 /** Every resource's URL shape and allowed methods, per server, for 405s on unknown methods. */
-const RESOURCES = new WeakMap<object, { shape: RegExp; allow: string }[]>();
+const RESOURCES = new WeakMap<object, { url: string; shape: RegExp; allow: string }[]>();
 
 /** The `Allow` value of the resource at `path`, if there is one. */
 export function allowedMethods(app: FastifyInstance, path: string): string | undefined {
   return RESOURCES.get(app.server)?.find((r) => r.shape.test(path))?.allow;
+}
+
+/** Every resource registered on this server: its URL template (e.g. `/hooks/:id`) and `Allow`. */
+export function registeredResources(app: FastifyInstance): { url: string; allow: string }[] {
+  return (RESOURCES.get(app.server) ?? []).map(({ url, allow }) => ({ url, allow }));
 }
 
 function escapeRegExp(s: string): string {
@@ -33,7 +38,7 @@ export function resource(
   const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
   const shape = new RegExp(`^${escapeRegExp(app.prefix + url).replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
   const known = RESOURCES.get(app.server) ?? [];
-  known.push({ shape, allow });
+  known.push({ url, shape, allow });
   RESOURCES.set(app.server, known);
   for (const m of methods) {
     app.route({ method: m, url, handler: handlers[m]!, config: flags } as RouteOptions);
