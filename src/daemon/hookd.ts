@@ -56,7 +56,7 @@ export interface HookdOptions {
 /** Assembles a daemon from its configuration: store, engine, delivery, HTTP app. Does not listen yet. */
 export async function createHookd(config: HookdConfig, log: Logger, opts: HookdOptions = {}): Promise<Hookd> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const store = new SqliteStore(join(config.dataDir, STORE_FILE));
+  const store = new SqliteStore(join(config.dataDir, STORE_FILE), { backgroundCheckpoint: true });
   await bootstrapAdmin(store, config.dataDir, log);
 
   let current = config;

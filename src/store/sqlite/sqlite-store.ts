@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/hook.js';
 import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import { Checkpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -11,6 +12,8 @@ export interface SqliteStoreOptions {
    * power loss, at about 2.5× the cost per commit (docs/BENCHMARKS.md).
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /** Checkpoint the WAL from a worker thread instead of inside commits (the daemon turns this on). */
+  backgroundCheckpoint?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -20,6 +23,7 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
   private readonly stmts;
+  private readonly checkpointer: Checkpointer | undefined;
 
   constructor(
     readonly file: string,
@@ -38,6 +42,10 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
+    if (opts.backgroundCheckpoint) {
+      this.db.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file);
+    }
     const db = this.db;
     this.stmts = {
       putHook: db.prepare(
@@ -157,6 +165,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
