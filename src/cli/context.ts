@@ -13,6 +13,9 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:8470';
 /** Name of the admin token file in hookd's data directory (SPEC §8). */
 export const ADMIN_TOKEN_FILE = 'admin.token';
 
+/** Where the shipped systemd unit keeps hookd's state (StateDirectory=hookd). */
+const SYSTEMD_STATE_DIR = '/var/lib/hookd';
+
 /** Standard streams, injected so every command runs the same in tests as at a terminal. */
 export interface IOStreams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
@@ -149,23 +152,26 @@ export class CliContext {
     else looked.push(`profile ${p.name} is for ${p.profile.server}, not ${server}`);
 
     if (isLoopback(server)) {
-      const dir = this.env.HOOKD_DATA_DIR
-        ? resolve(this.env.HOOKD_DATA_DIR)
-        : defaultDataDir(this.adminEnv());
-      const file = join(dir, ADMIN_TOKEN_FILE);
-      try {
-        const token = readFileSync(file, 'utf8').trim();
-        if (token) return { token, source: file };
-        looked.push(`${file} is empty`);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        looked.push(
-          code === 'ENOENT'
-            ? `${file} does not exist`
-            : code === 'EACCES'
-              ? `${file} is not readable by this user (it belongs to the user hookd runs as)`
-              : `${file}: ${(e as Error).message}`,
-        );
+      // The user's own daemon first; then the systemd unit's StateDirectory (readable by root).
+      const dirs = this.env.HOOKD_DATA_DIR
+        ? [resolve(this.env.HOOKD_DATA_DIR)]
+        : [...new Set([defaultDataDir(this.adminEnv()), SYSTEMD_STATE_DIR])];
+      for (const dir of dirs) {
+        const file = join(dir, ADMIN_TOKEN_FILE);
+        try {
+          const token = readFileSync(file, 'utf8').trim();
+          if (token) return { token, source: file };
+          looked.push(`${file} is empty`);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          looked.push(
+            code === 'ENOENT'
+              ? `${file} does not exist`
+              : code === 'EACCES'
+                ? `${file} is not readable by this user (it belongs to the user hookd runs as)`
+                : `${file}: ${(e as Error).message}`,
+          );
+        }
       }
     } else {
       looked.push(`${server} is not on this machine, so hookd's admin.token was not tried`);
