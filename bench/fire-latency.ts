@@ -189,7 +189,10 @@ export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<Fir
       for (const r of order) {
         const list = receiver.samples.get(`/${r.name}`)!;
         list.length = 0;
+        const used = delays.get(r.name)!;
         const load = await fire(r.name, opts.durationS);
+        // Re-calibrated after every run: the rate drifts with what else the machine is doing.
+        delays.set(r.name, calibrateDelay(opts.rate, opts.connections, used, load.rps));
         await settle(list, load.requests);
         // The first requests of an autocannon run were built before it started: drop them.
         const got = list.filter((x) => x >= 0);

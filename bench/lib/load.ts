@@ -122,7 +122,8 @@ export function calibrateDelay(
   achievedRate: number,
 ): number {
   if (!(achievedRate > 0)) return delayFor(rate, connections);
-  const overhead = Math.max(0, (connections * 1000) / achievedRate - Math.round(usedDelayMs));
+  // Clamped: one run slowed down by a neighbour on the shared machine must not swing the rate.
+  const overhead = Math.min(5, Math.max(0, (connections * 1000) / achievedRate - Math.round(usedDelayMs)));
   return delayFor(rate, connections, overhead);
 }
 

@@ -23,8 +23,23 @@ export interface HookdConfig {
   shutdownTimeoutMs: number;
   /** Upstream response deadline: 504 after it. */
   upstreamTimeoutMs: number;
+  /**
+   * A PostgreSQL URL (`postgres://user:password@host:5432/db`): hooks, users, tokens and
+   * deliveries go to that database instead of the SQLite file in the data dir, and several hookd
+   * instances may share it (a cluster, docs/DECISIONS.md "Cluster (PostgreSQL)"). Holds a
+   * password: never log it unredacted (`redactDatabaseUrl`).
+   */
+  databaseUrl?: string;
+  /**
+   * With `databaseUrl`: how long an instance's claim on its deliveries lasts without a heartbeat,
+   * ms. When it runs out (the instance died or lost the database) the others take them over.
+   */
+  clusterLeaseMs?: number;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }
 
 export const DEFAULT_LISTEN = '127.0.0.1:8470';
+
+/** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
+export const DEFAULT_CLUSTER_LEASE_MS = 10_000;

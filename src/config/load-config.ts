@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { suggest } from '../util/suggest.js';
-import { DEFAULT_LISTEN, type HookdConfig } from './config.js';
-import { OPTIONS } from './options.js';
+import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, type HookdConfig } from './config.js';
+import { ALL_OPTIONS } from './options.js';
 
 /** A configuration problem, naming the key and where it came from. hookd exits 2 on it. */
 export class ConfigError extends Error {
@@ -22,7 +22,7 @@ export interface ConfigSources {
 
 type Raw = Record<string, { value: unknown; from: string }>;
 
-const FILE_KEYS = new Set(OPTIONS.map((o) => o.fileKey));
+const FILE_KEYS = new Set(ALL_OPTIONS.map((o) => o.fileKey));
 
 /** Flags, then `HOOKD_*` variables, then the config file, then defaults (SPEC §11). */
 export function loadConfig(sources: ConfigSources): HookdConfig {
@@ -33,17 +33,55 @@ export function loadConfig(sources: ConfigSources): HookdConfig {
     for (const [k, v] of Object.entries(readConfigFile(configFile)))
       raw[k] = { value: v, from: `${configFile}: ${k}` };
   }
-  for (const o of OPTIONS) {
+  const urlFile = env.HOOKD_DATABASE_URL_FILE;
+  if (urlFile !== undefined && urlFile !== '') {
+    if (env.HOOKD_DATABASE_URL !== undefined && env.HOOKD_DATABASE_URL !== '')
+      throw new ConfigError('set HOOKD_DATABASE_URL or HOOKD_DATABASE_URL_FILE, not both');
+    raw.databaseUrl = { value: readSecretFile(urlFile), from: 'HOOKD_DATABASE_URL_FILE' };
+  }
+  for (const o of ALL_OPTIONS) {
     const text = env[o.env];
     if (text !== undefined && text !== '') raw[o.fileKey] = { value: o.fromText(text), from: o.env };
   }
-  for (const o of OPTIONS) {
+  for (const o of ALL_OPTIONS) {
     const v = sources.flags?.[o.key];
     if (v !== undefined) raw[o.fileKey] = { value: v, from: o.flag.split(' ')[0]! };
   }
   const cfg = resolveConfig(raw, env);
   if (configFile) cfg.configFile = resolve(configFile);
   return cfg;
+}
+
+/**
+ * The content of a credential file (systemd `LoadCredential=`, a Docker or Kubernetes secret),
+ * without the final newline. The error names the file, never its content.
+ */
+function readSecretFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(
+      `HOOKD_DATABASE_URL_FILE: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const value = text.trim();
+  if (value === '') throw new ConfigError(`HOOKD_DATABASE_URL_FILE: ${file} is empty`);
+  return value;
+}
+
+/**
+ * A database URL fit for logs and error messages: the password (and any `password=` parameter)
+ * replaced by `***`. Something that is not a URL at all is not shown.
+ */
+export function redactDatabaseUrl(url: string): string {
+  if (!URL.canParse(url)) return '(not a URL)';
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  for (const key of [...u.searchParams.keys()]) {
+    if (/pass|secret|key/i.test(key)) u.searchParams.set(key, '***');
+  }
+  return u.toString();
 }
 
 /** Reads and flattens a JSON config file, rejecting unknown keys with a suggestion. */
@@ -133,6 +171,15 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
 
+  const databaseUrl = str('databaseUrl');
+  if (databaseUrl !== undefined) {
+    // The value holds a password: the messages name the source and the rule, never the value.
+    if (!URL.canParse(databaseUrl)) fail('databaseUrl', 'must be a URL such as postgres://user:password@host:5432/db');
+    const protocol = new URL(databaseUrl).protocol;
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+      fail('databaseUrl', `must be a postgres:// or postgresql:// URL, not ${protocol}//`);
+  }
+
   return {
     listen,
     ...(upstream !== undefined && { upstream: upstream.replace(/\/+$/, '') }),
@@ -146,6 +193,8 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     logLevel: logLevel as HookdConfig['logLevel'],
     shutdownTimeoutMs: int('shutdownTimeoutMs', 10000, 0, 3600000),
     upstreamTimeoutMs: int('upstreamTimeoutMs', 60000, 1, 3600000),
+    ...(databaseUrl !== undefined && { databaseUrl }),
+    clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
   };
 }
 

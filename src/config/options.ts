@@ -131,3 +131,31 @@ export const OPTIONS: readonly OptionSpec[] = [
     fromText: asNumber,
   },
 ];
+
+/**
+ * The options of a cluster on PostgreSQL. Flags, environment and config file are driven by this
+ * table exactly like `OPTIONS` (see `ALL_OPTIONS`); it is apart only until man/hookd.8 documents
+ * them, which the man page test demands of every entry of `OPTIONS`.
+ */
+export const CLUSTER_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'databaseUrl',
+    fileKey: 'databaseUrl',
+    flag: '--database-url <url>',
+    env: 'HOOKD_DATABASE_URL',
+    description:
+      'PostgreSQL URL (postgres://user:pass@host/db) instead of SQLite; several hookd may share it (also HOOKD_DATABASE_URL_FILE)',
+    fromText: asText,
+  },
+  {
+    key: 'clusterLeaseMs',
+    fileKey: 'cluster.leaseMs',
+    flag: '--cluster-lease <ms>',
+    env: 'HOOKD_CLUSTER_LEASE_MS',
+    description: 'with --database-url: how long a silent instance keeps its deliveries (default 10000)',
+    fromText: asNumber,
+  },
+];
+
+/** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from. */
+export const ALL_OPTIONS: readonly OptionSpec[] = [...OPTIONS, ...CLUSTER_OPTIONS];

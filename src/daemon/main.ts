@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Accounts } from '../auth/accounts.js';
 import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
-import { OPTIONS } from '../config/options.js';
+import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { CidrError } from '../policy/address-policy.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -17,7 +17,7 @@ export const EXIT = { OK: 0, FAILURE: 1, CONFIG: 2 } as const;
 
 function daemonOptions(cmd: Command): Command {
   cmd.option('-c, --config <file>', 'JSON config file (also HOOKD_CONFIG)');
-  for (const o of OPTIONS) {
+  for (const o of ALL_OPTIONS) {
     const opt = new Option(o.flag, o.description);
     if (o.repeatable) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     cmd.addOption(opt);
@@ -40,11 +40,13 @@ function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
     logLevel: 'logLevel',
     shutdownTimeout: 'shutdownTimeoutMs',
     upstreamTimeout: 'upstreamTimeoutMs',
+    databaseUrl: 'databaseUrl',
+    clusterLease: 'clusterLeaseMs',
     config: 'config',
   };
   for (const [from, to] of Object.entries(names)) if (opts[from] !== undefined) flags[to] = opts[from];
   if (opts.events === false) flags.eventsEnabled = false;
-  for (const k of ['bodyLimit', 'shutdownTimeoutMs', 'upstreamTimeoutMs']) {
+  for (const k of ['bodyLimit', 'shutdownTimeoutMs', 'upstreamTimeoutMs', 'clusterLeaseMs']) {
     if (typeof flags[k] === 'string' && /^\d+$/.test(flags[k] as string)) flags[k] = Number(flags[k]);
   }
   return flags;
