@@ -8,7 +8,6 @@ import { type CompiledTemplate, compileTemplate } from '../hook/template.js';
  */
 export interface CompiledHook {
   readonly hook: Hook;
-  readonly pattern: CompiledPattern;
   readonly template: CompiledTemplate;
   readonly anyMethod: boolean;
   readonly methods: ReadonlySet<string>;
@@ -18,24 +17,60 @@ export interface CompiledHook {
   readonly hasBody: boolean;
 }
 
-export function compileHook(hook: Hook, maxBodyBytes?: number): CompiledHook {
+// At 100,000 hooks per-hook objects are most of the daemon's memory (docs/BENCHMARKS.md "Size"):
+// the sets and templates that many hooks have in common are made once and shared. They are
+// never mutated after construction, so sharing is safe.
+const EMPTY: ReadonlySet<never> = new Set();
+const methodSets = new Map<string, ReadonlySet<string>>();
+const defaultTemplates = new Map<string, CompiledTemplate>();
+
+function sharedMethods(methods: readonly string[]): ReadonlySet<string> {
+  const key = methods.join(' ');
+  let set = methodSets.get(key);
+  if (set === undefined) {
+    set = new Set(methods);
+    // Method lists are few in practice; an unusual one is not worth remembering forever.
+    if (methodSets.size < 1024) methodSets.set(key, set);
+  }
+  return set;
+}
+
+function statusSet(codes: readonly number[]): ReadonlySet<number> {
+  return codes.length === 0 ? EMPTY : new Set(codes);
+}
+
+function templateOf(hook: Hook, maxBodyBytes: number | undefined): CompiledTemplate {
+  const opts = maxBodyBytes === undefined ? {} : { maxBytes: maxBodyBytes };
+  if (hook.CallbackContent !== undefined) {
+    return compileTemplate(hook.CallbackContent, hook.CallbackContentMediaType, opts);
+  }
+  const key = `${hook.CallbackContentMediaType}\n${maxBodyBytes ?? ''}`;
+  let t = defaultTemplates.get(key);
+  if (t === undefined) {
+    t = compileTemplate(undefined, hook.CallbackContentMediaType, opts);
+    if (defaultTemplates.size < 1024) defaultTemplates.set(key, t);
+  }
+  return t;
+}
+
+/** The compiled hook and its pattern: the pattern goes into the match index and is not kept. */
+export function compileHook(
+  hook: Hook,
+  maxBodyBytes?: number,
+): { compiled: CompiledHook; pattern: CompiledPattern } {
   const pattern = compilePattern(hook.PathPattern);
   // Stored hooks were validated on the way in; a failure here means a corrupt store row.
   if (!pattern.ok) throw new Error(`hook ${hook.Id}: stored PathPattern is invalid: ${pattern.message}`);
-  return {
+  const compiled: CompiledHook = {
     hook,
-    pattern: pattern.pattern,
-    template: compileTemplate(
-      hook.CallbackContent,
-      hook.CallbackContentMediaType,
-      maxBodyBytes === undefined ? {} : { maxBytes: maxBodyBytes },
-    ),
+    template: templateOf(hook, maxBodyBytes),
     anyMethod: hook.Methods.includes('*'),
-    methods: new Set(hook.Methods),
-    whiteList: new Set(hook.StatusCodeWhiteList),
-    blackList: new Set(hook.StatusCodeBlackList),
+    methods: sharedMethods(hook.Methods),
+    whiteList: statusSet(hook.StatusCodeWhiteList),
+    blackList: statusSet(hook.StatusCodeBlackList),
     hasBody: hook.CallbackMethod !== 'GET' && hook.CallbackMethod !== 'DELETE',
   };
+  return { compiled, pattern: pattern.pattern };
 }
 
 /** Methods rule: the request's method is listed, or the hook takes any method. */

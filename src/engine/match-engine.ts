@@ -61,11 +61,11 @@ export class MatchEngine {
 
   hookSaved(hook: Hook): void {
     this.hookDeleted(hook.Id);
-    const compiled = compileHook(hook, this.opts.maxBodyBytes);
+    const { compiled, pattern } = compileHook(hook, this.opts.maxBodyBytes);
     this.byId.set(hook.Id, compiled);
     // A disabled hook (410 Gone) stays known but leaves the index until it is replaced.
     if (hook.State !== 'active') return;
-    this.indexFor(hook.Type).set(hook.Id, compiled.pattern, compiled);
+    this.indexFor(hook.Type).set(hook.Id, pattern, compiled);
   }
 
   hookDeleted(id: string): void {
