@@ -1,70 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
+import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { createHook, sleep } from '../helpers/servers.js';
 import { assertBuilt, cleanEnv, closedPort, fakeStdin, HOOKCTL_BIN, Sink } from './helpers.js';
 
-// hookd's side of the live tail is not wired into the daemon yet, so these tests run the client
-// against a small WebSocket server that speaks docs/API.md's "Live tail" contract. Replace it by a
-// real hookd once GET /tail is served.
-
-const TOKEN = 'hkd_tail_test_token';
-
-class TailFixture extends EventEmitter {
-  readonly server: Server;
-  readonly wss = new WebSocketServer({ noServer: true });
-  readonly upgrades: IncomingMessage[] = [];
-  readonly sockets: WebSocket[] = [];
-  url = '';
-
-  constructor() {
-    super();
-    this.server = createServer((_req, res) => res.writeHead(404).end());
-    this.server.on('upgrade', (req, socket, head) => {
-      this.upgrades.push(req);
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname !== '/api/tail' || req.headers.authorization !== `Bearer ${TOKEN}`) {
-        const status = url.pathname !== '/api/tail' ? 404 : 401;
-        const body = JSON.stringify({
-          status,
-          title: 'refused',
-          detail: `refused with ${status}`,
-          code: status === 401 ? 'UNAUTHENTICATED' : 'NOT_FOUND',
-        });
-        socket.end(
-          `HTTP/1.1 ${status} Refused\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-        return;
-      }
-      this.wss.handleUpgrade(req, socket, head, (ws) => {
-        this.sockets.push(ws);
-        this.emit('connection', ws);
-      });
-    });
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api`;
-  }
-
-  /** The next connection (or the current one if it is already open and unused). */
-  async connection(n: number): Promise<WebSocket> {
-    while (this.sockets.length < n) await once(this, 'connection');
-    return this.sockets[n - 1]!;
-  }
-
-  async stop(): Promise<void> {
-    for (const ws of this.wss.clients) ws.terminate();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
+// `hookctl tail` against a real hookd (API base /api): real hooks fire through POST /report, a
+// real receiver answers 200, 500 or 410, and the daemon streams the attempts. Only the last
+// block uses a stand-in server, for frames a real hookd sends only under load.
 
 /** A Sink that can be waited on: resolves once the text written so far matches. */
 class WatchedSink extends Sink {
@@ -110,147 +60,215 @@ function startTail(args: string[], opts: { env: NodeJS.ProcessEnv; tty: boolean 
   return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
 }
 
-const attempt = (over: Record<string, unknown>) => ({
-  kind: 'attempt',
-  Time: '2026-11-22T12:00:01.000Z',
-  HookId: 'hk_a',
-  DeliveryId: 'msg_1',
-  Attempt: 1,
-  Method: 'POST',
-  Url: 'https://chat.example.com/hook',
-  StatusCode: 200,
-  LatencyMs: 2.14,
-  Outcome: 'succeeded',
-  Error: null,
-  Trigger: { Method: 'GET', Path: '/repositories/r1/timeseries/ts1', StatusCode: 200 },
-  ...over,
-});
+/** Answers by callback path: /ok 200, /retry 500, /gone 410; records the upgrade-free calls. */
+async function startCallbackReceiver(): Promise<{
+  url: string;
+  calls: IncomingHttpHeaders[];
+  server: Server;
+}> {
+  const calls: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      calls.push(req.headers);
+      const status = req.url === '/retry' ? 500 : req.url === '/gone' ? 410 : 200;
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, server };
+}
 
-let fixture: TailFixture;
+let d: TestDaemon;
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 let env: NodeJS.ProcessEnv;
+let serial = 0;
+/** Hooks made by the current test: deleted after it, so that their retries cannot reach the next one. */
+let made: string[] = [];
+
+/** A hook of its own (a fresh path) whose callbacks get `status` from the receiver. */
+async function hookTo(cb: '/ok' | '/retry' | '/gone'): Promise<{ id: string; path: string }> {
+  const path = `/t${++serial}`;
+  const hook = await createHook(
+    d,
+    { PathPattern: path, Methods: ['GET'], Callback: receiver.url + cb },
+    { apiBase: '/api' },
+  );
+  made.push(hook.Id);
+  return { id: hook.Id, path };
+}
+
+async function fire(...paths: string[]): Promise<void> {
+  const res = await fetch(`${d.url}/api/report`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(paths.map((Path) => ({ Method: 'GET', Path, StatusCode: 200, Phase: 'after' }))),
+  });
+  assert.equal(res.status, 202, await res.text());
+}
 
 before(async () => {
-  fixture = new TailFixture();
-  await fixture.start();
-  env = cleanEnv({ HOOKD_URL: fixture.url, HOOKD_TOKEN: TOKEN });
+  receiver = await startCallbackReceiver();
+  d = await startHookd({ apiBase: '/api' });
+  env = cleanEnv({ HOOKD_URL: `${d.url}/api`, HOOKD_TOKEN: d.token });
 });
 
 after(async () => {
-  await fixture.stop();
+  await d.close();
+  receiver.server.closeAllConnections();
+  await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
 });
 
-describe('hookctl tail', () => {
-  it('sends the token in the upgrade header and the filters in the query; -o json prints NDJSON; Ctrl-C exits 0', async () => {
-    const before = fixture.sockets.length;
-    const tail = startTail(['--hook', 'hk_a', '--hook', 'hk_b', '--status', 'failed', '-o', 'json'], {
+describe('hookctl tail against hookd', () => {
+  afterEach(async () => {
+    for (const id of made) {
+      const res = await fetch(`${d.url}/api/hooks/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${d.token}` },
+      });
+      assert.equal(res.status, 204);
+    }
+    made = [];
+  });
+
+  it('--hook and --status select what is streamed; -o json prints one JSON line per event; Ctrl-C exits 0', async () => {
+    const a = await hookTo('/ok');
+    const b = await hookTo('/retry');
+    const c = await hookTo('/retry');
+    const tail = startTail(['--hook', a.id, '--hook', b.id, '--status', 'failed', '-o', 'json'], {
       env,
       tty: false,
     });
-    const ws = await fixture.connection(before + 1);
     await tail.stderr.waitFor(/^Ready! Streaming callbacks from .*\/api \(Ctrl-C to quit\)$/m);
-
-    const req = fixture.upgrades.at(-1)!;
-    const url = new URL(req.url!, 'http://x');
-    assert.deepEqual(url.searchParams.getAll('hook'), ['hk_a', 'hk_b']);
-    assert.equal(url.searchParams.get('status'), 'failed');
-    assert.equal(url.searchParams.has('token'), false, 'never a token in the URL');
-    assert.equal(req.headers.authorization, `Bearer ${TOKEN}`);
-
-    const events = [
-      {
-        kind: 'fired',
-        Time: '2026-11-22T12:00:00.000Z',
-        HookId: 'hk_a',
-        DeliveryId: 'msg_1',
-        Trigger: { Method: 'GET', Path: '/x' },
-      },
-      attempt({}),
-      { kind: 'dropped', Count: 3 },
-    ];
-    // Pretty-printed on purpose: the client must still write exactly one line per event.
-    for (const e of events) ws.send(JSON.stringify(e, null, 2));
-    await tail.stdout.waitFor(/"dropped"/);
+    await fire(a.path, b.path, c.path);
+    await tail.stdout.waitFor(new RegExp(b.id));
+    await sleep(300);
     const lines = tail.stdout.text().trim().split('\n');
-    assert.deepEqual(
-      lines.map((l) => JSON.parse(l)),
-      events,
-    );
+    // a succeeded (not "failed"), c is not among --hook, fired events are not attempts.
+    assert.equal(lines.length, 1, tail.stdout.text());
+    const e = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.equal(e.kind, 'attempt');
+    assert.equal(e.HookId, b.id);
+    assert.equal(e.Outcome, 'retrying');
+    assert.equal(e.StatusCode, 500);
+    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200 });
+    tail.interrupt();
+    assert.equal(await tail.done, 0);
+  });
 
+  it('-o json without filters prints every event, fired and attempt, as compact NDJSON', async () => {
+    const a = await hookTo('/ok');
+    const tail = startTail(['-o', 'json'], { env, tty: false });
+    await tail.stderr.waitFor(/Ready!/);
+    await fire(a.path);
+    await tail.stdout.waitFor(/"kind":"attempt"/);
+    const events = tail.stdout
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['fired', 'attempt'],
+    );
+    assert.equal(events[0]!.DeliveryId, events[1]!.DeliveryId);
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });
 
   it('table mode: one line per attempt, coloured by outcome on a terminal', async () => {
-    const n = fixture.sockets.length;
+    const ok = await hookTo('/ok');
+    const retry = await hookTo('/retry');
+    const gone = await hookTo('/gone');
     const tail = startTail([], { env, tty: true });
-    const ws = await fixture.connection(n + 1);
     await tail.stderr.waitFor(/Ready!/);
-    ws.send(JSON.stringify({ kind: 'fired', HookId: 'hk_a', Trigger: { Method: 'GET', Path: '/x' } }));
-    ws.send(JSON.stringify(attempt({})));
-    ws.send(JSON.stringify(attempt({ StatusCode: 503, Outcome: 'retrying', LatencyMs: 10 })));
-    ws.send(
-      JSON.stringify(
-        attempt({ StatusCode: null, Error: 'connection refused', Outcome: 'failed', LatencyMs: null }),
-      ),
-    );
-    ws.send(JSON.stringify({ kind: 'dropped', Count: 2 }));
-    await tail.stderr.waitFor(/2 events were skipped/);
+    await fire(ok.path, retry.path, gone.path);
+    await tail.stdout.waitFor(/(.*\n){3}/);
+    await sleep(200);
     const lines = tail.stdout.text().trim().split('\n');
     assert.equal(lines.length, 3, 'fired events are not lines of their own in table mode');
-    const plain = lines.map((l) => l.replace(/\u001b\[[0-9;]*m/g, ''));
+    const plain = (l: string) => l.replace(/\u001b\[[0-9;]*m/g, '');
+    const line = (id: string) => lines.find((l) => l.includes(id))!;
     assert.match(
-      plain[0]!,
-      /^\d\d:\d\d:\d\d {2}hk_a {2}GET \/repositories\/r1\/timeseries\/ts1 → 200 {2}2\.1ms$/,
+      plain(line(ok.id)),
+      new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${ok.id} {2}GET ${ok.path} → 200 {2}\\d+(\\.\\d)?ms$`),
     );
-    assert.match(plain[1]!, /→ 503 \(retrying\) {2}10ms$/);
-    assert.match(plain[2]!, /→ connection refused \(failed\)$/);
-    assert.ok(lines[0]!.startsWith('\u001b[32m'), 'succeeded is green');
-    assert.ok(lines[1]!.startsWith('\u001b[33m'), 'retrying is yellow');
-    assert.ok(lines[2]!.startsWith('\u001b[31m'), 'failed is red');
+    assert.match(plain(line(retry.id)), /→ 500 \(retrying\) {2}\d+(\.\d)?ms$/);
+    assert.match(plain(line(gone.id)), /→ 410 \(failed\) {2}\d+(\.\d)?ms$/);
+    assert.ok(line(ok.id).startsWith('\u001b[32m'), 'succeeded is green');
+    assert.ok(line(retry.id).startsWith('\u001b[33m'), 'retrying is yellow');
+    assert.ok(line(gone.id).startsWith('\u001b[31m'), 'failed is red');
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });
 
   it('NO_COLOR: the same lines without colour', async () => {
-    const n = fixture.sockets.length;
+    const retry = await hookTo('/retry');
     const tail = startTail([], { env: { ...env, NO_COLOR: '1' }, tty: true });
-    const ws = await fixture.connection(n + 1);
     await tail.stderr.waitFor(/Ready!/);
-    ws.send(JSON.stringify(attempt({ Outcome: 'failed', StatusCode: 500 })));
+    await fire(retry.path);
     await tail.stdout.waitFor(/→ 500/);
     assert.doesNotMatch(tail.stdout.text(), /\u001b\[/);
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });
 
-  it('reconnects when the connection drops (hookd restarting) and keeps streaming', async () => {
-    const n = fixture.sockets.length;
-    const tail = startTail(['-o', 'json'], { env, tty: false });
-    const first = await fixture.connection(n + 1);
-    await tail.stderr.waitFor(/Ready!/);
-    first.close(1001, 'hookd is shutting down');
-    await tail.stderr.waitFor(/reconnecting…/);
-    const second = await fixture.connection(n + 2);
-    await tail.stderr.waitFor(/reconnected/);
-    second.send(JSON.stringify(attempt({ DeliveryId: 'msg_after' })));
-    await tail.stdout.waitFor(/msg_after/);
-    tail.interrupt();
-    assert.equal(await tail.done, 0);
-  });
-
-  it('exit 4 when the server refuses the token on the upgrade', async () => {
-    const r = startTail([], { env: { ...env, HOOKD_TOKEN: 'wrong' }, tty: false });
-    assert.equal(await r.done, 4);
-    assert.match(r.stderr.text(), /refused with 401/);
-  });
-
-  it('exit 1 with the problem detail when the server has no tail endpoint', async () => {
-    const r = startTail([], {
-      env: { ...env, HOOKD_URL: fixture.url.replace(/\/api$/, '/other') },
-      tty: false,
+  it('reconnects when hookd restarts on the same address and keeps streaming', async () => {
+    const dataDir = tempDir();
+    const port = await closedPort();
+    const start = () => startHookd({ listen: { host: '127.0.0.1', port } }, { dataDir });
+    let own = await start();
+    const ownEnv = cleanEnv({ HOOKD_URL: own.url, HOOKD_TOKEN: own.token });
+    const hook = await createHook(own, {
+      PathPattern: '/again',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/ok`,
     });
+    const tail = startTail(['-o', 'json'], { env: ownEnv, tty: false });
+    try {
+      await tail.stderr.waitFor(/Ready!/);
+      await own.close();
+      await tail.stderr.waitFor(/reconnecting…/);
+      own = await start();
+      await tail.stderr.waitFor(/reconnected/);
+      const res = await fetch(`${own.url}/report`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ Method: 'GET', Path: '/again/1', StatusCode: 200 }),
+      });
+      assert.equal(res.status, 202);
+      await tail.stdout.waitFor(/"kind":"attempt"/);
+      assert.match(tail.stdout.text(), new RegExp(hook.Id));
+    } finally {
+      tail.interrupt();
+      assert.equal(await tail.done, 0);
+      await own.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('exit 4 when hookd refuses the token on the upgrade', async () => {
+    const r = startTail([], { env: { ...env, HOOKD_TOKEN: 'hkd_000000000000_wrong' }, tty: false });
+    assert.equal(await r.done, 4);
+    assert.match(r.stderr.text(), /Authorization: Bearer/);
+  });
+
+  it('exit 1 with the problem detail when events are switched off', async () => {
+    const off = await startHookd({ eventsEnabled: false });
+    try {
+      const r = startTail([], { env: { ...env, HOOKD_URL: off.url, HOOKD_TOKEN: off.token }, tty: false });
+      assert.equal(await r.done, 1);
+      assert.match(r.stderr.text(), /^error: .*events are disabled/m);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('exit 1 when the server has no tail endpoint there (a wrong API base)', async () => {
+    const r = startTail([], { env: { ...env, HOOKD_URL: `${d.url}/other` }, tty: false });
     assert.equal(await r.done, 1);
-    assert.match(r.stderr.text(), /^error: refused with 404/m);
+    assert.match(r.stderr.text(), /HTTP 404/);
+    assert.match(r.stderr.text(), /API base path/);
   });
 
   it('exit 3 when hookd is not there at all', async () => {
@@ -262,18 +280,86 @@ describe('hookctl tail', () => {
 
   it('the real binary exits 0 on SIGINT', async () => {
     assertBuilt();
-    const n = fixture.sockets.length;
     const child = spawn(process.execPath, [HOOKCTL_BIN, 'tail'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
     });
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    await fixture.connection(n + 1);
     while (!stderr.includes('Ready!')) await once(child.stderr, 'data');
     child.kill('SIGINT');
     const [code, signal] = await exited;
     assert.equal(signal, null, stderr);
     assert.equal(code, 0, stderr);
+  });
+});
+
+describe('hookctl tail: frames a real hookd sends only under load (stand-in server)', () => {
+  let server: Server;
+  let wss: WebSocketServer;
+  let url = '';
+  const sockets: WebSocket[] = [];
+
+  before(async () => {
+    wss = new WebSocketServer({ noServer: true });
+    server = createServer((_req, res) => res.writeHead(404).end());
+    server.on('upgrade', (req, socket, head) =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        sockets.push(ws);
+        wss.emit('client', ws);
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    for (const ws of wss.clients) ws.terminate();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const connection = async (n: number): Promise<WebSocket> => {
+    while (sockets.length < n) await once(wss, 'client');
+    return sockets[n - 1]!;
+  };
+
+  it('-o json re-serialises each frame to one line, the dropped notice included', async () => {
+    const n = sockets.length;
+    const tail = startTail(['-o', 'json'], {
+      env: cleanEnv({ HOOKD_URL: url, HOOKD_TOKEN: 't' }),
+      tty: false,
+    });
+    const ws = await connection(n + 1);
+    await tail.stderr.waitFor(/Ready!/);
+    const events = [
+      { kind: 'fired', HookId: 'hk_a', DeliveryId: 'msg_1', Trigger: { Method: 'GET', Path: '/x' } },
+      { kind: 'dropped', Count: 3 },
+    ];
+    // Pretty-printed on purpose: the client must still write exactly one line per event.
+    for (const e of events) ws.send(JSON.stringify(e, null, 2));
+    await tail.stdout.waitFor(/"dropped"/);
+    assert.deepEqual(
+      tail.stdout
+        .text()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+      events,
+    );
+    tail.interrupt();
+    assert.equal(await tail.done, 0);
+  });
+
+  it('table mode warns on stderr how many events were skipped', async () => {
+    const n = sockets.length;
+    const tail = startTail([], { env: cleanEnv({ HOOKD_URL: url, HOOKD_TOKEN: 't' }), tty: true });
+    const ws = await connection(n + 1);
+    await tail.stderr.waitFor(/Ready!/);
+    ws.send(JSON.stringify({ kind: 'dropped', Count: 2 }));
+    await tail.stderr.waitFor(/2 events were skipped/);
+    assert.equal(tail.stdout.text(), '');
+    tail.interrupt();
+    assert.equal(await tail.done, 0);
   });
 });
