@@ -216,7 +216,7 @@ export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<Fir
       skipped,
     };
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
     receiver.server.closeAllConnections();
     await new Promise((r) => receiver.server.close(r));
     rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ export interface ProxyBenchOptions {
   rate: number;
   /** Connections of the paced runs. */
   rateConnections: number;
-  /** Seconds per paced run. */
+  /** Seconds per paced run; 0 leaves the paced runs out. */
   rateDurationS: number;
   /** Non-matching hooks for the second hookd. */
   hooks: number;
@@ -247,7 +247,8 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
         log(`proxy: round ${round + 1} ${c.label}: ${sat.rps.toFixed(0)} req/s`);
         await sleep(200);
       }
-      for (const c of order) {
+      // rateDurationS 0 (the smoke run) leaves the paced runs out.
+      for (const c of opts.rateDurationS > 0 ? order : []) {
         const r = results.get(c.name)!;
         const p = await paced(c.server.url + BENCH_PATH, opts.rate, rated, delayMs);
         r.ratedRps.push(p.rps);
@@ -292,7 +293,7 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
       skipped,
     };
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await Promise.all(stops.map((stop) => stop().catch(() => undefined)));
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }

@@ -66,6 +66,8 @@ export interface SectionOutcome {
   text: string;
   result?: unknown;
   seconds: number;
+  /** When the section was measured, if not in this run (kept from an earlier report). */
+  measured?: string;
 }
 
 export interface BenchReport {
@@ -101,7 +103,7 @@ const PARAMS = {
       connections: 10,
       rate: 200,
       rateConnections: 4,
-      rateDurationS: 1,
+      rateDurationS: 0,
       hooks: 500,
       warmupS: 0,
     },
@@ -331,7 +333,8 @@ function renderGenerated(r: BenchReport): string {
     '',
   ];
   for (const s of r.sections) {
-    lines.push(`### ${TITLES[s.section]} (${s.seconds} s)`, '', s.text, '');
+    const when = s.measured ? `; kept from the run of ${s.measured}` : '';
+    lines.push(`### ${TITLES[s.section]} (${s.seconds} s${when})`, '', s.text, '');
   }
   lines.push(END);
   return lines.join('\n');
@@ -364,6 +367,16 @@ export function writeMarkdown(file: string, report: BenchReport): void {
   writeFileSync(file, doc);
 }
 
+/** The report an earlier run wrote to `file`, if it was of the same kind (quick or full). */
+function previousReport(file: string, quick: boolean): BenchReport | undefined {
+  try {
+    const r = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
+    return r.quick === quick && Array.isArray(r.sections) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the selected benchmarks and writes the Markdown and JSON reports. */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const tools = ensureTools({ install: opts.setup, log: opts.log });
@@ -378,19 +391,20 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     sections: [],
     targets: [],
   };
+  const previous = previousReport(opts.json, opts.quick);
   for (const s of SECTIONS) {
     if (!opts.only.includes(s)) {
-      report.sections.push({
-        section: s,
-        status: 'skipped',
-        text: 'Skipped: not selected (--only).',
-        seconds: 0,
-      });
+      // `--only` refreshes some sections: the others keep their last figures, dated.
+      const kept = previous?.sections.find((o) => o.section === s && o.status === 'ok');
+      report.sections.push(
+        kept && previous
+          ? { ...kept, measured: kept.measured ?? previous.date }
+          : { section: s, status: 'skipped', text: 'Skipped: not selected (--only).', seconds: 0 },
+      );
       continue;
     }
     opts.log(`== ${TITLES[s]}`);
     const outcome = await runSection(s, { ...opts, pin: pinned });
-    if (outcome.status === 'skipped' && s !== 'dispatch') outcome.text = `Skipped: ${outcome.text}`;
     opts.log(outcome.text);
     report.sections.push(outcome);
   }

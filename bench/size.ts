@@ -58,9 +58,13 @@ export async function runSizeBench(opts: SizeBenchOptions): Promise<SizeBenchRes
     // One unmeasured start of each warms the page cache, as on a server that has run before.
     for (const k of kinds)
       await (await startHookd({ core: opts.pin ? SERVER_CORE : undefined, dataDir: k.dir })).stop();
+    // hookd takes about 2 s to stop even when idle: a stop overlaps the other kind's start, and
+    // each kind waits for its own previous process to be gone before it starts on that dir again.
+    const stopping: Promise<void>[] = kinds.map(() => Promise.resolve());
     for (let round = 0; round < opts.rounds; round++) {
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
       for (const i of order) {
+        await stopping[i];
         const h = await startHookd({ core: opts.pin ? SERVER_CORE : undefined, dataDir: kinds[i]!.dir });
         try {
           await sleep(opts.settleMs);
@@ -73,10 +77,11 @@ export async function runSizeBench(opts: SizeBenchOptions): Promise<SizeBenchRes
             `size: round ${round + 1} ${r.hooks} hooks: start ${h.startMs.toFixed(0)} ms, RSS ${(mem.rss / 1048576).toFixed(0)} MB`,
           );
         } finally {
-          await h.stop();
+          stopping[i] = h.stop();
         }
       }
     }
+    await Promise.all(stopping);
     const contenders = results.map((r) => ({
       ...r,
       summary: {

@@ -177,7 +177,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   };
   const pin = !argv.includes('--no-pin');
   if (pin) pinSelf(LOAD_CORE);
-  const outDir = resolve(arg('--out', tempDir('profile-out')));
+  const out = arg('--out', '');
+  const outDir = out ? resolve(out) : tempDir('profile-out');
   const r = await profileProxy({
     hooks: Number(arg('--hooks', '10000')),
     seconds: Number(arg('--seconds', '10')),

@@ -26,7 +26,7 @@ export class Metrics {
 
   constructor(version: string, sources: MetricsSources = {}) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'hookd_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'hookd_' });
     new Gauge({
       name: 'hookd_build_info',
       help: 'hookd version and Node.js version',

@@ -63,7 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
+    // Draining is answered by our own onRequest hook, so /readyz and /healthz still report it.
+    return503OnClosing: false,
     // Router-level failures (a malformed %-escape, an over-long id) answer as problems too.
     frameworkErrors: (err, _req, reply) => {
       const tooLong = (err as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH';
@@ -76,6 +77,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     serverFactory: (handler) => {
       server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+        // Once close() began, answers end their connection so that a busy keep-alive client
+        // does not keep it (and the proxy) in use until the drain deadline.
+        if (!server.listening) res.setHeader('connection', 'close');
         if (isApi(req.url ?? '/')) handler(req, res);
         else fallback(req, res);
       });
@@ -147,15 +151,29 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
   fastify.addHook('onResponse', async (req, reply) => {
+    // The path only: a client may put a token in a query string, and the log must never hold one.
+    const q = req.url.indexOf('?');
     req.log.info(
       {
         method: req.method,
-        url: req.url,
+        url: q === -1 ? req.url : req.url.slice(0, q),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
       },
       'api request',
     );
+  });
+  fastify.addHook('onRequest', async (req) => {
+    const flags = (req.routeOptions.config ?? {}) as { public?: boolean };
+    if (deps.system.draining() && !flags.public) {
+      throw new HookdError(
+        'UNAVAILABLE',
+        'hookd is shutting down; retry against another instance or after the restart',
+        {
+          headers: { 'retry-after': '1' },
+        },
+      );
+    }
   });
 
   await fastify.register(

@@ -21,6 +21,8 @@ export interface ProxyOptions {
   connections?: number;
   /** Told the status of every proxied response, hookd's own 502/504 included (metrics). */
   onStatus?: (status: number) => void;
+  /** True once hookd is shutting down: responses then close their connection. */
+  closing?: () => boolean;
 }
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
@@ -105,7 +107,7 @@ export class ReverseProxy {
         headers: this.forwardHeaders(req),
         body: hasBody ? req : null,
       },
-      new Exchange(req, res, this.failed, this.opts.onStatus),
+      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing),
     );
   };
 
@@ -284,6 +286,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly res: ServerResponse,
     private readonly failed: (req: IncomingMessage, res: ServerResponse, err: Error) => void,
     private readonly onStatus: ((status: number) => void) | undefined,
+    private readonly closing: (() => boolean) | undefined,
   ) {
     res.on('close', () => {
       if (this.settled || res.writableFinished) return;
@@ -301,7 +304,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     // 1xx interim responses are the upstream connection's business; Node sends its own 100.
     if (statusCode < 200) return true;
     this.resume = resume;
-    this.res.writeHead(statusCode, responseHeaders(rawHeaders));
+    const headers = responseHeaders(rawHeaders);
+    // Draining: this answer ends its keep-alive connection, so the client reconnects elsewhere.
+    if (this.closing?.()) headers.push('connection', 'close');
+    this.res.writeHead(statusCode, headers);
     this.onStatus?.(statusCode);
     return true;
   }

@@ -16,9 +16,13 @@ export interface TailEvent {
   [field: string]: unknown;
 }
 
-/** Where tail events come from: the delivery pipeline's in-process event stream. */
+/**
+ * Where tail events come from: the delivery pipeline's in-process event stream, and in a cluster
+ * the other instances' too. `owner` says whose events the subscriber shows, so that a cluster
+ * only carries those someone watches.
+ */
 export interface TailSource {
-  subscribe(listener: (event: TailEvent) => void): () => void;
+  subscribe(listener: (event: TailEvent) => void, filter?: { owner: string }): () => void;
 }
 
 export interface TailOptions {
@@ -104,27 +108,44 @@ export class TailServer {
   private serve(ws: WebSocket, owner: string, hooks: Set<string>, status: StatusFilter | null): void {
     const limit = this.opts.maxBufferedBytes ?? 1_048_576;
     let dropped = 0;
+    let drainWatch: NodeJS.Timeout | undefined;
+    const notifyDropped = () => {
+      if (dropped === 0 || ws.bufferedAmount > limit || ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify({ kind: 'dropped', Count: dropped }));
+      dropped = 0;
+      clearInterval(drainWatch);
+      drainWatch = undefined;
+    };
     (ws as WebSocket & { alive?: boolean }).alive = true;
     ws.on('pong', () => {
       (ws as WebSocket & { alive?: boolean }).alive = true;
     });
-    const unsubscribe = this.opts.source.subscribe((event) => {
-      if (event.owner !== owner) return;
-      if (hooks.size > 0 && !hooks.has(event.HookId)) return;
-      if (status && !matchesStatus(event, status)) return;
-      if (ws.bufferedAmount > limit) {
-        dropped++;
-        return;
-      }
-      if (dropped > 0) {
-        ws.send(JSON.stringify({ kind: 'dropped', Count: dropped }));
-        dropped = 0;
-      }
-      const { owner: _owner, ...message } = event;
-      ws.send(JSON.stringify(message));
-    });
-    ws.on('close', unsubscribe);
-    ws.on('error', unsubscribe);
+    const unsubscribe = this.opts.source.subscribe(
+      (event) => {
+        if (event.owner !== owner) return;
+        if (hooks.size > 0 && !hooks.has(event.HookId)) return;
+        if (status && !matchesStatus(event, status)) return;
+        if (ws.bufferedAmount > limit) {
+          dropped++;
+          // Tell the client once its buffer has drained, even if no further event comes.
+          drainWatch ??= setInterval(notifyDropped, 100);
+          return;
+        }
+        notifyDropped();
+        const { owner: _owner, ...message } = event;
+        ws.send(JSON.stringify(message));
+      },
+      { owner },
+    );
+    let subscribed = true;
+    const off = () => {
+      clearInterval(drainWatch);
+      if (!subscribed) return;
+      subscribed = false;
+      unsubscribe();
+    };
+    ws.on('close', off);
+    ws.on('error', off);
   }
 
   /** Closes every client with 1001 (going away), as on daemon shutdown. */

@@ -103,7 +103,11 @@ describe('npm run bench --quick', () => {
       const again = readFileSync(out, 'utf8');
       assert.ok(again.includes(prose.trim()));
       assert.equal(again.split('<!-- bench:begin -->').length, 2, 'one generated block');
-      assert.match(again, /### 2\. Proxy \(0 s\)\n\nSkipped: not selected/);
+      // Sections left out of an `--only` run keep their figures from the earlier run, dated.
+      assert.match(again, /### 2\. Proxy \([\d.]+ s; kept from the run of \d{4}-[^)]+\)\n\n\| /);
+      const json2 = JSON.parse(readFileSync(join(dir, 'benchmarks.json'), 'utf8')) as BenchReport;
+      assert.equal(json2.sections.find((x) => x.section === 'proxy')?.measured, json.date);
+      assert.equal(json2.sections.find((x) => x.section === 'match')?.measured, undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

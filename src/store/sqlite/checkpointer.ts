@@ -29,7 +29,13 @@ export class Checkpointer {
   async stop(): Promise<void> {
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage('stop');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+    let timer: NodeJS.Timeout | undefined;
+    // Referenced on purpose: it keeps the loop alive while the (unreferenced) worker winds down.
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, 2000);
+    });
+    await Promise.race([exited, deadline]);
+    clearTimeout(timer);
     await this.worker.terminate();
   }
 }

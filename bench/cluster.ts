@@ -1,0 +1,346 @@
+/**
+ * Cluster benchmark: delivered callbacks per second for one and for three hookd instances on one
+ * PostgreSQL database, in one run. Each round gets a fresh database; callbacks are triggered
+ * through `POST /report` (batches of 100, spread round-robin over the instances, each answered
+ * once its callbacks are recorded) and counted by a receiver in a process of its own that answers
+ * 200 at once. The time runs from the first report to the last callback received, so it covers
+ * recording, sending and recording each outcome.
+ *
+ * Run: `npx tsx bench/cluster.ts` or, after `npm run build`, `node dist/bench/cluster.js`.
+ * Options: `--callbacks 20000 --rounds 3 --instances 1,3 --database-url postgres://…` (the server
+ * to create throw-away databases on; default HOOKD_BENCH_DATABASE_URL, else the local server).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { redactDatabaseUrl } from '../src/config/load-config.js';
+import { freePort, HOOKD_BIN, REPO_ROOT, tempDir } from './lib/peers.js';
+import { type Running, sleep, start } from './lib/process.js';
+
+export interface ClusterBenchOptions {
+  /** Callbacks per measurement. */
+  callbacks: number;
+  /** Callbacks sent before each measurement, not counted (JIT, connections, caches). */
+  warmup: number;
+  /** Rounds per instance count (the median is reported). */
+  rounds: number;
+  /** Instance counts to compare (default 1 and 3). */
+  instances: number[];
+  /** A PostgreSQL server URL on which throw-away databases `hookd_bench_…` are created. */
+  databaseUrl: string;
+  log?: (line: string) => void;
+}
+
+export interface ClusterRow {
+  instances: number;
+  /** Median delivered callbacks per second. */
+  perSecond: number;
+  min: number;
+  max: number;
+}
+
+export interface ClusterBenchResult {
+  options: Omit<ClusterBenchOptions, 'log' | 'databaseUrl'> & { database: string };
+  rows: ClusterRow[];
+}
+
+export const DEFAULT_CLUSTER_OPTIONS: ClusterBenchOptions = {
+  callbacks: 20_000,
+  warmup: 3_000,
+  rounds: 3,
+  instances: [1, 3],
+  databaseUrl:
+    process.env.HOOKD_BENCH_DATABASE_URL ??
+    process.env.HOOKD_TEST_DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/postgres',
+};
+
+const REPORT_BATCH = 100;
+const REPORTS_IN_FLIGHT_PER_INSTANCE = 4;
+
+// A receiver with nothing but `http`, in a process of its own; it says when it has seen enough.
+const RECEIVER_SOURCE = `
+const http = require('node:http');
+let count = 0, target = Infinity;
+const server = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
+    res.end('ok');
+    if (++count === target) process.send({ done: count });
+  });
+});
+process.on('message', (m) => {
+  if (m.reset) { count = 0; target = Infinity; process.send({ reset: true }); }
+  if (m.target) { target = m.target; if (count >= target) process.send({ done: count }); }
+});
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('disconnect', () => process.exit(0));
+`;
+
+interface ReceiverProcess {
+  url: string;
+  child: ChildProcess;
+  /** Resolves once `n` callbacks arrived since the last reset. */
+  reached(n: number): Promise<void>;
+  reset(): Promise<void>;
+}
+
+async function startReceiver(): Promise<ReceiverProcess> {
+  const child = spawn(process.execPath, ['-e', RECEIVER_SOURCE], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((res, rej) => {
+    child.once('message', (m: { port: number }) => res(m.port));
+    child.once('exit', (code) => rej(new Error(`receiver exited with ${code}`)));
+  });
+  const once = <T>(pick: (m: Record<string, unknown>) => T | undefined) =>
+    new Promise<T>((res) => {
+      const on = (m: Record<string, unknown>) => {
+        const v = pick(m);
+        if (v !== undefined) {
+          child.off('message', on);
+          res(v);
+        }
+      };
+      child.on('message', on);
+    });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    async reached(n) {
+      const p = once((m) => (m.done ? true : undefined));
+      child.send({ target: n });
+      await p;
+    },
+    async reset() {
+      const p = once((m) => (m.reset ? true : undefined));
+      child.send({ reset: true });
+      await p;
+    },
+  };
+}
+
+interface Instance {
+  url: string;
+  running: Running;
+}
+
+/** A hookd on the database, logging warnings only (a line per callback would be what is measured). */
+async function startInstance(databaseUrl: string, dataDir: string): Promise<Instance> {
+  const port = await freePort();
+  const running = await start(process.execPath, [
+    HOOKD_BIN,
+    '--database-url',
+    databaseUrl,
+    '--data-dir',
+    dataDir,
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--allow-callback-net',
+    '127.0.0.0/8',
+    '--log-level',
+    'warn',
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ok = await fetch(`${url}/readyz`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ok) return { url, running };
+    if (running.proc.exitCode !== null) throw new Error(`hookd exited: ${running.stderr()}`);
+    if (Date.now() > deadline) {
+      await running.stop(1000);
+      throw new Error(`hookd not ready within 30 s: ${running.stderr()}`);
+    }
+    await sleep(50);
+  }
+}
+
+async function withAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** One measurement: `n` instances on a fresh database, `callbacks` delivered. */
+async function round(opts: ClusterBenchOptions, n: number, receiver: ReceiverProcess): Promise<number> {
+  const name = `hookd_bench_${randomBytes(5).toString('hex')}`;
+  await withAdmin(opts.databaseUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+  const u = new URL(opts.databaseUrl);
+  u.pathname = `/${name}`;
+  const dataDir = tempDir('cluster');
+  const instances: Instance[] = [];
+  const agent = new Agent({ connections: REPORTS_IN_FLIGHT_PER_INSTANCE });
+  try {
+    // The first creates admin (and its token file); the others join it.
+    instances.push(await startInstance(u.toString(), dataDir));
+    instances.push(
+      ...(await Promise.all(Array.from({ length: n - 1 }, () => startInstance(u.toString(), dataDir)))),
+    );
+    const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await request(`${instances[0]!.url}/hooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        PathPattern: '/bench/(*)',
+        Callback: `${receiver.url}/bench`,
+        Methods: ['GET'],
+      }),
+      dispatcher: agent,
+    });
+    if (created.statusCode !== 201) throw new Error(`creating the hook: ${await created.body.text()}`);
+    await created.body.dump();
+    // Every instance indexes it within a second (LISTEN/NOTIFY); give it that.
+    await sleep(1000);
+    const items = (from: number) =>
+      JSON.stringify(
+        Array.from({ length: REPORT_BATCH }, (_, i) => ({
+          Method: 'GET',
+          Path: `/bench/${from + i}`,
+          StatusCode: 200,
+        })),
+      );
+    /** Triggers `count` callbacks and resolves when all have arrived; returns the seconds it took. */
+    const burst = async (count: number): Promise<number> => {
+      await receiver.reset();
+      const reports = Math.ceil(count / REPORT_BATCH);
+      const done = receiver.reached(reports * REPORT_BATCH);
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: n * REPORTS_IN_FLIGHT_PER_INSTANCE }, async (_, w) => {
+          const target = instances[w % n]!;
+          for (;;) {
+            const r = next++;
+            if (r >= reports) return;
+            const res = await request(`${target.url}/report`, {
+              method: 'POST',
+              headers,
+              body: items(r * REPORT_BATCH),
+              dispatcher: agent,
+            });
+            if (res.statusCode !== 202)
+              throw new Error(`report answered ${res.statusCode}: ${await res.body.text()}`);
+            await res.body.dump();
+          }
+        }),
+      );
+      await done;
+      return (performance.now() - t0) / 1000;
+    };
+    if (opts.warmup > 0) await burst(opts.warmup);
+    const total = Math.ceil(opts.callbacks / REPORT_BATCH) * REPORT_BATCH;
+    return total / (await burst(total));
+  } finally {
+    await agent.close();
+    await Promise.all(instances.map((i) => i.running.stop(10_000)));
+    rmSync(dataDir, { recursive: true, force: true });
+    await withAdmin(opts.databaseUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** Runs the comparison; rounds of the instance counts are interleaved, so drift hits all alike. */
+export async function runClusterBench(
+  partial: Partial<ClusterBenchOptions> = {},
+): Promise<ClusterBenchResult> {
+  const opts: ClusterBenchOptions = { ...DEFAULT_CLUSTER_OPTIONS, ...partial };
+  const log = opts.log ?? (() => undefined);
+  if (!existsSync(join(REPO_ROOT, 'dist', 'src', 'cluster', 'cluster-member.js')))
+    throw new Error('dist/ is not built: run `npm run build` first');
+  const receiver = await startReceiver();
+  const samples = new Map<number, number[]>(opts.instances.map((n) => [n, []]));
+  try {
+    for (let r = 0; r < opts.rounds; r++) {
+      for (const n of opts.instances) {
+        const perSecond = await round(opts, n, receiver);
+        samples.get(n)!.push(perSecond);
+        log(`cluster: round ${r + 1}/${opts.rounds}, ${n} instance(s): ${perSecond.toFixed(0)} callbacks/s`);
+      }
+    }
+  } finally {
+    receiver.child.disconnect();
+  }
+  return {
+    options: {
+      callbacks: opts.callbacks,
+      warmup: opts.warmup,
+      rounds: opts.rounds,
+      instances: opts.instances,
+      database: redactDatabaseUrl(opts.databaseUrl),
+    },
+    rows: opts.instances.map((n) => {
+      const xs = samples.get(n)!;
+      return { instances: n, perSecond: median(xs), min: Math.min(...xs), max: Math.max(...xs) };
+    }),
+  };
+}
+
+/** The result as a Markdown table with its conditions. */
+export function formatClusterBench(r: ClusterBenchResult): string {
+  const lines = [
+    '| instances on one database | delivered callbacks/s (median) | min | max |',
+    '|---|---|---|---|',
+    ...r.rows.map(
+      (x) => `| ${x.instances} | ${x.perSecond.toFixed(0)} | ${x.min.toFixed(0)} | ${x.max.toFixed(0)} |`,
+    ),
+    '',
+    `${r.options.callbacks} callbacks per round after ${r.options.warmup} unmeasured ones (POST /report, ` +
+      `batches of ${REPORT_BATCH}, round-robin over the instances), ` +
+      `${r.options.rounds} interleaved rounds, a fresh database each; PostgreSQL, the receiver and every ` +
+      `instance share this machine's ${availableParallelism()} cores.`,
+  ];
+  return lines.join('\n');
+}
+
+function parseArgs(argv: string[]): Partial<ClusterBenchOptions> {
+  const out: Partial<ClusterBenchOptions> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    switch (argv[i]) {
+      case '--callbacks':
+        out.callbacks = Number(v);
+        i++;
+        break;
+      case '--warmup':
+        out.warmup = Number(v);
+        i++;
+        break;
+      case '--rounds':
+        out.rounds = Number(v);
+        i++;
+        break;
+      case '--instances':
+        out.instances = v!.split(',').map(Number);
+        i++;
+        break;
+      case '--database-url':
+        out.databaseUrl = v!;
+        i++;
+        break;
+    }
+  }
+  return out;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(fileURLToPath(import.meta.url))) {
+  const result = await runClusterBench({ ...parseArgs(process.argv.slice(2)), log: (l) => console.error(l) });
+  console.log(formatClusterBench(result));
+}
