@@ -31,7 +31,14 @@ interface Entry<T> {
 }
 
 class TrieNode<T> {
+  /**
+   * Literal children. Most nodes have exactly one (each hook's own literal tail), and a Map costs
+   * about ten times a field pair, so a lone child sits in `sole`/`soleEdge` and the Map is made
+   * only for the second one: at 100,000 hooks that is most of the index's memory.
+   */
   literals: Map<string, TrieNode<T>> | undefined = undefined;
+  soleEdge: string | undefined = undefined;
+  sole: TrieNode<T> | undefined = undefined;
   wildcard: TrieNode<T> | undefined = undefined;
   open: Entry<T>[] | undefined = undefined;
   anchored: Entry<T>[] | undefined = undefined;
@@ -94,14 +101,7 @@ export class MatchIndex<T> {
     for (let d = 0; d < segments.length; d++) {
       const s = segments[d]!;
       if (s.kind === 'literal') {
-        node.literals ??= new Map();
-        let child = node.literals.get(s.value);
-        if (child === undefined) {
-          child = new TrieNode<T>(node, s.value);
-          this.#nodes++;
-          node.literals.set(s.value, child);
-        }
-        node = child;
+        node = this.#literalChild(node, s.value);
       } else {
         if (node.wildcard === undefined) {
           node.wildcard = new TrieNode<T>(node, undefined);
@@ -130,6 +130,33 @@ export class MatchIndex<T> {
     };
     list.push(entry);
     this.#byKey.set(key, entry);
+  }
+
+  #literalChild(node: TrieNode<T>, edge: string): TrieNode<T> {
+    if (node.literals !== undefined) {
+      let child = node.literals.get(edge);
+      if (child === undefined) {
+        child = new TrieNode<T>(node, edge);
+        this.#nodes++;
+        node.literals.set(edge, child);
+      }
+      return child;
+    }
+    if (node.sole !== undefined && node.soleEdge === edge) return node.sole;
+    const child = new TrieNode<T>(node, edge);
+    this.#nodes++;
+    if (node.sole === undefined) {
+      node.sole = child;
+      node.soleEdge = edge;
+    } else {
+      node.literals = new Map([
+        [node.soleEdge!, node.sole],
+        [edge, child],
+      ]);
+      node.sole = undefined;
+      node.soleEdge = undefined;
+    }
+    return child;
   }
 
   /** Removes the entry with this key; false when there was none. */
@@ -197,8 +224,9 @@ export class MatchIndex<T> {
       return;
     }
     const literals = node.literals;
+    const sole = node.sole;
     const wildcard = node.wildcard;
-    if (literals === undefined && wildcard === undefined) return;
+    if (literals === undefined && sole === undefined && wildcard === undefined) return;
     let seg: string;
     let next: number;
     if (depth < this.#segCount) {
@@ -223,6 +251,8 @@ export class MatchIndex<T> {
     if (literals !== undefined) {
       const child = literals.get(seg);
       if (child !== undefined) this.#walk(child, depth + 1, next);
+    } else if (sole !== undefined && node.soleEdge === seg) {
+      this.#walk(sole, depth + 1, next);
     }
     // `*` needs a non-empty segment; a literal is never empty, so `//` matches nothing here.
     if (wildcard !== undefined && seg.length !== 0) this.#walk(wildcard, depth + 1, next);
@@ -251,11 +281,15 @@ export class MatchIndex<T> {
       n.open === undefined &&
       n.anchored === undefined &&
       n.wildcard === undefined &&
-      n.literals === undefined
+      n.literals === undefined &&
+      n.sole === undefined
     ) {
       const parent = n.parent;
       if (n.edge === undefined) {
         parent.wildcard = undefined;
+      } else if (parent.sole === n) {
+        parent.sole = undefined;
+        parent.soleEdge = undefined;
       } else {
         parent.literals!.delete(n.edge);
         if (parent.literals!.size === 0) parent.literals = undefined;
