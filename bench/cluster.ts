@@ -251,6 +251,21 @@ async function round(opts: ClusterBenchOptions, n: number, receiver: ReceiverPro
   }
 }
 
+/** Undefined when the PostgreSQL server answers; otherwise why the cluster bench cannot run. */
+export async function clusterBenchSkipReason(
+  databaseUrl = DEFAULT_CLUSTER_OPTIONS.databaseUrl,
+): Promise<string | undefined> {
+  const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL not reachable at ${redactDatabaseUrl(databaseUrl)} (${(err as Error).message}); set HOOKD_BENCH_DATABASE_URL`;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;

@@ -174,7 +174,8 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   const databaseUrl = str('databaseUrl');
   if (databaseUrl !== undefined) {
     // The value holds a password: the messages name the source and the rule, never the value.
-    if (!URL.canParse(databaseUrl)) fail('databaseUrl', 'must be a URL such as postgres://user:password@host:5432/db');
+    if (!URL.canParse(databaseUrl))
+      fail('databaseUrl', 'must be a URL such as postgres://user:password@host:5432/db');
     const protocol = new URL(databaseUrl).protocol;
     if (protocol !== 'postgres:' && protocol !== 'postgresql:')
       fail('databaseUrl', `must be a postgres:// or postgresql:// URL, not ${protocol}//`);

@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
-import type { HookdConfig } from '../config/config.js';
+import { ClusterMember } from '../cluster/cluster-member.js';
+import { Reclaimer } from '../cluster/reclaimer.js';
+import { TailFanout } from '../cluster/tail-fanout.js';
+import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
-import type { HookState } from '../hook/hook.js';
+import type { Hook, HookState } from '../hook/hook.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -18,19 +20,16 @@ import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
-import { TailServer } from '../server/tail.js';
-import { HookService } from '../service/hook-service.js';
-import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
-import { MemoryStore } from '../store/memory/memory-store.js';
-import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { type TailEvent, TailServer } from '../server/tail.js';
+import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
 
-export const STORE_FILE = 'hookd.db';
+export { STORE_FILE } from './open-store.js';
 
 export interface Hookd {
   /** The configuration in force (after reloads). */
@@ -56,211 +55,375 @@ export interface HookdOptions {
 /** Assembles a daemon from its configuration: store, engine, delivery, HTTP app. Does not listen yet. */
 export async function createHookd(config: HookdConfig, log: Logger, opts: HookdOptions = {}): Promise<Hookd> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const store = new SqliteStore(join(config.dataDir, STORE_FILE), { backgroundCheckpoint: true });
-  await bootstrapAdmin(store, config.dataDir, log);
-
-  let current = config;
-  const settings = new RuntimeSettings(config);
-  const hooks = new HookService(store, new MemoryStore(), {
-    checkCallback: async (url) => {
-      const r = await checkCallbackTarget(url, settings.policy);
-      return r.ok ? undefined : r.message;
-    },
-  });
-
-  // The pipeline asks per delivery whether its hook may still be sent to; answered from memory.
-  const states = new Map<string, HookState>();
-  for (const h of await hooks.all()) states.set(h.Id, h.State);
-  const pipeline = new DeliveryPipeline({
-    durable: new SqliteDeliveryStore(store.db),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: settings.policy,
-    hookState: {
-      isActive: (id) => states.get(id) === 'active',
-      disable: async (id) => {
-        await hooks.setState(id, 'disabled');
+  const opened = await openStores(config, log);
+  const { store, cluster } = opened;
+  const leaseMs = config.clusterLeaseMs ?? DEFAULT_CLUSTER_LEASE_MS;
+  // Set below; the lease can only be lost once the pipeline runs.
+  let pipeline: DeliveryPipeline | undefined;
+  const member =
+    cluster &&
+    new ClusterMember({
+      db: cluster.db,
+      lease: cluster.lease,
+      leaseMs,
+      log,
+      onLeaseLost: () => {
+        const released = pipeline?.release() ?? 0;
+        log.warn({ released }, 'cluster: pending deliveries let go (other instances take them over)');
       },
-    },
-    logger: log,
-  });
-  const metrics = new Metrics(packageInfo().version, {
-    outboxDepth: () => pipeline.stats().live,
-    breakers: () => pipeline.breakers(),
-    hooks: () => engine.size,
-    tailClients: () => tail.clients,
-  });
-  pipeline.events.on('attempt', (m) => {
-    metrics.attempt(m.Outcome, m.LatencyMs);
-    log.info(
-      {
-        hookId: m.HookId,
-        deliveryId: m.DeliveryId,
-        attempt: m.Attempt,
-        status: m.StatusCode,
-        ms: m.LatencyMs,
-        outcome: m.Outcome,
-        err: m.Error,
+    });
+  try {
+    await member?.join();
+    // Instances starting together on one database take turns: exactly one creates admin.
+    const bootstrap = () => bootstrapAdmin(store, config.dataDir, log);
+    await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
+  } catch (err) {
+    await member?.leave().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+
+  // What assembly has started so far, undone in reverse if a later step fails (the database
+  // connections would otherwise keep a failed start from exiting).
+  const started: (() => Promise<unknown> | unknown)[] = [];
+  const assemble = async (): Promise<Hookd> => {
+    let current = config;
+    const settings = new RuntimeSettings(config);
+    const hooks = new HookService(store, opened.ephemeralHooks, {
+      checkCallback: async (url) => {
+        const r = await checkCallbackTarget(url, settings.policy);
+        return r.ok ? undefined : r.message;
       },
-      'delivery attempt',
-    );
-  });
+    });
 
-  const engine = new MatchEngine(pipeline, {
-    enabled: () => settings.eventsEnabled,
-    onRenderError: (hook, err) =>
-      log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
-    onFired: (phase, n) => metrics.fired(phase, n),
-  });
-  engine.load(await hooks.all());
-  hooks.onChange(engine);
-  hooks.onChange({
-    hookSaved: (h) => states.set(h.Id, h.State),
-    hookDeleted: (id) => {
-      states.delete(id);
-      pipeline.hookDeleted(id);
-    },
-  });
-  // `hookd user remove` and friends write the store from another process: follow them.
-  const stopWatching = store.watchExternalChanges?.(() => {
-    store
-      .listUsers()
-      .then((users) => hooks.resync(new Set(users.map((u) => u.name))))
-      .then((all) => {
-        const gone = new Set(states.keys());
-        states.clear();
-        for (const h of all) {
-          states.set(h.Id, h.State);
-          gone.delete(h.Id);
-        }
-        for (const id of gone) pipeline.hookDeleted(id);
-        engine.load(all);
-        log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
-      })
-      .catch((err: unknown) => log.error({ err }, 'resync after an external store change failed'));
-  });
-  await pipeline.start();
-
-  const auth = new Authenticator(store);
-  const tail = new TailServer({
-    auth,
-    eventsEnabled: () => settings.eventsEnabled,
-    log,
-    source: {
-      subscribe: (listener) => {
-        const offFired = pipeline.events.on('fired', (m, owner) => listener({ ...m, owner }));
-        const offAttempt = pipeline.events.on('attempt', (m, owner) => listener({ ...m, owner }));
-        return () => {
-          offFired();
-          offAttempt();
-        };
+    // The pipeline asks per delivery whether its hook may still be sent to; answered from memory.
+    const states = new Map<string, HookState>();
+    const deliveries = new DeliveryPipeline({
+      durable: opened.deliveries.durable,
+      ephemeral: opened.deliveries.ephemeral,
+      policy: settings.policy,
+      hookState: {
+        isActive: (id) => states.get(id) === 'active',
+        disable: async (id) => {
+          await hooks.setState(id, 'disabled');
+        },
       },
-    },
-  });
-
-  const proxy = config.upstream
-    ? new ReverseProxy({
-        upstream: config.upstream,
-        timeoutMs: config.upstreamTimeoutMs,
-        engine,
-        uriOf: settings.uriOf,
-        trusted: settings,
-        log,
-        onStatus: (status) => metrics.proxied(status),
-      })
-    : undefined;
-
-  const reload = async (): Promise<ReloadResult> => {
-    try {
-      const next = (opts.reloadConfig ?? (() => current))();
-      settings.apply(next);
-      log.level = next.logLevel;
-      const result = diffConfig(current, next);
-      // Keys that need a restart keep their running value, so `config` says what is in force.
-      const kept = Object.fromEntries(
-        result.restartRequired.map((k) => [k, current[k as keyof HookdConfig]]),
-      );
-      current = { ...next, ...kept };
-      log.info(result, 'configuration reloaded');
-      return result;
-    } catch (err) {
-      const message = err instanceof CidrError ? `allowCallbackNets: ${err.message}` : (err as Error).message;
-      log.warn({ err: message }, 'reload refused; the running configuration is kept');
-      throw new HookdError(
-        'BAD_REQUEST',
-        `the new configuration is invalid, so the running one is kept: ${message}`,
-      );
-    }
-  };
-
-  let draining = false;
-  const app = await buildApp({
-    config,
-    hooks,
-    auth,
-    logger: log,
-    eventsEnabled: () => settings.eventsEnabled,
-    system: {
-      draining: () => draining,
-      storeReady: async () => {
-        await store.listUsers();
-        return true;
-      },
-    },
-    extraRoutes: (api) => {
-      triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
-      reloadRoutes(api, { reload });
-      deliveryRoutes(api, { hooks, pipeline, base: config.apiBase });
-      metricsRoutes(api, metrics);
-      tailRoute(api);
-    },
-    apiUpgrade: tail.handleUpgrade,
-    ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
-  });
-
-  let boundUrl = '';
-  return {
-    get config() {
-      return current;
-    },
-    store,
-    hooks,
-    engine,
-    app,
-    reload,
-    url: () => boundUrl,
-    async listen() {
-      await app.fastify.listen({ host: config.listen.host, port: config.listen.port });
-      const addr = app.server.address() as AddressInfo;
-      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      boundUrl = `http://${host}:${addr.port}`;
+      logger: log,
+    });
+    pipeline = deliveries;
+    started.push(() => deliveries.close(0));
+    const metrics = new Metrics(packageInfo().version, {
+      outboxDepth: () => deliveries.stats().live,
+      breakers: () => deliveries.breakers(),
+      hooks: () => engine.size,
+      tailClients: () => tail.clients,
+    });
+    deliveries.events.on('attempt', (m) => {
+      metrics.attempt(m.Outcome, m.LatencyMs);
       log.info(
         {
-          url: boundUrl,
-          dataDir: config.dataDir,
-          upstream: config.upstream ?? null,
-          apiBase: config.apiBase,
-          events: settings.eventsEnabled,
-          hooks: engine.size,
+          hookId: m.HookId,
+          deliveryId: m.DeliveryId,
+          attempt: m.Attempt,
+          status: m.StatusCode,
+          ms: m.LatencyMs,
+          outcome: m.Outcome,
+          err: m.Error,
         },
-        'listening',
+        'delivery attempt',
       );
-      return boundUrl;
-    },
-    async close() {
-      draining = true;
-      stopWatching?.();
-      await tail.close();
-      const server = app.server;
-      const closed = app.fastify.close();
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), current.shutdownTimeoutMs);
-      timer.unref();
-      await closed;
-      clearTimeout(timer);
-      await proxy?.close();
-      // Attempts in flight get what is left of the drain deadline; the rest stays pending.
-      await pipeline.close(current.shutdownTimeoutMs);
-      await store.close();
-    },
+    });
+
+    const engine = new MatchEngine(deliveries, {
+      enabled: () => settings.eventsEnabled,
+      onRenderError: (hook, err) =>
+        log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
+      onFired: (phase, n) => metrics.fired(phase, n),
+    });
+    // What a hook change means for this process, whether made here or by another process.
+    const follow: HookChangeListener = {
+      hookSaved: (h) => {
+        engine.hookSaved(h);
+        states.set(h.Id, h.State);
+      },
+      hookDeleted: (id) => {
+        engine.hookDeleted(id);
+        states.delete(id);
+        deliveries.hookDeleted(id);
+      },
+    };
+    hooks.onChange(follow);
+    /**
+     * A hook deleted by another process. In a cluster that process removed the stored deliveries
+     * too (an instance through its pipeline, `hookd user remove` with the user): here only what
+     * is held in memory goes. With SQLite, `hookd user remove` leaves the deliveries to the daemon.
+     */
+    const deletedElsewhere = (id: string): void => {
+      engine.hookDeleted(id);
+      states.delete(id);
+      deliveries.hookDeleted(id, cluster !== undefined);
+    };
+    /** Replaces every hook at once (start, or a resync after changes may have been missed). */
+    const replaceAll = (all: Hook[]): void => {
+      const gone = new Set(states.keys());
+      states.clear();
+      for (const h of all) {
+        states.set(h.Id, h.State);
+        gone.delete(h.Id);
+      }
+      for (const id of gone) deletedElsewhere(id);
+      engine.load(all);
+    };
+    // Changes from elsewhere apply in the order they were read, after the initial load.
+    let sync: Promise<void> = Promise.resolve();
+    const serially = (what: string, fn: () => void | Promise<void>): void => {
+      sync = sync.then(fn).catch((err: unknown) => log.error({ err }, `${what} failed`));
+    };
+    /** Reloads every hook after notifications may have been lost; tried again until it works. */
+    const resyncAll = (): void =>
+      serially('resync after a lost database connection', async () => {
+        try {
+          replaceAll(await hooks.all());
+        } catch (err) {
+          setTimeout(resyncAll, 1000).unref();
+          throw err;
+        }
+        log.info({ hooks: engine.size }, 'hooks reloaded after the database connection came back');
+      });
+    // A shared database announces every committed hook change; each instance's index follows.
+    const stopFollowing = await store.watchHookChanges?.({
+      changed: (saved, deleted) =>
+        serially('applying hook changes from the database', () => {
+          for (const h of saved) follow.hookSaved(h);
+          // Known here only if it was not this process that deleted it (it applied that already).
+          for (const id of deleted) if (states.has(id)) deletedElsewhere(id);
+        }),
+      resync: () => resyncAll(),
+      secretChanged: (id) => deliveries.secretChanged(id),
+      failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
+    });
+    if (stopFollowing) started.push(stopFollowing);
+    serially('loading hooks', async () => replaceAll(await hooks.all()));
+    await sync;
+    // `hookd user remove` and friends write the SQLite file from another process: follow them.
+    const stopWatching = stopFollowing
+      ? undefined
+      : store.watchExternalChanges?.(() => {
+          serially('resync after an external store change', async () => {
+            const users = await store.listUsers();
+            replaceAll(await hooks.resync(new Set(users.map((u) => u.name))));
+            log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
+          });
+        });
+    await deliveries.start();
+    const reclaimer =
+      cluster &&
+      new Reclaimer({
+        db: cluster.db,
+        stores: [
+          { store: opened.deliveries.durable, persist: true },
+          { store: opened.deliveries.ephemeral, persist: false },
+        ],
+        adopt: (records, persist) => deliveries.adopt(records, persist),
+        intervalMs: Math.min(1000, Math.max(100, Math.floor(leaseMs / 4))),
+        log,
+      });
+    reclaimer?.start();
+    if (reclaimer) started.push(() => reclaimer.stop());
+
+    // The live tail sees this instance's events and, in a cluster, those of the others.
+    const fanout = cluster && new TailFanout({ db: cluster.db, log });
+    if (fanout) {
+      let offPublish: (() => void) | undefined;
+      fanout.onDemand((wanted) => {
+        if (wanted && !offPublish) {
+          const offFired = deliveries.events.on('fired', (m, owner) => fanout.publish({ ...m, owner }));
+          const offAttempt = deliveries.events.on('attempt', (m, owner) => fanout.publish({ ...m, owner }));
+          offPublish = () => {
+            offFired();
+            offAttempt();
+          };
+        } else if (!wanted && offPublish) {
+          offPublish();
+          offPublish = undefined;
+        }
+      });
+      started.push(() => fanout.stop());
+      await fanout.start();
+    }
+
+    const auth = new Authenticator(store);
+    const tail = new TailServer({
+      auth,
+      eventsEnabled: () => settings.eventsEnabled,
+      log,
+      source: {
+        subscribe: (listener, filter) => {
+          const offFired = deliveries.events.on('fired', (m, owner) => listener({ ...m, owner }));
+          const offAttempt = deliveries.events.on('attempt', (m, owner) => listener({ ...m, owner }));
+          const offRemote = fanout?.onRemote((e) => listener(e as TailEvent));
+          if (filter) fanout?.watching(filter.owner, 1);
+          return () => {
+            offFired();
+            offAttempt();
+            offRemote?.();
+            if (filter) fanout?.watching(filter.owner, -1);
+          };
+        },
+      },
+    });
+
+    const proxy = config.upstream
+      ? new ReverseProxy({
+          upstream: config.upstream,
+          timeoutMs: config.upstreamTimeoutMs,
+          engine,
+          uriOf: settings.uriOf,
+          trusted: settings,
+          log,
+          onStatus: (status) => metrics.proxied(status),
+          closing: () => draining,
+        })
+      : undefined;
+
+    const reload = async (): Promise<ReloadResult> => {
+      try {
+        const next = (opts.reloadConfig ?? (() => current))();
+        settings.apply(next);
+        log.level = next.logLevel;
+        const result = diffConfig(current, next);
+        for (const k of ['databaseUrl', 'clusterLeaseMs'] as const) {
+          if (current[k] !== next[k]) result.restartRequired.push(k);
+        }
+        // Keys that need a restart keep their running value, so `config` says what is in force.
+        const kept = Object.fromEntries(
+          result.restartRequired.map((k) => [k, current[k as keyof HookdConfig]]),
+        );
+        current = { ...next, ...kept };
+        log.info(result, 'configuration reloaded');
+        return result;
+      } catch (err) {
+        const message =
+          err instanceof CidrError ? `allowCallbackNets: ${err.message}` : (err as Error).message;
+        log.warn({ err: message }, 'reload refused; the running configuration is kept');
+        throw new HookdError(
+          'BAD_REQUEST',
+          `the new configuration is invalid, so the running one is kept: ${message}`,
+        );
+      }
+    };
+
+    let draining = false;
+    const app = await buildApp({
+      config,
+      hooks,
+      auth,
+      logger: log,
+      eventsEnabled: () => settings.eventsEnabled,
+      system: {
+        draining: () => draining,
+        storeReady: async () => {
+          await store.listUsers();
+          return true;
+        },
+      },
+      extraRoutes: (api) => {
+        // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
+        // goes out, so even an instance killed right after it loses none of them.
+        api.addHook('onSend', async (req, reply, payload) => {
+          if (reply.statusCode === 202 && req.method === 'POST' && req.routeOptions.url?.endsWith('/report'))
+            await deliveries.flush().catch(() => undefined);
+          return payload;
+        });
+        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+        reloadRoutes(api, { reload });
+        deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
+        metricsRoutes(api, metrics);
+        tailRoute(api);
+      },
+      apiUpgrade: tail.handleUpgrade,
+      ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
+    });
+
+    let boundUrl = '';
+    return {
+      get config() {
+        return current;
+      },
+      store,
+      hooks,
+      engine,
+      app,
+      reload,
+      url: () => boundUrl,
+      async listen() {
+        await app.fastify.listen({ host: config.listen.host, port: config.listen.port });
+        const addr = app.server.address() as AddressInfo;
+        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+        boundUrl = `http://${host}:${addr.port}`;
+        log.info(
+          {
+            url: boundUrl,
+            dataDir: config.dataDir,
+            store: opened.location,
+            ...(member && { instance: member.id }),
+            upstream: config.upstream ?? null,
+            apiBase: config.apiBase,
+            events: settings.eventsEnabled,
+            hooks: engine.size,
+          },
+          'listening',
+        );
+        return boundUrl;
+      },
+      async close() {
+        draining = true;
+        stopWatching?.();
+        stopFollowing?.();
+        await tail.close();
+        await fanout?.stop();
+        const server = app.server;
+        const closed = app.fastify.close();
+        // A kept-alive connection that finishes its last response goes at once, not at the deadline.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), current.shutdownTimeoutMs);
+        timer.unref();
+        await closed;
+        clearInterval(sweep);
+        clearTimeout(timer);
+        await proxy?.close();
+        await reclaimer?.stop();
+        // Attempts in flight get what is left of the drain deadline; the rest stays pending.
+        await deliveries.close(current.shutdownTimeoutMs);
+        if (member) {
+          // Let go of what is still pending, so the other instances take it over at once rather
+          // than after the lease runs out.
+          const released = await Promise.all(
+            [opened.deliveries.durable, opened.deliveries.ephemeral].map((d) =>
+              (d.releasePending?.() ?? Promise.resolve(0)).catch((err: Error) => {
+                log.warn({ err: err.message }, 'cluster: letting go of pending deliveries failed');
+                return 0;
+              }),
+            ),
+          );
+          const n = released[0]! + released[1]!;
+          if (n > 0) log.info({ deliveries: n }, 'cluster: pending deliveries handed to the other instances');
+          await member.leave();
+        }
+        await store.close();
+      },
+    };
   };
+  try {
+    return await assemble();
+  } catch (err) {
+    for (const undo of started.reverse())
+      await Promise.resolve()
+        .then(undo)
+        .catch(() => undefined);
+    await member?.leave().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
 }

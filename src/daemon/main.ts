@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import type { Logger } from 'pino';
 import { Accounts } from '../auth/accounts.js';
@@ -7,9 +6,11 @@ import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { CidrError } from '../policy/address-policy.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
-import { createHookd, STORE_FILE } from './hookd.js';
+import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-database.js';
+import type { Store } from '../store/store.js';
+import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';
+import { openAdminStore } from './open-store.js';
 import { RuntimeSettings } from './runtime-settings.js';
 
 /** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
@@ -67,9 +68,10 @@ export function checkConfig(cfg: HookdConfig): HookdConfig {
   return cfg;
 }
 
-async function withStore<T>(cmd: Command, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
+/** Runs an admin command on the store the daemon with these options uses (SQLite or PostgreSQL). */
+async function withStore<T>(cmd: Command, fn: (store: Store) => Promise<T>): Promise<T> {
   const cfg = configFrom(cmd);
-  const store = new SqliteStore(join(cfg.dataDir, STORE_FILE));
+  const store = await openAdminStore(cfg);
   try {
     return await fn(store);
   } finally {
@@ -83,7 +85,13 @@ export async function runDaemon(
   reloadConfig?: () => HookdConfig,
 ): Promise<void> {
   const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
-  await hookd.listen();
+  try {
+    await hookd.listen();
+  } catch (err) {
+    // The store (a database pool, a cluster lease) would otherwise keep the process alive.
+    await hookd.close().catch(() => undefined);
+    throw err;
+  }
   // SIGHUP reloads like `POST /reload`; a refused config is logged there and the old one kept.
   process.on('SIGHUP', () => {
     hookd.reload().catch(() => undefined);
@@ -121,7 +129,9 @@ export function buildHookdCommand(): Command {
       await runDaemon(cfg, createLogger(cfg.logLevel), () => configFrom(cmd));
     });
 
-  const user = program.command('user').description('manage users (in the store of --data-dir)');
+  const user = program
+    .command('user')
+    .description('manage users (in the store of --data-dir, or of --database-url)');
   daemonOptions(user.command('add <name>').description('add a user')).action(
     async (name: string, _o, cmd: Command) =>
       withStore(cmd, async (store) => {
@@ -191,6 +201,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (e instanceof ConfigError) {
       console.error(`hookd: configuration error: ${e.message}`);
       process.exitCode = EXIT.CONFIG;
+      return;
+    }
+    if (e instanceof DatabaseUnavailableError || e instanceof SchemaTooNewError) {
+      console.error(`hookd: ${e.message}`);
+      process.exitCode = EXIT.FAILURE;
       return;
     }
     if (e instanceof HookdError) {

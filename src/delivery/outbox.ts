@@ -211,13 +211,28 @@ export class Outbox {
     await Promise.all([this.durable.flush(), this.ephemeral.flush()]);
   }
 
-  /** The pending deliveries of both stores, to resume at start. */
+  /**
+   * The pending deliveries of both stores, to resume at start. A store shared by several
+   * instances hands over only those nobody else holds (`claimPending`), claimed for this one.
+   */
   async loadPending(): Promise<Delivery[]> {
-    const durable = await this.durable.store.pendingDeliveries();
-    const ephemeral = await this.ephemeral.store.pendingDeliveries();
+    const durable = await resumable(this.durable.store);
+    const ephemeral = await resumable(this.ephemeral.store);
     const out: Delivery[] = [];
     for (const r of durable) out.push(Delivery.fromRecord(r, true));
     for (const r of ephemeral) out.push(Delivery.fromRecord(r, false));
     return out;
+  }
+}
+
+const CLAIM_BATCH = 1000;
+
+async function resumable(store: DeliveryStore) {
+  if (!store.claimPending) return store.pendingDeliveries();
+  const out = [];
+  for (;;) {
+    const batch = await store.claimPending(CLAIM_BATCH);
+    out.push(...batch);
+    if (batch.length < CLAIM_BATCH) return out;
   }
 }

@@ -17,6 +17,7 @@ import type {
   DeliveryRecord,
   DeliveryStatus,
   DeliveryStore,
+  HookSecretRecord,
 } from '../store/delivery-store.js';
 import { type BreakerOptions, DEFAULT_BREAKER, type DestinationOutcome } from './circuit-breaker.js';
 import { Delivery } from './delivery.js';
@@ -171,8 +172,8 @@ export class DeliveryPipeline implements FiredEventSink {
     });
     this.sender = new Sender(this.dispatcher, limits.timeoutMs);
     this.secrets = new HookSecrets(
-      opts.durable,
-      opts.ephemeral,
+      agreeOnFirstSecret(opts.durable),
+      agreeOnFirstSecret(opts.ephemeral),
       opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS,
     );
     this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, this.logger);
@@ -241,6 +242,47 @@ export class DeliveryPipeline implements FiredEventSink {
     }
   }
 
+  /**
+   * Takes over pending deliveries claimed from the store (a cluster instance that stopped or
+   * died held them): they are scheduled as if this instance had fired them. Ones already held
+   * here are skipped. Returns how many were taken.
+   */
+  adopt(records: readonly DeliveryRecord[], persist: boolean): number {
+    if (this.state === 'closed') return 0;
+    const now = Date.now();
+    let taken = 0;
+    for (const r of records) {
+      if (r.status !== 'pending' || this.live.has(r.id)) continue;
+      const d = Delivery.fromRecord(r, persist);
+      this.live.set(d.id, d);
+      this.enqueue(d, now);
+      taken++;
+    }
+    return taken;
+  }
+
+  /**
+   * Lets go of every pending delivery that is not being attempted right now, without writing
+   * anything: a cluster instance whose lease ran out does this, since the others may already
+   * have taken them over. Returns how many were let go.
+   */
+  release(): number {
+    let released = 0;
+    for (const d of this.live.values()) {
+      if (d.active || d.status !== 'pending') continue;
+      d.cancelled = true;
+      this.scheduler.remove(d);
+      this.live.delete(d.id);
+      released++;
+    }
+    return released;
+  }
+
+  /** A hook's signing secret was changed by another instance: the cached keys are dropped. */
+  secretChanged(hookId: string): void {
+    this.secrets.forget(hookId);
+  }
+
   /** A hook's deliveries, newest first, with paging (the delivery log), as recorded so far. */
   async list(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryPage> {
     await this.outbox.flush();
@@ -272,6 +314,9 @@ export class DeliveryPipeline implements FiredEventSink {
       const found = await this.log.get(id);
       if (!found) return undefined;
       d = this.live.get(id);
+      // Pending but not held here: another instance of the cluster holds it and sends it on
+      // its schedule; queueing it here as well would send it twice.
+      if (d === undefined && found.record.status === 'pending') return found.record;
       if (d === undefined) {
         this.assertActive(found.record.hookId);
         d = Delivery.fromRecord(found.record, found.persist);
@@ -343,8 +388,12 @@ export class DeliveryPipeline implements FiredEventSink {
     return { secret: r.secret, previousValidUntil: r.previousValidUntil! };
   }
 
-  /** A hook was deleted: its pending deliveries are cancelled and its log and secret removed. */
-  hookDeleted(hookId: string): void {
+  /**
+   * A hook was deleted: its pending deliveries are cancelled and its log and secret removed.
+   * `elsewhere`: another instance of a cluster deleted it and removes the stored rows itself;
+   * here only what is held in memory goes.
+   */
+  hookDeleted(hookId: string, elsewhere = false): void {
     for (const d of this.live.values()) {
       if (d.hookId !== hookId) continue;
       d.cancelled = true;
@@ -353,7 +402,7 @@ export class DeliveryPipeline implements FiredEventSink {
     }
     this.gone.delete(hookId);
     this.secrets.forget(hookId);
-    this.outbox.deleteHook(hookId);
+    if (!elsewhere) this.outbox.deleteHook(hookId);
   }
 
   /** Counts for metrics and readiness. */
@@ -660,6 +709,26 @@ function isoTime(ms: number): string {
     lastIso = isoTimestamp(new Date(ms));
   }
   return lastIso;
+}
+
+/**
+ * The store as the signing secrets see it: where the store can create a secret "unless one
+ * exists" (`createSecret`, a store shared by several instances), a first secret is created that
+ * way, and the record the secrets module holds is made the stored one, so that instances
+ * creating a hook's secret at once all sign with the same.
+ */
+function agreeOnFirstSecret(store: DeliveryStore): DeliveryStore {
+  const create = store.createSecret?.bind(store);
+  if (!create) return store;
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key !== 'putSecret') return Reflect.get(target, key, receiver);
+      return async (record: HookSecretRecord): Promise<void> => {
+        if (record.previous !== null) return target.putSecret(record);
+        Object.assign(record, await create(record));
+      };
+    },
+  });
 }
 
 /** What an attempt says about its destination, for the circuit breaker. */

@@ -128,6 +128,21 @@ export interface DeliveryStore {
   deleteSecret(hookId: string): Promise<boolean>;
   /** Removes finished deliveries (never pending ones) and their attempts; returns how many. */
   prune(rule: RetentionRule): Promise<number>;
+  /**
+   * A store shared by several instances (PostgreSQL): claims for this instance up to `limit`
+   * pending deliveries that no live instance holds (let go at a graceful stop, or held by an
+   * instance whose lease ran out) and returns them. Where it exists, it replaces
+   * `pendingDeliveries` for resuming: a shared store's pending deliveries are mostly other
+   * instances' business.
+   */
+  claimPending?(limit: number): Promise<DeliveryRecord[]>;
+  /** A shared store: lets go of this instance's pending deliveries (a graceful stop); returns how many. */
+  releasePending?(): Promise<number>;
+  /**
+   * Stores a hook's first secret unless it has one, and returns the one stored: when two
+   * instances create a hook's secret at once, both end up signing with the same.
+   */
+  createSecret?(secret: HookSecretRecord): Promise<HookSecretRecord>;
 }
 
 /** An empty batch to fill. */

@@ -50,6 +50,18 @@ export interface UserStore {
   revokeToken(id: string): Promise<boolean>;
 }
 
+/** Told of hook changes committed by other processes or instances on a shared store. */
+export interface HookChangeWatcher {
+  /** These hooks changed: `saved` holds their current versions, `deleted` the Ids now gone. */
+  changed(saved: Hook[], deleted: string[]): void;
+  /** Notifications may have been lost (the connection dropped and is back): reload every hook. */
+  resync(): void | Promise<void>;
+  /** A hook's signing secret was created, rotated or removed (cached keys must be dropped). */
+  secretChanged?(hookId: string): void;
+  /** Fetching the changed hooks failed (the next change or resync tries again). */
+  failed?(err: unknown): void;
+}
+
 export interface Store extends HookStore, UserStore {
   readonly kind: string;
   /**
@@ -58,5 +70,16 @@ export interface Store extends HookStore, UserStore {
    * Returns a function that stops watching.
    */
   watchExternalChanges?(onChange: () => void): () => void;
+  /**
+   * A shared store (PostgreSQL): reports each hook change committed by any process as it
+   * commits, and asks for a full resync when changes may have been missed. Resolves, with the
+   * function that stops watching, once it is watching.
+   */
+  watchHookChanges?(watcher: HookChangeWatcher): Promise<() => void>;
+  /**
+   * A shared store: runs `fn` while no other process runs an `exclusively` section on the same
+   * store, so that instances starting together take turns (the admin bootstrap).
+   */
+  exclusively?<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

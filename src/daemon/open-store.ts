@@ -1,0 +1,73 @@
+/**
+ * Chooses and opens the storage the configuration asks for: the embedded SQLite file in the data
+ * dir (one hookd), or PostgreSQL with `databaseUrl` (one hookd or a cluster of them).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { newInstanceId } from '../cluster/cluster-member.js';
+import type { HookdConfig } from '../config/config.js';
+import type { DeliveryStore } from '../store/delivery-store.js';
+import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
+import { MemoryStore } from '../store/memory/memory-store.js';
+import { PgDatabase } from '../store/postgres/pg-database.js';
+import { type LeaseIdentity, PostgresDeliveryStore } from '../store/postgres/postgres-delivery-store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
+import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { HookStore, Store } from '../store/store.js';
+
+/** The SQLite file in the data dir. */
+export const STORE_FILE = 'hookd.db';
+
+export interface OpenedStores {
+  /** Users, tokens and `Persist: true` hooks. */
+  store: Store;
+  /** `Persist: false` hooks: process memory, or with PostgreSQL the cluster's UNLOGGED table. */
+  ephemeralHooks: HookStore;
+  /** Deliveries and secrets of `Persist: true` hooks, and of the others. */
+  deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
+  /** With PostgreSQL: the database and the lease identity the delivery stores write with. */
+  cluster?: { db: PgDatabase; lease: LeaseIdentity };
+  /** Where the data is, for logs: the file, or the URL without its password. */
+  location: string;
+}
+
+/** Opens what the daemon runs on. With PostgreSQL the schema is migrated first (under a lock). */
+export async function openStores(config: HookdConfig, log: Logger): Promise<OpenedStores> {
+  if (config.databaseUrl) {
+    const db = await PgDatabase.open(config.databaseUrl, { log });
+    const store = new PostgresStore(db);
+    // Registered when the instance joins the cluster; nothing is written before that.
+    const lease: LeaseIdentity = { id: newInstanceId() };
+    return {
+      store,
+      ephemeralHooks: store.ephemeralHooks,
+      deliveries: {
+        durable: new PostgresDeliveryStore(db, { lease }),
+        ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
+      },
+      cluster: { db, lease },
+      location: db.redacted,
+    };
+  }
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const file = join(config.dataDir, STORE_FILE);
+  const store = new SqliteStore(file, { backgroundCheckpoint: true });
+  return {
+    store,
+    ephemeralHooks: new MemoryStore(),
+    deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
+    location: file,
+  };
+}
+
+/**
+ * The store the admin commands (`hookd user …`, `hookd token …`) work on: the same one the
+ * daemon with this configuration uses. It joins no cluster: the running instances follow its
+ * changes through the database's notifications (or, with SQLite, by watching the file).
+ */
+export async function openAdminStore(config: HookdConfig): Promise<Store> {
+  if (config.databaseUrl) return new PostgresStore(await PgDatabase.open(config.databaseUrl));
+  return new SqliteStore(join(config.dataDir, STORE_FILE));
+}

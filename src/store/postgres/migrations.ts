@@ -1,0 +1,140 @@
+/**
+ * The PostgreSQL schema, as numbered versions applied in order (each in its own transaction, under
+ * an advisory lock so that instances starting together do not race); `schema_migrations` records
+ * which ran. Append, never edit: a database written by an older hookd must still open.
+ *
+ * Columns that sort or page (Ids, user names, token times) use the "C" collation, so that order
+ * is by code point exactly as in SQLite and in memory, whatever the database's locale.
+ * `Persist: false` hooks and their deliveries live in the UNLOGGED `eph_*` tables: shared by
+ * the instances (a cluster is one service), cheaper to write, and gone with a crash of the
+ * database or a restart of the whole cluster (docs/DECISIONS.md "Cluster (PostgreSQL)").
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const hookTable = (name: string, unlogged: boolean) => `
+  CREATE ${unlogged ? 'UNLOGGED ' : ''}TABLE ${name} (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner TEXT COLLATE "C" NOT NULL,
+    doc TEXT NOT NULL,
+    modified TEXT NOT NULL
+  );
+  CREATE INDEX ${name}_by_owner ON ${name} (owner, id);
+  CREATE TRIGGER ${name}_notify AFTER INSERT OR UPDATE OR DELETE ON ${name}
+    FOR EACH ROW EXECUTE FUNCTION hookd_notify_hook();
+`;
+
+// Deliveries are the outbox and the delivery log at once. `seq` keeps insertion order (pruning
+// by age walks from the oldest row); `lease_owner` is the instance that holds a pending delivery
+// (null: nobody, free to claim). Bodies are bytes: PostgreSQL text cannot hold U+0000.
+const deliveryTables = (prefix: string, unlogged: boolean) => {
+  const u = unlogged ? 'UNLOGGED ' : '';
+  return `
+  CREATE ${u}TABLE ${prefix}deliveries (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    hook_id TEXT COLLATE "C" NOT NULL,
+    owner TEXT NOT NULL,
+    hook_type SMALLINT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    round_start INTEGER NOT NULL,
+    created BIGINT NOT NULL,
+    next_attempt BIGINT,
+    last_status INTEGER,
+    last_error TEXT,
+    t_method TEXT NOT NULL,
+    t_path TEXT NOT NULL,
+    t_status INTEGER,
+    method TEXT NOT NULL,
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BYTEA,
+    lease_owner TEXT COLLATE "C"
+  );
+  CREATE INDEX ${prefix}deliveries_by_hook ON ${prefix}deliveries (hook_id, id);
+  CREATE INDEX ${prefix}deliveries_leased ON ${prefix}deliveries (lease_owner) WHERE status = 'pending';
+  CREATE ${u}TABLE ${prefix}delivery_attempts (
+    delivery_id TEXT COLLATE "C" NOT NULL,
+    attempt INTEGER NOT NULL,
+    hook_id TEXT COLLATE "C" NOT NULL,
+    time BIGINT NOT NULL,
+    status INTEGER,
+    latency_ms DOUBLE PRECISION NOT NULL,
+    error TEXT,
+    response BYTEA,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  CREATE ${u}TABLE ${prefix}hook_secrets (
+    hook_id TEXT COLLATE "C" PRIMARY KEY,
+    secret TEXT NOT NULL,
+    previous TEXT,
+    previous_valid_until BIGINT
+  );
+  CREATE TRIGGER ${prefix}hook_secrets_notify AFTER INSERT OR UPDATE OR DELETE ON ${prefix}hook_secrets
+    FOR EACH ROW EXECUTE FUNCTION hookd_notify_secret();
+  `;
+};
+
+/** The channel every hook and signing-secret change is announced on (payload `{"k","id"}`). */
+export const CHANGES_CHANNEL = 'hookd_changes';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'users, tokens, hooks, deliveries, instances',
+    sql: `
+  CREATE TABLE users (
+    name TEXT COLLATE "C" PRIMARY KEY,
+    created TEXT NOT NULL
+  );
+  CREATE TABLE tokens (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    "user" TEXT COLLATE "C" NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+    hash TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created TEXT COLLATE "C" NOT NULL
+  );
+  CREATE INDEX tokens_by_user ON tokens ("user", created, id);
+
+  -- Every instance LISTENs on this channel: a change made through any of them (or by hookd user
+  -- remove, or by hand) reaches every match index.
+  CREATE FUNCTION hookd_notify_hook() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'DELETE' THEN
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'hook', 'id', OLD.id)::text);
+    ELSE
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'hook', 'id', NEW.id)::text);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION hookd_notify_secret() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'DELETE' THEN
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'secret', 'id', OLD.hook_id)::text);
+    ELSE
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'secret', 'id', NEW.hook_id)::text);
+    END IF;
+    RETURN NULL;
+  END $$;
+  ${hookTable('hooks', false)}
+  ${hookTable('eph_hooks', true)}
+  ${deliveryTables('', false)}
+  ${deliveryTables('eph_', true)}
+
+  -- The instances of the cluster. An instance's claim on the deliveries it holds lasts until
+  -- lease_until (database time: the instances' clocks do not matter); it renews it with every
+  -- heartbeat, and the others take its deliveries over once it has run out.
+  CREATE TABLE hookd_instances (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+    lease_until TIMESTAMPTZ NOT NULL
+  );
+  `,
+  },
+];

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { closedPort, sleep } from '../helpers/servers.js';
+
+/** The repository root, whether this runs through tsx (test/cluster/) or compiled (dist/test/cluster/). */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('package.json not found above the test file');
+    dir = up;
+  }
+  return dir;
+}
+
+export const HOOKD = join(repoRoot(), 'bin', 'hookd.js');
+export const HOOKCTL = join(repoRoot(), 'bin', 'hookctl.js');
+
+/** bin/hookd.js runs dist/: a missing build is said plainly rather than failing obscurely. */
+export function assertBuilt(): void {
+  const compiled = join(repoRoot(), 'dist', 'src', 'cluster', 'cluster-member.js');
+  assert.ok(existsSync(compiled), `${compiled} is missing: compile first with npx tsc -p tsconfig.json`);
+}
+
+export interface Instance {
+  name: string;
+  proc: ChildProcess;
+  url: string;
+  pid: number;
+  lines: string[];
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** kill -9 and wait. */
+  kill(): Promise<void>;
+}
+
+export interface InstanceOptions {
+  databaseUrl: string;
+  dataDir: string;
+  upstream?: string;
+  leaseMs?: number;
+  logLevel?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A real `hookd` process on the shared database, on a free loopback port. Ready once `/readyz`
+ * answers 200 (the log stays at `warn` so that thousands of callbacks do not flood the pipe).
+ */
+export async function startInstance(name: string, opts: InstanceOptions): Promise<Instance> {
+  const port = await closedPort();
+  const args = [
+    HOOKD,
+    '--database-url',
+    opts.databaseUrl,
+    '--data-dir',
+    opts.dataDir,
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--allow-callback-net',
+    '127.0.0.0/8',
+    '--cluster-lease',
+    String(opts.leaseMs ?? 2000),
+    '--log-level',
+    opts.logLevel ?? 'warn',
+    '--shutdown-timeout',
+    '3000',
+    ...(opts.upstream ? ['--upstream', opts.upstream] : []),
+  ];
+  const proc = spawn(process.execPath, args, {
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    err = (err + d.toString()).slice(-20_000);
+  });
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    lines.push(line);
+    if (lines.length > 2000) lines.splice(0, 1000);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${name} exited before it was ready: ${err}\n${lines.join('\n')}`);
+    const ok = await fetch(`${url}/readyz`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`${name} was not ready within 20 s: ${err}\n${lines.join('\n')}`);
+    }
+    await sleep(50);
+  }
+  return {
+    name,
+    proc,
+    url,
+    pid: proc.pid!,
+    lines,
+    stderr: () => err,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      return (await exited).code;
+    },
+    async kill() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Polls until `check` resolves true; returns the ms it took. Rejects after `timeoutMs`. */
+export async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - start;
+    if (performance.now() - start > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+/** Runs `count` jobs with at most `concurrency` at once; returns their results in order. */
+export async function pool<T>(
+  count: number,
+  concurrency: number,
+  job: (i: number) => Promise<T>,
+): Promise<T[]> {
+  const out = new Array<T>(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= count) return;
+        out[i] = await job(i);
+      }
+    }),
+  );
+  return out;
+}

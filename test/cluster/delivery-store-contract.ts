@@ -1,0 +1,257 @@
+/**
+ * The DeliveryStore contract, exported so that every backend runs the same suite. This is the
+ * suite of test/store/delivery-store.test.ts, moved verbatim; that file should import it from
+ * here (or from test/store/) instead of keeping its own copy.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newDeliveryId } from '../../src/delivery/delivery-id.js';
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type DeliveryStore,
+  emptyBatch,
+} from '../../src/store/delivery-store.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export function record(hookId: string, created: number, over: Partial<DeliveryRecord> = {}): DeliveryRecord {
+  return {
+    id: newDeliveryId(created),
+    hookId,
+    owner: 'alice',
+    hookType: 1,
+    status: 'pending',
+    attempts: 0,
+    roundStart: 0,
+    created,
+    nextAttempt: created,
+    lastStatusCode: null,
+    lastError: null,
+    trigger: { method: 'GET', path: '/repositories/r1/timeseries/ts1', statusCode: 200 },
+    request: {
+      method: 'POST',
+      url: 'https://receiver.example/hook?x=1',
+      headers: { 'content-type': 'application/json', 'X-Token': 'abc' },
+      body: '{"a":"ü\\n"}',
+    },
+    ...over,
+  };
+}
+
+export function attempt(d: DeliveryRecord, n: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    deliveryId: d.id,
+    hookId: d.hookId,
+    attempt: n,
+    time: d.created + n,
+    statusCode: 500,
+    latencyMs: 3.25,
+    error: null,
+    responseBody: 'oops',
+    ...over,
+  };
+}
+
+export async function insert(store: DeliveryStore, records: DeliveryRecord[]): Promise<void> {
+  await store.write({ ...emptyBatch(), inserts: records });
+}
+
+/**
+ * The contract every delivery store passes. `open` returns a fresh store (the prune test opens a
+ * second one of its own).
+ */
+export function deliveryStoreContract(
+  name: string,
+  open: () => Promise<{ store: DeliveryStore; close: () => Promise<void> }>,
+) {
+  describe(`DeliveryStore contract: ${name}`, () => {
+    let store: DeliveryStore;
+    let close: () => Promise<void>;
+    before(async () => {
+      ({ store, close } = await open());
+    });
+    after(async () => close());
+
+    it('stores a delivery as given and reads it back', async () => {
+      const d = record('hk_roundtrip', Date.now());
+      const get = record('hk_roundtrip', Date.now(), {
+        request: { method: 'GET', url: 'http://r.example/', headers: {} },
+        trigger: { method: 'PUT', path: '/x' },
+      });
+      await insert(store, [d, get]);
+      assert.deepEqual(await store.getDelivery(d.id), d);
+      const back = await store.getDelivery(get.id);
+      assert.deepEqual(back, get);
+      assert.ok(!('body' in back!.request), 'no body stays no body');
+      assert.ok(!('statusCode' in back!.trigger), 'a BeforeCompletion trigger has no status');
+      assert.equal(await store.getDelivery('msg_00000000000000000000000000'), undefined);
+    });
+
+    it('applies state updates and attempts in one batch; copies, not references', async () => {
+      const d = record('hk_update', Date.now());
+      await insert(store, [d]);
+      d.status = 'failed';
+      assert.equal(
+        (await store.getDelivery(d.id))!.status,
+        'pending',
+        'the caller changing its object changes nothing',
+      );
+      const a1 = attempt(d, 1);
+      const a2 = attempt(d, 2, {
+        statusCode: null,
+        error: 'ECONNREFUSED: connect',
+        responseBody: null,
+        latencyMs: 0,
+      });
+      await store.write({
+        ...emptyBatch(),
+        updates: [
+          {
+            id: d.id,
+            status: 'failed',
+            attempts: 2,
+            roundStart: 0,
+            nextAttempt: null,
+            lastStatusCode: null,
+            lastError: 'ECONNREFUSED: connect',
+          },
+        ],
+        attempts: [a1, a2],
+      });
+      const back = await store.getDelivery(d.id);
+      assert.equal(back!.status, 'failed');
+      assert.equal(back!.attempts, 2);
+      assert.equal(back!.nextAttempt, null);
+      assert.equal(back!.lastError, 'ECONNREFUSED: connect');
+      assert.deepEqual(await store.listAttempts(d.id), [a1, a2]);
+      assert.deepEqual(await store.listAttempts('msg_none'), []);
+    });
+
+    it('lists a hook newest first with status, time filters and paging', async () => {
+      const t0 = Date.parse('2026-01-01T00:00:00Z');
+      const all: DeliveryRecord[] = [];
+      for (let i = 0; i < 12; i++) {
+        all.push(
+          record('hk_list', t0 + i * 1000, {
+            status: i % 3 === 0 ? 'failed' : 'succeeded',
+            nextAttempt: null,
+          }),
+        );
+      }
+      await insert(store, [...all, record('hk_other', t0)]);
+      const newestFirst = [...all].reverse().map((r) => r.id);
+      assert.deepEqual(
+        (await store.listDeliveries('hk_list')).map((r) => r.id),
+        newestFirst,
+      );
+      const page1 = await store.listDeliveries('hk_list', { limit: 5 });
+      const page2 = await store.listDeliveries('hk_list', { limit: 5, after: page1[4]!.id });
+      assert.deepEqual(
+        [...page1, ...page2].map((r) => r.id),
+        newestFirst.slice(0, 10),
+      );
+      const failed = await store.listDeliveries('hk_list', { status: 'failed' });
+      assert.deepEqual(
+        failed.map((r) => r.created),
+        [t0 + 9000, t0 + 6000, t0 + 3000, t0],
+      );
+      const window = await store.listDeliveries('hk_list', { since: t0 + 2000, until: t0 + 4000 });
+      assert.deepEqual(
+        window.map((r) => r.created),
+        [t0 + 4000, t0 + 3000, t0 + 2000],
+      );
+      assert.deepEqual(await store.listDeliveries('hk_nobody'), []);
+    });
+
+    it('returns every pending delivery, of every hook', async () => {
+      const p1 = record('hk_pend_a', Date.now());
+      const p2 = record('hk_pend_b', Date.now());
+      const done = record('hk_pend_a', Date.now(), { status: 'succeeded', nextAttempt: null });
+      await insert(store, [p1, p2, done]);
+      const ids = new Set((await store.pendingDeliveries()).map((r) => r.id));
+      assert.ok(ids.has(p1.id) && ids.has(p2.id));
+      assert.ok(!ids.has(done.id));
+    });
+
+    it("drops a deleted hook's deliveries, attempts and secret", async () => {
+      const d = record('hk_gone', Date.now());
+      const keep = record('hk_kept', Date.now());
+      await insert(store, [d, keep]);
+      await store.write({ ...emptyBatch(), attempts: [attempt(d, 1)] });
+      await store.putSecret({
+        hookId: 'hk_gone',
+        secret: 'whsec_a',
+        previous: null,
+        previousValidUntil: null,
+      });
+      await store.write({ ...emptyBatch(), deletedHooks: ['hk_gone'] });
+      assert.equal(await store.getDelivery(d.id), undefined);
+      assert.deepEqual(await store.listAttempts(d.id), []);
+      assert.equal(await store.getSecret('hk_gone'), undefined);
+      assert.ok(await store.getDelivery(keep.id));
+    });
+
+    it('stores, replaces and deletes secrets', async () => {
+      assert.equal(await store.getSecret('hk_sec'), undefined);
+      await store.putSecret({
+        hookId: 'hk_sec',
+        secret: 'whsec_one',
+        previous: null,
+        previousValidUntil: null,
+      });
+      await store.putSecret({
+        hookId: 'hk_sec',
+        secret: 'whsec_two',
+        previous: 'whsec_one',
+        previousValidUntil: 123,
+      });
+      assert.deepEqual(await store.getSecret('hk_sec'), {
+        hookId: 'hk_sec',
+        secret: 'whsec_two',
+        previous: 'whsec_one',
+        previousValidUntil: 123,
+      });
+      assert.ok(await store.deleteSecret('hk_sec'));
+      assert.ok(!(await store.deleteSecret('hk_sec')));
+    });
+
+    it('prunes by age and by count per hook, never pending ones, in chunks', async () => {
+      // A store of its own: deliveries are inserted in creation order, as the outbox does.
+      const { store, close } = await open();
+      const now = Date.now();
+      const old = record('hk_prune_age', now - 8 * DAY, { status: 'succeeded', nextAttempt: null });
+      const oldPending = record('hk_prune_age', now - 8 * DAY + 1);
+      const young = record('hk_prune_age', now - DAY, { status: 'failed', nextAttempt: null });
+      await insert(store, [old, oldPending, young]);
+      await store.write({ ...emptyBatch(), attempts: [attempt(old, 1)] });
+      const pendingFirst = record('hk_prune_count', now - 2000);
+      const many: DeliveryRecord[] = [];
+      for (let i = 0; i < 8; i++) {
+        many.push(record('hk_prune_count', now - 1000 + i, { status: 'succeeded', nextAttempt: null }));
+      }
+      many.push(pendingFirst); // the hook's oldest, and pending
+      await insert(store, [pendingFirst, ...many.slice(0, 8)]);
+
+      const rule = { olderThan: now - 7 * DAY, maxPerHook: 5, limit: 2 };
+      let total = 0;
+      for (let n = await store.prune(rule); ; n = await store.prune(rule)) {
+        total += n;
+        if (n < rule.limit) break;
+      }
+      assert.ok(total >= 4, `removed ${total}`);
+      assert.equal(await store.getDelivery(old.id), undefined, 'old finished delivery pruned');
+      assert.deepEqual(await store.listAttempts(old.id), [], 'with its attempts');
+      assert.ok(await store.getDelivery(oldPending.id), 'pending is never pruned');
+      assert.ok(await store.getDelivery(young.id));
+      const left = await store.listDeliveries('hk_prune_count');
+      assert.deepEqual(
+        left.map((r) => r.id),
+        [...many.slice(3, 8).reverse(), many[8]!].map((r) => r.id),
+        'the newest five are kept, the older finished ones go, the pending one stays',
+      );
+      assert.equal(await store.prune(rule), 0, 'nothing more to do');
+      await close();
+    });
+  });
+}
