@@ -132,11 +132,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-/**
- * The options of a cluster on PostgreSQL. Flags, environment and config file are driven by this
- * table exactly like `OPTIONS` (see `ALL_OPTIONS`); it is apart only until man/hookd.8 documents
- * them, which the man page test demands of every entry of `OPTIONS`.
- */
+/** The options of a cluster on PostgreSQL. */
 export const CLUSTER_OPTIONS: readonly OptionSpec[] = [
   {
     key: 'databaseUrl',
@@ -157,5 +153,5 @@ export const CLUSTER_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-/** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from. */
+/** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */
 export const ALL_OPTIONS: readonly OptionSpec[] = [...OPTIONS, ...CLUSTER_OPTIONS];

@@ -292,9 +292,6 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         settings.apply(next);
         log.level = next.logLevel;
         const result = diffConfig(current, next);
-        for (const k of ['databaseUrl', 'clusterLeaseMs'] as const) {
-          if (current[k] !== next[k]) result.restartRequired.push(k);
-        }
         // Keys that need a restart keep their running value, so `config` says what is in force.
         const kept = Object.fromEntries(
           result.restartRequired.map((k) => [k, current[k as keyof HookdConfig]]),

@@ -17,6 +17,8 @@ export const RESTART_KEYS = [
   'apiBase',
   'bodyLimit',
   'upstreamTimeoutMs',
+  'databaseUrl',
+  'clusterLeaseMs',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

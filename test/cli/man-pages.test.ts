@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { OPTIONS } from '../../src/config/options.js';
+import { ALL_OPTIONS } from '../../src/config/options.js';
 import { ROOT } from './helpers.js';
 
 const HOOKCTL = join(ROOT, 'man', 'hookctl.1');
@@ -93,7 +93,7 @@ describe('man pages', () => {
 
   it('hookd.8 documents every daemon option with its variable and config key', () => {
     const page = text(HOOKD);
-    for (const o of OPTIONS) {
+    for (const o of ALL_OPTIONS) {
       assert.ok(page.includes(o.flag.split(' ')[0]!), `flag ${o.flag}`);
       assert.match(page, new RegExp(`^\\.B ${o.env}$`, 'm'), `variable ${o.env}`);
       assert.match(

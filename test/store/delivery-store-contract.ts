@@ -1,8 +1,4 @@
-/**
- * The DeliveryStore contract, exported so that every backend runs the same suite. This is the
- * suite of test/store/delivery-store.test.ts, moved verbatim; that file should import it from
- * here (or from test/store/) instead of keeping its own copy.
- */
+/** The DeliveryStore contract: memory, SQLite and PostgreSQL all run this one suite. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newDeliveryId } from '../../src/delivery/delivery-id.js';
