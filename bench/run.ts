@@ -5,7 +5,7 @@
  *
  * Flags:
  *   --quick             smoke-sized run (seconds, not a measurement; used by the test suite)
- *   --only a,b          run only these of: match, proxy, dispatch, fire, size
+ *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster
  *   --out FILE          Markdown file to write (default docs/BENCHMARKS.md); --json FILE likewise
  *   --no-pin            do not pin processes to cores
  *   --no-setup          do not apt-get install missing wrk/nginx
@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clusterBenchSkipReason, formatClusterBench, runClusterBench } from './cluster.js';
 import { type FireLatencyResult, formatFireLatency, runFireLatencyBench } from './fire-latency.js';
 import { REPO_ROOT } from './lib/peers.js';
 import { canPin, LOAD_CORE, pinSelf } from './lib/process.js';
@@ -26,7 +27,7 @@ import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
 
-export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size'] as const;
+export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const TITLES: Record<Section, string> = {
@@ -35,6 +36,7 @@ export const TITLES: Record<Section, string> = {
   dispatch: '3. Dispatch',
   fire: '4. Fire latency',
   size: '5. Size',
+  cluster: '6. Cluster (PostgreSQL)',
 };
 
 export interface BenchOptions {
@@ -94,6 +96,7 @@ const PARAMS = {
     fire: { rounds: 5, durationS: 5, rate: 1000, connections: 50, warmupS: 3 },
     dispatch: { rounds: 5 },
     size: { hooks: 100_000, rounds: 5, settleMs: 1000, warmStart: true },
+    cluster: { rounds: 3 },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -110,6 +113,7 @@ const PARAMS = {
     fire: { rounds: 1, durationS: 1, rate: 100, connections: 4, warmupS: 0 },
     dispatch: { callbacks: 300, rounds: 1, rate: 100, seconds: 1, connections: 8 },
     size: { hooks: 1_000, rounds: 1, settleMs: 100, warmStart: false },
+    cluster: { callbacks: 1000, warmup: 200, rounds: 1 },
   },
 };
 
@@ -270,6 +274,12 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
       case 'size': {
         const r = await runSizeBench({ ...p.size, pin: opts.pin, log: opts.log });
         return done({ status: 'ok', result: r, text: formatSizeBench(r) });
+      }
+      case 'cluster': {
+        const why = await clusterBenchSkipReason();
+        if (why) return done({ status: 'skipped', text: `Skipped: ${why}.` });
+        const r = await runClusterBench({ ...p.cluster, log: opts.log });
+        return done({ status: 'ok', result: r, text: `\`\`\`\n${formatClusterBench(r)}\n\`\`\`` });
       }
       case 'dispatch': {
         let mod: DispatchModule;
