@@ -278,8 +278,14 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
       case 'cluster': {
         const why = await clusterBenchSkipReason();
         if (why) return done({ status: 'skipped', text: `Skipped: ${why}.` });
-        const r = await runClusterBench({ ...p.cluster, log: opts.log });
-        return done({ status: 'ok', result: r, text: `\`\`\`\n${formatClusterBench(r)}\n\`\`\`` });
+        // Its instances, PostgreSQL and receiver inherit this process's affinity: give them every core.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runClusterBench({ ...p.cluster, log: opts.log });
+          return done({ status: 'ok', result: r, text: formatClusterBench(r) });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
       }
       case 'dispatch': {
         let mod: DispatchModule;

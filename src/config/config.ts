@@ -23,6 +23,8 @@ export interface HookdConfig {
   shutdownTimeoutMs: number;
   /** Upstream response deadline: 504 after it. */
   upstreamTimeoutMs: number;
+  /** Delivery retry schedule in seconds (entry 0 before the first attempt); absent: Standard Webhooks. */
+  retrySchedule?: number[];
   /**
    * A PostgreSQL URL (`postgres://user:password@host:5432/db`): hooks, users, tokens and
    * deliveries go to that database instead of the SQLite file in the data dir, and several hookd

@@ -194,9 +194,32 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     logLevel: logLevel as HookdConfig['logLevel'],
     shutdownTimeoutMs: int('shutdownTimeoutMs', 10000, 0, 3600000),
     upstreamTimeoutMs: int('upstreamTimeoutMs', 60000, 1, 3600000),
+    ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
   };
+}
+
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
+const MAX_RETRY_SECONDS = 7 * 86400;
+
+/** `retrySchedule`: up to 20 delays, each a number of seconds or a duration such as `5m`. */
+function retryScheduleOf(
+  r: { value: unknown } | undefined,
+  fail: (k: string, rule: string) => never,
+): { retrySchedule?: number[] } {
+  if (r === undefined) return {};
+  const rule =
+    'must be a list of 1 to 20 delays, each seconds or a duration like 5s, 5m, 2h, 1d (at most 7d)';
+  if (!Array.isArray(r.value) || r.value.length === 0 || r.value.length > 20) fail('retrySchedule', rule);
+  const seconds = (r.value as unknown[]).map((v) => {
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_RETRY_SECONDS) return v;
+    const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(v.trim()) : null;
+    const n = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : Number.NaN;
+    if (!(n >= 0 && n <= MAX_RETRY_SECONDS)) fail('retrySchedule', `${JSON.stringify(v)}: ${rule}`);
+    return n;
+  });
+  return { retrySchedule: seconds };
 }
 
 /** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */

@@ -130,6 +130,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: 'upstream response deadline, 504 after it (default 60000)',
     fromText: asNumber,
   },
+  {
+    key: 'retrySchedule',
+    fileKey: 'retrySchedule',
+    flag: '--retry-schedule <delays>',
+    env: 'HOOKD_RETRY_SCHEDULE',
+    description:
+      'delays before each delivery attempt, e.g. 0,5s,5m,30m,2h (default: Standard Webhooks, 0,5s,5m,30m,2h,5h,10h,14h,20h,24h)',
+    fromText: asList,
+  },
 ];
 
 /** The options of a cluster on PostgreSQL. */

@@ -7,6 +7,7 @@ import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
+import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook, HookState } from '../hook/hook.js';
@@ -45,6 +46,19 @@ export interface Hookd {
   reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
+}
+
+const schedules = new WeakMap<Hook, RetrySchedule>();
+
+/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
+function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
+  if (hook?.RetrySchedule === undefined) return undefined;
+  let s = schedules.get(hook);
+  if (s === undefined) {
+    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
+    schedules.set(hook, s);
+  }
+  return s;
 }
 
 export interface HookdOptions {
@@ -108,6 +122,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await hooks.setState(id, 'disabled');
         },
       },
+      ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
+      scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
     });
     pipeline = deliveries;

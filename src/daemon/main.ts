@@ -27,29 +27,22 @@ function daemonOptions(cmd: Command): Command {
 }
 
 /** commander's option names → config keys (`--no-events` arrives as `events: false`). */
+/** commander's parsed options → config keys, through the one options table. */
 function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
   const flags: Record<string, unknown> = {};
-  const names: Record<string, string> = {
-    listen: 'listen',
-    upstream: 'upstream',
-    dataDir: 'dataDir',
-    apiBase: 'apiBase',
-    allowCallbackNet: 'allowCallbackNets',
-    publicBaseUrl: 'publicBaseUrl',
-    trustedProxy: 'trustedProxies',
-    bodyLimit: 'bodyLimit',
-    logLevel: 'logLevel',
-    shutdownTimeout: 'shutdownTimeoutMs',
-    upstreamTimeout: 'upstreamTimeoutMs',
-    databaseUrl: 'databaseUrl',
-    clusterLease: 'clusterLeaseMs',
-    config: 'config',
-  };
-  for (const [from, to] of Object.entries(names)) if (opts[from] !== undefined) flags[to] = opts[from];
-  if (opts.events === false) flags.eventsEnabled = false;
-  for (const k of ['bodyLimit', 'shutdownTimeoutMs', 'upstreamTimeoutMs', 'clusterLeaseMs']) {
-    if (typeof flags[k] === 'string' && /^\d+$/.test(flags[k] as string)) flags[k] = Number(flags[k]);
+  for (const o of ALL_OPTIONS) {
+    const long = o.flag.split(' ')[0]!;
+    // commander names `--shutdown-timeout` shutdownTimeout, and `--no-events` events (false when given).
+    const attr = long.replace(/^--(no-)?/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const v = opts[attr];
+    if (v === undefined) continue;
+    if (long.startsWith('--no-')) {
+      if (v === false) flags[o.key] = false;
+    } else {
+      flags[o.key] = typeof v === 'string' ? o.fromText(v) : v;
+    }
   }
+  if (opts.config !== undefined) flags.config = opts.config;
   return flags;
 }
 

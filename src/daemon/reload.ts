@@ -17,6 +17,7 @@ export const RESTART_KEYS = [
   'apiBase',
   'bodyLimit',
   'upstreamTimeoutMs',
+  'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
 ] as const satisfies readonly (keyof HookdConfig)[];

@@ -1,5 +1,9 @@
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 
+/** At most this many attempts per round, and no delay longer than a week. */
+export const MAX_RETRY_ATTEMPTS = 20;
+export const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
+
 const statusList = {
   type: 'array',
   maxItems: 500,
@@ -67,6 +71,14 @@ export const HOOK_SCHEMA = {
       default: {},
     },
     Persist: { type: 'boolean', default: true },
+    RetrySchedule: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_RETRY_ATTEMPTS,
+      items: { type: 'number', minimum: 0, maximum: MAX_RETRY_DELAY_SECONDS },
+      description:
+        "Seconds before each attempt: [0] before the first, [i] after the i-th failure; the last failure makes the delivery failed. Left out: the daemon's schedule (0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400).",
+    },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },

@@ -18,6 +18,12 @@ export interface HookConfig {
   CallbackContentMediaType: string;
   Headers: Record<string, string>;
   Persist: boolean;
+  /**
+   * This hook's retry schedule, in seconds: entry 0 is the delay before the first attempt, entry
+   * i the delay after the i-th failed one. Absent: the daemon's schedule (Standard Webhooks by
+   * default). Not in the seed document; an addition for receivers that need another rhythm.
+   */
+  RetrySchedule?: number[];
 }
 
 /** A stored hook: the configuration plus the fields the server owns. */

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import { suggest } from '../util/suggest.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
-import { HOOK_SCHEMA, KNOWN_FIELDS } from './hook-schema.js';
+import { HOOK_SCHEMA, KNOWN_FIELDS, MAX_RETRY_DELAY_SECONDS } from './hook-schema.js';
 import { parseMediaType } from './media-type.js';
 import { compilePattern } from './pattern.js';
 
@@ -168,6 +168,7 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     Persist: (doc.Persist as boolean | undefined) ?? true,
   };
   if (typeof doc.CallbackContent === 'string') config.CallbackContent = doc.CallbackContent;
+  if (Array.isArray(doc.RetrySchedule)) config.RetrySchedule = [...(doc.RetrySchedule as number[])];
   return config;
 }
 
@@ -212,6 +213,12 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: `must have at most ${e.params.limit} items` };
     case 'minimum':
     case 'maximum':
+      if (top === 'RetrySchedule') {
+        return {
+          field,
+          message: `must be a number of seconds from 0 to ${MAX_RETRY_DELAY_SECONDS} (a week)`,
+        };
+      }
       return { field, message: 'must be an HTTP status code from 100 to 599' };
     case 'minLength':
       return { field, message: 'must not be empty' };

@@ -16,6 +16,7 @@ export function presentHook(h: Hook): Record<string, unknown> {
     CallbackContentMediaType: h.CallbackContentMediaType,
     Headers: h.Headers,
     Persist: h.Persist,
+    ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
     Modified: h.Modified,
     State: h.State,
   };
