@@ -282,7 +282,7 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
         if (opts.pin) pinSelf(undefined);
         try {
           const r = await runClusterBench({ ...p.cluster, log: opts.log });
-          return done({ status: 'ok', result: r, text: formatClusterBench(r) });
+          return done({ status: 'ok', result: r, text: `\`\`\`\n${formatClusterBench(r)}\n\`\`\`` });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);
         }
