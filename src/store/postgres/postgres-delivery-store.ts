@@ -1,15 +1,14 @@
 import type pg from 'pg';
+import { deliveryFromRow } from '../delivery-row.js';
 import type {
   AttemptRecord,
   DeliveryBatch,
   DeliveryQuery,
   DeliveryRecord,
   DeliveryState,
-  DeliveryStatus,
   DeliveryStore,
   HookSecretRecord,
   RetentionRule,
-  StoredRequest,
 } from '../delivery-store.js';
 import { LOCK_CLASS, LOCKS, type PgDatabase } from './pg-database.js';
 
@@ -398,32 +397,7 @@ function attemptArrays(rows: readonly AttemptRecord[]): unknown[][] {
 }
 
 function toRecord(r: Row): DeliveryRecord {
-  const request: StoredRequest = {
-    method: r.method as StoredRequest['method'],
-    url: r.url as string,
-    headers: JSON.parse(r.headers as string) as Record<string, string>,
-  };
-  if (r.body !== null) request.body = (r.body as Buffer).toString('utf8');
-  const tStatus = r.t_status as number | null;
-  return {
-    id: r.id as string,
-    hookId: r.hook_id as string,
-    owner: r.owner as string,
-    hookType: r.hook_type as 0 | 1,
-    status: r.status as DeliveryStatus,
-    attempts: r.attempts as number,
-    roundStart: r.round_start as number,
-    created: r.created as number,
-    nextAttempt: r.next_attempt as number | null,
-    lastStatusCode: r.last_status as number | null,
-    lastError: r.last_error as string | null,
-    trigger: {
-      method: r.t_method as string,
-      path: r.t_path as string,
-      ...(tStatus !== null && { statusCode: tStatus }),
-    },
-    request,
-  };
+  return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'));
 }
 
 function toSecret(r: Row): HookSecretRecord {

@@ -1,0 +1,34 @@
+import type { DeliveryRecord, DeliveryStatus, StoredRequest } from './delivery-store.js';
+
+/**
+ * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
+ * dialects); only the body's type differs (TEXT vs BYTEA), so the caller decodes it.
+ */
+export function deliveryFromRow(r: Record<string, unknown>, body: string | undefined): DeliveryRecord {
+  const request: StoredRequest = {
+    method: r.method as StoredRequest['method'],
+    url: r.url as string,
+    headers: JSON.parse(r.headers as string) as Record<string, string>,
+  };
+  if (body !== undefined) request.body = body;
+  const tStatus = r.t_status as number | null;
+  return {
+    id: r.id as string,
+    hookId: r.hook_id as string,
+    owner: r.owner as string,
+    hookType: r.hook_type as 0 | 1,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts as number,
+    roundStart: r.round_start as number,
+    created: r.created as number,
+    nextAttempt: r.next_attempt as number | null,
+    lastStatusCode: r.last_status as number | null,
+    lastError: r.last_error as string | null,
+    trigger: {
+      method: r.t_method as string,
+      path: r.t_path as string,
+      ...(tStatus !== null && { statusCode: tStatus }),
+    },
+    request,
+  };
+}
