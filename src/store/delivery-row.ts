@@ -1,4 +1,4 @@
-import type { DeliveryRecord, DeliveryStatus, StoredRequest } from './delivery-store.js';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus, StoredRequest } from './delivery-store.js';
 
 /**
  * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
@@ -30,5 +30,19 @@ export function deliveryFromRow(r: Record<string, unknown>, body: string | undef
       ...(tStatus !== null && { statusCode: tStatus }),
     },
     request,
+  };
+}
+
+/** An attempt from its SQL row; the response body is decoded by the caller, as above. */
+export function attemptFromRow(r: Record<string, unknown>, responseBody: string | null): AttemptRecord {
+  return {
+    deliveryId: r.delivery_id as string,
+    hookId: r.hook_id as string,
+    attempt: r.attempt as number,
+    time: r.time as number,
+    statusCode: r.status as number | null,
+    latencyMs: r.latency_ms as number,
+    error: r.error as string | null,
+    responseBody,
   };
 }

@@ -12,6 +12,7 @@ import {
   type DeliveryStatus,
 } from '../../store/delivery-store.js';
 import { principalOf } from '../auth-hook.js';
+import { parsePageQuery } from '../page-query.js';
 import { resource } from '../route-table.js';
 
 export interface DeliveryRouteDeps {
@@ -21,7 +22,6 @@ export interface DeliveryRouteDeps {
   base: string;
 }
 
-const MAX_PAGE = 1000;
 const DEFAULT_PAGE = 100;
 const STATUS_RULE = `must be one of ${DELIVERY_STATUSES.join(', ')}`;
 
@@ -230,23 +230,8 @@ function fail(errors: FieldError[]): never {
 function parseListQuery(req: FastifyRequest): DeliveryQuery & { limit: number } {
   const q = req.query as Record<string, unknown>;
   const errors: FieldError[] = [];
-  const query: DeliveryQuery & { limit: number } = { limit: DEFAULT_PAGE };
-  if (q.limit !== undefined) {
-    const limit = q.limit;
-    if (
-      typeof limit !== 'string' ||
-      !/^\d{1,7}$/.test(limit) ||
-      Number(limit) < 1 ||
-      Number(limit) > MAX_PAGE
-    ) {
-      errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` });
-    } else query.limit = Number(limit);
-  }
-  if (q.after !== undefined) {
-    if (typeof q.after !== 'string' || !DELIVERY_ID_SHAPE.test(q.after)) {
-      errors.push({ field: 'after', message: 'must be a delivery Id (msg_…)' });
-    } else query.after = q.after;
-  }
+  const page = parsePageQuery(q, { shape: DELIVERY_ID_SHAPE, rule: 'must be a delivery Id (msg_…)' }, errors);
+  const query: DeliveryQuery & { limit: number } = { ...page, limit: page.limit ?? DEFAULT_PAGE };
   const status = parseStatus(q.status, errors);
   if (status !== undefined) query.status = status;
   const since = parseTime(q.since, 'since', errors);

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HookdError } from '../../errors/catalog.js';
+import { type FieldError, HookdError } from '../../errors/catalog.js';
 import { HOOK_ID_SHAPE } from '../../hook/hook-id.js';
 import type { HookService } from '../../service/hook-service.js';
 import { principalOf } from '../auth-hook.js';
+import { parsePageQuery } from '../page-query.js';
 import { presentHook } from '../present-hook.js';
 import { resource } from '../route-table.js';
-
-const MAX_PAGE = 1000;
 
 /** `/hooks` and `/hooks/{id}` (SPEC §7). */
 export function hookRoutes(app: FastifyInstance, hooks: HookService, base: string): void {
@@ -59,26 +58,12 @@ function idOf(req: FastifyRequest): string {
 }
 
 function parsePage(req: FastifyRequest): { limit?: number; after?: string } {
-  const q = req.query as Record<string, string | string[] | undefined>;
-  const errors: { field: string; message: string }[] = [];
-  const page: { limit?: number; after?: string } = {};
-  const limit = q.limit;
-  if (limit !== undefined) {
-    if (
-      typeof limit !== 'string' ||
-      !/^\d{1,7}$/.test(limit) ||
-      Number(limit) < 1 ||
-      Number(limit) > MAX_PAGE
-    ) {
-      errors.push({ field: 'limit', message: `must be a whole number from 1 to ${MAX_PAGE}` });
-    } else page.limit = Number(limit);
-  }
-  const after = q.after;
-  if (after !== undefined) {
-    if (typeof after !== 'string' || !HOOK_ID_SHAPE.test(after))
-      errors.push({ field: 'after', message: 'must be a hook Id' });
-    else page.after = after;
-  }
+  const errors: FieldError[] = [];
+  const page = parsePageQuery(
+    req.query as Record<string, unknown>,
+    { shape: HOOK_ID_SHAPE, rule: 'must be a hook Id' },
+    errors,
+  );
   if (errors.length) {
     throw new HookdError('BAD_REQUEST', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
   }

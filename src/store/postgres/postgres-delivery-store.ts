@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { deliveryFromRow } from '../delivery-row.js';
+import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
 import type {
   AttemptRecord,
   DeliveryBatch,
@@ -175,16 +175,9 @@ export class PostgresDeliveryStore implements DeliveryStore {
         `FROM ${this.t.attempts} WHERE delivery_id = $1 ORDER BY attempt`,
       [deliveryId],
     );
-    return rows.map((r: Row) => ({
-      deliveryId: r.delivery_id as string,
-      hookId: r.hook_id as string,
-      attempt: r.attempt as number,
-      time: r.time as number,
-      statusCode: r.status as number | null,
-      latencyMs: r.latency_ms as number,
-      error: r.error as string | null,
-      responseBody: r.response === null ? null : (r.response as Buffer).toString('utf8'),
-    }));
+    return rows.map((r: Row) =>
+      attemptFromRow(r, r.response === null ? null : (r.response as Buffer).toString('utf8')),
+    );
   }
 
   async pendingDeliveries(): Promise<DeliveryRecord[]> {

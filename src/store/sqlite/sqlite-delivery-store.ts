@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { deliveryFromRow } from '../delivery-row.js';
+import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
 import type {
   AttemptRecord,
   DeliveryBatch,
@@ -164,16 +164,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
-    return (this.stmts.attempts.all(deliveryId) as Row[]).map((r) => ({
-      deliveryId: r.delivery_id as string,
-      hookId: r.hook_id as string,
-      attempt: r.attempt as number,
-      time: r.time as number,
-      statusCode: r.status as number | null,
-      latencyMs: r.latency_ms as number,
-      error: r.error as string | null,
-      responseBody: r.response as string | null,
-    }));
+    return (this.stmts.attempts.all(deliveryId) as Row[]).map((r) =>
+      attemptFromRow(r, r.response as string | null),
+    );
   }
 
   async pendingDeliveries(): Promise<DeliveryRecord[]> {
