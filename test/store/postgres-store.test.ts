@@ -2,35 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { Hook } from '../../src/hook/hook.js';
-import { newHookId } from '../../src/hook/hook-id.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PgDatabase, SchemaTooNewError } from '../../src/store/postgres/pg-database.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
-import { storeContract } from './store-contract.js';
+import { storeContract, storedHook } from './store-contract.js';
 
 const skip = await pgSkipReason();
 
-function sample(owner = 'alice', over: Partial<Hook> = {}): Hook {
-  return {
-    Id: newHookId(),
-    Owner: owner,
-    PathPattern: '/a/(*)',
-    Callback: 'https://example.com/x',
-    Methods: ['GET'],
-    Type: 1,
-    StatusCodeBlackList: [],
-    StatusCodeWhiteList: [200],
-    CallbackMethod: 'PUT',
-    CallbackContent: '$1',
-    CallbackContentMediaType: 'text/plain',
-    Headers: {},
-    Persist: true,
-    Modified: '2026-01-01T00:00:00.000+00:00',
-    State: 'active',
-    ...over,
-  };
-}
+const sample = storedHook;
 
 /** Resolves when `check` holds, polling; rejects after `ms`. */
 async function eventually(check: () => boolean, ms = 5000): Promise<void> {

@@ -3,11 +3,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { Hook } from '../../src/hook/hook.js';
-import { newHookId } from '../../src/hook/hook-id.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { storeContract } from './store-contract.js';
+import { storeContract, storedHook } from './store-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hookd-sqlite-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -17,23 +15,7 @@ const freshFile = () => join(root, `store-${++n}`, 'hookd.db');
 storeContract('SqliteStore', () => new SqliteStore(freshFile()));
 
 describe('SqliteStore on disk', () => {
-  const sample = (): Hook => ({
-    Id: newHookId(),
-    Owner: 'alice',
-    PathPattern: '/a/(*)',
-    Callback: 'https://example.com/x',
-    Methods: ['GET'],
-    Type: 1,
-    StatusCodeBlackList: [],
-    StatusCodeWhiteList: [200],
-    CallbackMethod: 'PUT',
-    CallbackContent: '$1',
-    CallbackContentMediaType: 'text/plain',
-    Headers: {},
-    Persist: true,
-    Modified: '2026-01-01T00:00:00.000+00:00',
-    State: 'active',
-  });
+  const sample = () => storedHook();
 
   it('keeps users, tokens and hooks across close and reopen', async () => {
     const file = freshFile();

@@ -27,6 +27,28 @@ function hook(owner: string, n: number, over: Partial<Hook> = {}): Hook {
   };
 }
 
+/** A stored hook with a body template and a status list, for the backends' own tests. */
+export function storedHook(owner = 'alice', over: Partial<Hook> = {}): Hook {
+  return {
+    Id: newHookId(),
+    Owner: owner,
+    PathPattern: '/a/(*)',
+    Callback: 'https://example.com/x',
+    Methods: ['GET'],
+    Type: 1,
+    StatusCodeBlackList: [],
+    StatusCodeWhiteList: [200],
+    CallbackMethod: 'PUT',
+    CallbackContent: '$1',
+    CallbackContentMediaType: 'text/plain',
+    Headers: {},
+    Persist: true,
+    Modified: '2026-01-01T00:00:00.000+00:00',
+    State: 'active',
+    ...over,
+  };
+}
+
 function token(user: string, id: string, created = '2026-01-01T00:00:00.000+00:00'): TokenRecord {
   return { id, user, hash: 'ab'.repeat(32), label: `label of ${id}`, created };
 }
