@@ -14,6 +14,7 @@ import {
   BENCH_PATH,
   type HookdServer,
   type Server,
+  startBareNodeProxy,
   startHookd,
   startNginx,
   startUpstream,
@@ -83,6 +84,12 @@ export interface ProxyBenchResult {
   afterVsBefore?: { rps: Spread; cpu: Spread };
   /** hookd with hooks over nginx, requests/s. */
   hookdVsNginx?: Spread;
+  /** The bare Node proxy over nginx, requests/s: the platform's own distance. */
+  nodeVsNginx?: Spread;
+  /** hookd with hooks over the bare Node proxy, requests/s: hookd's own cost on top of it. */
+  hookdVsNode?: Spread;
+  /** p99 that the bare Node proxy adds over the upstream directly, paced run (ms). */
+  addedP99MsNode?: Spread;
   /** p99 that hookd with hooks adds over the upstream directly, paced run (ms). */
   addedP99Ms?: Spread;
   /** Same for hookd without hooks and for nginx. */
@@ -95,6 +102,8 @@ interface Contender {
   name: string;
   label: string;
   server: Server;
+  /** Only in the paced runs: the reference for what a proxy adds to latency. */
+  pacedOnly?: boolean;
 }
 
 const UPSTREAM_BODY_CHECK = '"Id":"ts1"';
@@ -138,7 +147,17 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
     const upstream = await startUpstream(loadCore);
     stops.push(upstream.stop);
 
-    const contenders: Contender[] = [{ name: 'upstream', label: 'upstream directly', server: direct }];
+    const contenders: Contender[] = [
+      { name: 'upstream', label: 'upstream directly', server: direct },
+      // The very upstream process the proxies forward to, on the load core: "p99 added" compares a
+      // proxy with it, so that moving the upstream off the server core is not counted as the proxy's.
+      {
+        name: 'upstream-behind',
+        label: 'upstream directly, core 1 (paced only)',
+        server: upstream,
+        pacedOnly: true,
+      },
+    ];
 
     const emptyDir = tempDir('proxy0');
     const hooksDir = tempDir('proxyN');
@@ -186,6 +205,10 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
       });
     }
 
+    const bareProxy = await startBareNodeProxy(serverCore, upstream.url);
+    stops.push(bareProxy.stop);
+    contenders.push({ name: 'node-proxy', label: 'bare Node proxy (http + undici)', server: bareProxy });
+
     if (which('nginx')) {
       const nginx = await startNginx(serverCore, upstream.port);
       stops.push(nginx.stop);
@@ -195,7 +218,7 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
     }
 
     for (const c of contenders) await check(c);
-    for (const c of opts.warmupS > 0 ? contenders : []) {
+    for (const c of opts.warmupS > 0 ? contenders.filter((c) => !c.pacedOnly) : []) {
       log(`proxy: warming up ${c.label}`);
       await saturate(c.server.url + BENCH_PATH, { ...load, durationS: opts.warmupS });
     }
@@ -233,6 +256,7 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
     for (let round = 0; round < opts.rounds; round++) {
       const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
       for (const c of order) {
+        if (c.pacedOnly) continue;
         const r = results.get(c.name)!;
         const pid = c.server.running.pid;
         const cpu0 = cpuSeconds(pid);
@@ -273,17 +297,21 @@ export async function runProxyBench(opts: ProxyBenchOptions): Promise<ProxyBench
       },
     }));
     const get = (n: string) => results.get(n);
-    const up = get('upstream')!;
+    // Per round, what each proxy adds over the upstream it forwards to, reached directly.
+    const up = get('upstream-behind')!;
     const hn = get('hookd-N')!;
     const h0 = get('hookd-0')!;
     const ng = get('nginx');
+    const np = get('node-proxy')!;
     const base = get('hookd-base');
     const { log: _log, ...options } = opts;
     return {
       tool,
       options,
       contenders: list,
-      ...(ng && { hookdVsNginx: ratio(hn.rps, ng.rps) }),
+      ...(ng && { hookdVsNginx: ratio(hn.rps, ng.rps), nodeVsNginx: ratio(np.rps, ng.rps) }),
+      hookdVsNode: ratio(hn.rps, np.rps),
+      addedP99MsNode: difference(np.ratedP99Ms, up.ratedP99Ms),
       ...(base && {
         afterVsBefore: { rps: ratio(hn.rps, base.rps), cpu: ratio(hn.cpuUsPerRequest, base.cpuUsPerRequest) },
       }),
@@ -305,12 +333,13 @@ const int = (n: number) => fmt(n, 0);
 export function formatProxyBench(r: ProxyBenchResult): string {
   const o = r.options;
   const baseline = r.contenders.find((c) => c.name === 'upstream')!.summary.rps.median;
+  const saturated = (c: (typeof r.contenders)[number]) => c.rps.length > 0;
   const rows = r.contenders.map((c) => [
     c.label,
-    fmtSpread(c.summary.rps, int),
-    `${fmt(c.summary.rps.median / baseline, 2)}×`,
-    fmtSpread(c.summary.cpuUsPerRequest, int),
-    `${ms(c.summary.p50Ms.median)} / ${ms(c.summary.p99Ms.median)}`,
+    saturated(c) ? fmtSpread(c.summary.rps, int) : '—',
+    saturated(c) ? `${fmt(c.summary.rps.median / baseline, 2)}×` : '—',
+    saturated(c) ? fmtSpread(c.summary.cpuUsPerRequest, int) : '—',
+    saturated(c) ? `${ms(c.summary.p50Ms.median)} / ${ms(c.summary.p99Ms.median)}` : '—',
     `${ms(c.summary.ratedP50Ms.median)} / ${ms(c.summary.ratedP99Ms.median)}`,
     fmtSpread(c.summary.ratedP99Ms, ms),
     String(c.errors + c.non2xx),
@@ -334,6 +363,11 @@ export function formatProxyBench(r: ProxyBenchResult): string {
     notes.push(
       `hookd with ${o.hooks.toLocaleString('en-US')} hooks / nginx, requests/s: ${fmtSpread(r.hookdVsNginx, (n) => fmt(n, 2))}×.`,
     );
+  if (r.nodeVsNginx && r.hookdVsNode)
+    notes.push(
+      `The bare Node proxy / nginx: ${fmtSpread(r.nodeVsNginx, (n) => fmt(n, 2))}×; hookd with hooks / the bare Node proxy: ` +
+        `${fmtSpread(r.hookdVsNode, (n) => fmt(n, 2))}× (what hookd's own work costs on top of Node's).`,
+    );
   if (r.afterVsBefore)
     notes.push(
       `This build / the baseline build (same hooks): requests/s ${fmtSpread(r.afterVsBefore.rps, (n) => fmt(n, 2))}×, ` +
@@ -341,8 +375,9 @@ export function formatProxyBench(r: ProxyBenchResult): string {
     );
   if (r.addedP99Ms)
     notes.push(
-      `p99 added over the upstream at ~${int(o.rate)}/s (per-round difference, ms): hookd with hooks ${fmtSpread(r.addedP99Ms, ms)}, ` +
+      `p99 added over the same upstream reached directly from core 1 at ~${int(o.rate)}/s (per-round difference, ms): hookd with hooks ${fmtSpread(r.addedP99Ms, ms)}, ` +
         `hookd without hooks ${fmtSpread(r.addedP99MsNoHooks!, ms)}` +
+        (r.addedP99MsNode ? `, bare Node proxy ${fmtSpread(r.addedP99MsNode, ms)}` : '') +
         (r.addedP99MsNginx ? `, nginx ${fmtSpread(r.addedP99MsNginx, ms)}` : '') +
         '.',
     );

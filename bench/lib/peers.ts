@@ -4,6 +4,7 @@
  * its core so that its CPU use is its own.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -56,6 +57,53 @@ process.on('SIGTERM', () => process.exit(0));
 export async function startUpstream(core: number | undefined): Promise<Server> {
   const running = await start(process.execPath, ['-e', UPSTREAM_SOURCE], {
     core,
+    ready: (l) => l.startsWith('port '),
+  });
+  const port = Number(running.lines.find((l) => l.startsWith('port '))!.slice(5));
+  return { url: `http://127.0.0.1:${port}`, port, running, stop: () => running.stop() };
+}
+
+// The floor for any proxy built on Node's http server and undici: no hooks, no header rules beyond
+// dropping Connection, no metrics, no X-Forwarded-*; the response goes straight from undici's
+// dispatch handler into the client's response (as hookd's does). Source text, like the upstream.
+const BARE_PROXY_SOURCE = `
+const http = require('node:http');
+const { Pool } = require(process.env.UNDICI_PATH);
+const pool = new Pool(process.env.UPSTREAM, { connections: 128, pipelining: 1, keepAliveTimeout: 30000 });
+const server = http.createServer({ keepAliveTimeout: 65000 }, (req, res) => {
+  const raw = req.rawHeaders;
+  const headers = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() !== 'connection') headers.push(raw[i], raw[i + 1]);
+  pool.dispatch({ path: req.url, method: req.method, headers, body: null }, {
+    onConnect() {},
+    onHeaders(status, rawHeaders, resume) {
+      const out = [];
+      for (let i = 0; i < rawHeaders.length; i += 2) {
+        const name = rawHeaders[i].toString('latin1');
+        if (name.toLowerCase() !== 'connection' && name.toLowerCase() !== 'keep-alive') out.push(name, rawHeaders[i + 1].toString('latin1'));
+      }
+      res.writeHead(status, out);
+      return true;
+    },
+    onData(chunk) { return res.write(chunk); },
+    onComplete() { res.end(); },
+    onError(err) { res.destroy(err); },
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+/**
+ * A minimal Node reverse proxy (Node http + undici `Pool.dispatch`) on `core`: what the platform
+ * costs before any of hookd's work, so that hookd's distance from nginx splits into the part that
+ * is hookd's and the part that is Node's. GET requests only (the bench sends nothing else).
+ */
+export async function startBareNodeProxy(core: number | undefined, upstreamUrl: string): Promise<Server> {
+  const undici = createRequire(join(REPO_ROOT, 'package.json')).resolve('undici');
+  const running = await start(process.execPath, ['-e', BARE_PROXY_SOURCE], {
+    core,
+    env: { ...process.env, UPSTREAM: upstreamUrl, UNDICI_PATH: undici },
     ready: (l) => l.startsWith('port '),
   });
   const port = Number(running.lines.find((l) => l.startsWith('port '))!.slice(5));

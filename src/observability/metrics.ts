@@ -18,7 +18,7 @@ const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly proxiedTotal: Counter<'status'>;
+  private readonly proxiedCounts = new Map<number, number>();
   private readonly firedTotal: Counter<'phase'>;
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly deadLetters: Counter;
@@ -33,11 +33,18 @@ export class Metrics {
       labelNames: ['version', 'node'],
       registers,
     }).set({ version, node: process.version }, 1);
-    this.proxiedTotal = new Counter({
+    // Counted in a plain Map and handed to prom-client at scrape time: `inc({ status })` hashes
+    // its labels on every call, and this one is bumped for every proxied request (issue 7).
+    const proxied = this.proxiedCounts;
+    new Counter({
       name: 'hookd_proxied_requests_total',
       help: 'Requests proxied to the upstream, by response status (hookd-made 502/504 included)',
       labelNames: ['status'],
       registers,
+      collect() {
+        this.reset();
+        for (const [status, n] of proxied) this.inc({ status: String(status) }, n);
+      },
     });
     this.firedTotal = new Counter({
       name: 'hookd_hooks_fired_total',
@@ -93,7 +100,7 @@ export class Metrics {
   }
 
   proxied(status: number): void {
-    this.proxiedTotal.inc({ status: String(status) });
+    this.proxiedCounts.set(status, (this.proxiedCounts.get(status) ?? 0) + 1);
   }
 
   fired(phase: 'before' | 'after', count: number): void {

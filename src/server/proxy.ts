@@ -98,14 +98,13 @@ export class ReverseProxy {
       });
     }
 
-    const len = req.headers['content-length'];
-    const hasBody = (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+    const forward = this.forwardHeaders(req);
     this.pool.dispatch(
       {
         path: this.prefix + url,
         method: method as Dispatcher.HttpMethod,
-        headers: this.forwardHeaders(req),
-        body: hasBody ? req : null,
+        headers: forward.headers,
+        body: forward.hasBody ? req : null,
       },
       new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing),
     );
@@ -138,7 +137,15 @@ export class ReverseProxy {
       lines.push(`${raw[i]}: ${raw[i + 1]}`);
     }
     const forwarded: string[] = [];
-    this.pushForwarded(req, forwarded);
+    const seen: SeenHeaders = {
+      connection: undefined,
+      host: req.headers.host ?? '',
+      xff: undefined,
+      proto: undefined,
+      xfh: undefined,
+    };
+    for (let i = 0; i < raw.length; i += 2) rememberForwarded(seen, raw[i]!.toLowerCase(), raw[i + 1]!);
+    this.pushForwarded(req, seen, forwarded);
     for (let i = 0; i < forwarded.length; i += 2) lines.push(`${forwarded[i]}: ${forwarded[i + 1]}`);
     upstream.once('connect', () => {
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -166,36 +173,57 @@ export class ReverseProxy {
     await this.pool.close();
   }
 
-  private forwardHeaders(req: IncomingMessage): string[] {
+  /**
+   * The request's headers as forwarded: hop-by-hop ones and those its Connection header lists
+   * dropped, X-Forwarded-* set. One pass over `rawHeaders`: reading `req.headers` would make Node
+   * build the header object, which nothing else on the proxied path needs (profile, issue 7).
+   */
+  private forwardHeaders(req: IncomingMessage): { headers: string[]; hasBody: boolean } {
     const raw = req.rawHeaders;
-    const connectionListed = req.headers.connection;
-    const extraHop =
-      connectionListed && connectionListed !== 'keep-alive' && connectionListed !== 'close'
-        ? new Set(connectionListed.toLowerCase().split(/\s*,\s*/))
-        : undefined;
     const out: string[] = [];
+    const seen: SeenHeaders = {
+      connection: undefined,
+      host: '',
+      xff: undefined,
+      proto: undefined,
+      xfh: undefined,
+    };
+    let hasBody = false;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
-      if (HOP_BY_HOP.has(name) || FORWARDED.has(name) || extraHop?.has(name)) continue;
-      out.push(raw[i]!, raw[i + 1]!);
+      const value = raw[i + 1]!;
+      if (HOP_BY_HOP.has(name)) {
+        if (name === 'connection') seen.connection = seen.connection ? `${seen.connection}, ${value}` : value;
+        else if (name === 'transfer-encoding') hasBody = true;
+        continue;
+      }
+      if (FORWARDED.has(name)) {
+        rememberForwarded(seen, name, value);
+        continue;
+      }
+      if (name === 'content-length') hasBody ||= value !== '0';
+      else if (name === 'host' && seen.host === '') seen.host = value;
+      out.push(raw[i]!, value);
     }
-    this.pushForwarded(req, out);
-    return out;
+    const listed = seen.connection;
+    const headers =
+      listed && listed !== 'keep-alive' && listed !== 'close' ? withoutListed(out, listed) : out;
+    this.pushForwarded(req, seen, headers);
+    return { headers, hasBody };
   }
 
   /** Appends X-Forwarded-For/-Proto/-Host as name, value pairs. */
-  private pushForwarded(req: IncomingMessage, out: string[]): void {
+  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[]): void {
     const peer = req.socket.remoteAddress ?? '';
     const trusted = !this.opts.trusted.empty && this.opts.trusted.trusts(peer);
-    const prior = req.headers['x-forwarded-for'];
     const proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
     out.push(
       'x-forwarded-for',
-      trusted && prior ? `${prior}, ${peer}` : peer,
+      trusted && seen.xff ? `${seen.xff}, ${peer}` : peer,
       'x-forwarded-proto',
-      (trusted && (req.headers['x-forwarded-proto'] as string | undefined)) || proto,
+      (trusted && seen.proto) || proto,
       'x-forwarded-host',
-      (trusted && (req.headers['x-forwarded-host'] as string | undefined)) || (req.headers.host ?? ''),
+      (trusted && seen.xfh) || seen.host,
     );
   }
 
@@ -237,6 +265,32 @@ export class ReverseProxy {
   }
 }
 
+/** What the forwarding rules need to know of a request's headers. */
+interface SeenHeaders {
+  connection: string | undefined;
+  host: string;
+  xff: string | undefined;
+  proto: string | undefined;
+  xfh: string | undefined;
+}
+
+/** Keeps an incoming X-Forwarded-* value (used only when the peer is trusted); repeats join as Node does. */
+function rememberForwarded(seen: SeenHeaders, name: string, value: string): void {
+  if (name === 'x-forwarded-for') seen.xff = seen.xff ? `${seen.xff}, ${value}` : value;
+  else if (name === 'x-forwarded-proto') seen.proto ??= value;
+  else if (name === 'x-forwarded-host') seen.xfh ??= value;
+}
+
+/** The name/value list without the headers a Connection header lists (RFC 9110 §7.6.1). */
+function withoutListed(list: string[], connection: string): string[] {
+  const listed = new Set(connection.toLowerCase().split(/\s*,\s*/));
+  const kept: string[] = [];
+  for (let i = 0; i < list.length; i += 2) {
+    if (!listed.has(list[i]!.toLowerCase())) kept.push(list[i]!, list[i + 1]!);
+  }
+  return kept;
+}
+
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
@@ -259,12 +313,7 @@ function responseHeaders(raw: Buffer[]): string[] {
     out.push(name, raw[i + 1]!.toString('latin1'));
   }
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return out;
-  const listed = new Set(connection.toLowerCase().split(/\s*,\s*/));
-  const kept: string[] = [];
-  for (let i = 0; i < out.length; i += 2) {
-    if (!listed.has(out[i]!.toLowerCase())) kept.push(out[i]!, out[i + 1]!);
-  }
-  return kept;
+  return withoutListed(out, connection);
 }
 
 /**
