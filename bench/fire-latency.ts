@@ -11,7 +11,15 @@
 import { rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { calibrateDelay, delayFor, type LoadResult, loadTool, runAutocannon, runWrk } from './lib/load.js';
+import {
+  calibrateDelay,
+  delayFor,
+  delayFunction,
+  type LoadResult,
+  loadTool,
+  runAutocannon,
+  runWrk,
+} from './lib/load.js';
 import { type HookdServer, startHookd, startUpstream, tempDir } from './lib/peers.js';
 import { LOAD_CORE, SERVER_CORE, sleep } from './lib/process.js';
 import { fmt, fmtSpread, percentiles, type Spread, spread, table } from './lib/stats.js';
@@ -55,8 +63,7 @@ typedef struct { long tv_sec; long tv_nsec; } hookd_bench_ts;
 int clock_gettime(int clk, hookd_bench_ts *tp);
 ]]
 local ts = ffi.new("hookd_bench_ts")
-function delay() return ${Math.max(0, Math.round(delayMs))} end
-function request()
+${delayFunction(delayMs)}function request()
   ffi.C.clock_gettime(1, ts)
   return wrk.format("GET", "${prefix}" .. string.format("%d%09d", tonumber(ts.tv_sec), tonumber(ts.tv_nsec)))
 end
