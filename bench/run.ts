@@ -175,7 +175,8 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     section: 'proxy',
     target: 'hookd with 10,000 hooks ≥ 0.7× nginx requests/s',
     measured: proxy?.hookdVsNginx
-      ? `${fmt(proxy.hookdVsNginx.median, 2)}× (rounds ${fmt(proxy.hookdVsNginx.min, 2)}–${fmt(proxy.hookdVsNginx.max, 2)})`
+      ? `${fmt(proxy.hookdVsNginx.median, 2)}× (rounds ${fmt(proxy.hookdVsNginx.min, 2)}–${fmt(proxy.hookdVsNginx.max, 2)})` +
+        (proxy.nodeVsNginx ? `; a bare Node proxy: ${fmt(proxy.nodeVsNginx.median, 2)}×` : '')
       : proxy
         ? 'nginx not available'
         : 'not measured',
@@ -185,7 +186,8 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     section: 'proxy',
     target: `p99 added by hookd (10,000 hooks) ≤ 1 ms at a moderate fixed rate`,
     measured: proxy?.addedP99Ms
-      ? `${fmt(proxy.addedP99Ms.median, 2)} ms at ~${proxy.options.rate}/s (rounds ${fmt(proxy.addedP99Ms.min, 2)}–${fmt(proxy.addedP99Ms.max, 2)})`
+      ? `${fmt(proxy.addedP99Ms.median, 2)} ms at ~${proxy.options.rate}/s (rounds ${fmt(proxy.addedP99Ms.min, 2)}–${fmt(proxy.addedP99Ms.max, 2)})` +
+        (proxy.addedP99MsNginx ? `; nginx: ${fmt(proxy.addedP99MsNginx.median, 2)} ms` : '')
       : 'not measured',
     ...(proxy?.addedP99Ms && at10k && { met: proxy.addedP99Ms.median <= 1 }),
   });
