@@ -10,7 +10,7 @@ import { DeliveryPipeline } from '../delivery/pipeline.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
-import type { Hook, HookState } from '../hook/hook.js';
+import type { Hook } from '../hook/hook.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -110,14 +110,14 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
     });
 
-    // The pipeline asks per delivery whether its hook may still be sent to; answered from memory.
-    const states = new Map<string, HookState>();
+    // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
+    // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
     const deliveries = new DeliveryPipeline({
       durable: opened.deliveries.durable,
       ephemeral: opened.deliveries.ephemeral,
       policy: settings.policy,
       hookState: {
-        isActive: (id) => states.get(id) === 'active',
+        isActive: (id) => engine.isActive(id),
         disable: async (id) => {
           await hooks.setState(id, 'disabled');
         },
@@ -150,7 +150,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       );
     });
 
-    const engine = new MatchEngine(deliveries, {
+    const engine: MatchEngine = new MatchEngine(deliveries, {
       enabled: () => settings.eventsEnabled,
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
@@ -158,13 +158,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
-      hookSaved: (h) => {
-        engine.hookSaved(h);
-        states.set(h.Id, h.State);
-      },
+      hookSaved: (h) => engine.hookSaved(h),
       hookDeleted: (id) => {
         engine.hookDeleted(id);
-        states.delete(id);
         deliveries.hookDeleted(id);
       },
     };
@@ -176,18 +172,16 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
      */
     const deletedElsewhere = (id: string): void => {
       engine.hookDeleted(id);
-      states.delete(id);
       deliveries.hookDeleted(id, cluster !== undefined);
     };
     /** Replaces every hook at once (start, or a resync after changes may have been missed). */
     const replaceAll = (all: Hook[]): void => {
-      const gone = new Set(states.keys());
-      states.clear();
-      for (const h of all) {
-        states.set(h.Id, h.State);
-        gone.delete(h.Id);
+      if (engine.size > 0) {
+        const kept = new Set<string>();
+        for (const h of all) kept.add(h.Id);
+        const gone = [...engine.ids()].filter((id) => !kept.has(id));
+        for (const id of gone) deletedElsewhere(id);
       }
-      for (const id of gone) deletedElsewhere(id);
       engine.load(all);
     };
     // Changes from elsewhere apply in the order they were read, after the initial load.
@@ -212,7 +206,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         serially('applying hook changes from the database', () => {
           for (const h of saved) follow.hookSaved(h);
           // Known here only if it was not this process that deleted it (it applied that already).
-          for (const id of deleted) if (states.has(id)) deletedElsewhere(id);
+          for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
         }),
       resync: () => resyncAll(),
       secretChanged: (id) => deliveries.secretChanged(id),

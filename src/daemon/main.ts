@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { CidrError } from '../policy/address-policy.js';
-import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-database.js';
+import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
 import type { Store } from '../store/store.js';
 import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';

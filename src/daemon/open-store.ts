@@ -10,9 +10,8 @@ import type { HookdConfig } from '../config/config.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
-import { PgDatabase } from '../store/postgres/pg-database.js';
-import { type LeaseIdentity, PostgresDeliveryStore } from '../store/postgres/postgres-delivery-store.js';
-import { PostgresStore } from '../store/postgres/postgres-store.js';
+import type { PgDatabase } from '../store/postgres/pg-database.js';
+import type { LeaseIdentity } from '../store/postgres/postgres-delivery-store.js';
 import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { HookStore, Store } from '../store/store.js';
@@ -33,9 +32,23 @@ export interface OpenedStores {
   location: string;
 }
 
+/**
+ * The PostgreSQL modules, loaded on first use: importing `pg` and them is about a tenth of a
+ * SQLite daemon's start-up (docs/BENCHMARKS.md "Size"), for nothing when no database URL is set.
+ */
+async function postgres() {
+  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }] = await Promise.all([
+    import('../store/postgres/pg-database.js'),
+    import('../store/postgres/postgres-store.js'),
+    import('../store/postgres/postgres-delivery-store.js'),
+  ]);
+  return { PgDatabase, PostgresStore, PostgresDeliveryStore };
+}
+
 /** Opens what the daemon runs on. With PostgreSQL the schema is migrated first (under a lock). */
 export async function openStores(config: HookdConfig, log: Logger): Promise<OpenedStores> {
   if (config.databaseUrl) {
+    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl, { log });
     const store = new PostgresStore(db);
     // Registered when the instance joins the cluster; nothing is written before that.
@@ -68,6 +81,9 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
  * changes through the database's notifications (or, with SQLite, by watching the file).
  */
 export async function openAdminStore(config: HookdConfig): Promise<Store> {
-  if (config.databaseUrl) return new PostgresStore(await PgDatabase.open(config.databaseUrl));
+  if (config.databaseUrl) {
+    const { PgDatabase, PostgresStore } = await postgres();
+    return new PostgresStore(await PgDatabase.open(config.databaseUrl));
+  }
   return new SqliteStore(join(config.dataDir, STORE_FILE));
 }

@@ -22,16 +22,23 @@ export interface CompiledHook {
 // never mutated after construction, so sharing is safe.
 const EMPTY: ReadonlySet<never> = new Set();
 const methodSets = new Map<string, ReadonlySet<string>>();
-const defaultTemplates = new Map<string, CompiledTemplate>();
+/** By list identity: the lists of stored hooks are shared and frozen (intern-hook.ts), so no key to build. */
+const methodSetsByList = new WeakMap<readonly string[], ReadonlySet<string>>();
+const NO_OPTIONS = Object.freeze({});
+/** Default-body templates by body limit, then media type. */
+const defaultTemplates = new Map<number | undefined, Map<string, CompiledTemplate>>();
 
 function sharedMethods(methods: readonly string[]): ReadonlySet<string> {
+  let set = methodSetsByList.get(methods);
+  if (set !== undefined) return set;
   const key = methods.join(' ');
-  let set = methodSets.get(key);
+  set = methodSets.get(key);
   if (set === undefined) {
     set = new Set(methods);
     // Method lists are few in practice; an unusual one is not worth remembering forever.
     if (methodSets.size < 1024) methodSets.set(key, set);
   }
+  if (Object.isFrozen(methods)) methodSetsByList.set(methods, set);
   return set;
 }
 
@@ -40,15 +47,19 @@ function statusSet(codes: readonly number[]): ReadonlySet<number> {
 }
 
 function templateOf(hook: Hook, maxBodyBytes: number | undefined): CompiledTemplate {
-  const opts = maxBodyBytes === undefined ? {} : { maxBytes: maxBodyBytes };
+  const opts = maxBodyBytes === undefined ? NO_OPTIONS : { maxBytes: maxBodyBytes };
   if (hook.CallbackContent !== undefined) {
     return compileTemplate(hook.CallbackContent, hook.CallbackContentMediaType, opts);
   }
-  const key = `${hook.CallbackContentMediaType}\n${maxBodyBytes ?? ''}`;
-  let t = defaultTemplates.get(key);
+  let byType = defaultTemplates.get(maxBodyBytes);
+  if (byType === undefined) {
+    byType = new Map();
+    if (defaultTemplates.size < 16) defaultTemplates.set(maxBodyBytes, byType);
+  }
+  let t = byType.get(hook.CallbackContentMediaType);
   if (t === undefined) {
     t = compileTemplate(undefined, hook.CallbackContentMediaType, opts);
-    if (defaultTemplates.size < 1024) defaultTemplates.set(key, t);
+    if (byType.size < 1024) byType.set(hook.CallbackContentMediaType, t);
   }
   return t;
 }

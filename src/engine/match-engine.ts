@@ -1,4 +1,5 @@
 import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
+import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink } from './fired-event.js';
@@ -44,47 +45,68 @@ export class MatchEngine {
     before: new MatchIndex<CompiledHook>(),
     after: new MatchIndex<CompiledHook>(),
   };
-  private readonly byId = new Map<string, CompiledHook>();
+  /**
+   * Hooks a 410 disabled: known (for `get`), but out of the indexes. The active ones are found
+   * through the indexes' own maps, so that 100,000 hooks need no third map by Id.
+   */
+  private readonly disabled = new Map<string, CompiledHook>();
 
   constructor(
     private readonly sink: FiredEventSink,
     private readonly opts: EngineOptions = {},
   ) {}
 
-  /** Replaces the whole set (start-up, or a resync after lost notifications). */
+  /**
+   * Replaces the whole set (start-up, or a resync after lost notifications). The engine keeps the
+   * hooks, as `hookSaved` does.
+   */
   load(hooks: Iterable<Hook>): void {
     this.indexes.before.clear();
     this.indexes.after.clear();
-    this.byId.clear();
+    this.disabled.clear();
     for (const h of hooks) this.hookSaved(h);
   }
 
+  /**
+   * Adds or replaces a hook. The engine keeps the object, so it must not be changed afterwards;
+   * values it has in common with other hooks are swapped for shared frozen ones (intern-hook.ts).
+   */
   hookSaved(hook: Hook): void {
+    internHook(hook);
     this.hookDeleted(hook.Id);
     const { compiled, pattern } = compileHook(hook, this.opts.maxBodyBytes);
-    this.byId.set(hook.Id, compiled);
     // A disabled hook (410 Gone) stays known but leaves the index until it is replaced.
-    if (hook.State !== 'active') return;
-    this.indexFor(hook.Type).set(hook.Id, pattern, compiled);
+    if (hook.State !== 'active') this.disabled.set(hook.Id, compiled);
+    else this.indexFor(hook.Type).set(hook.Id, pattern, compiled);
   }
 
   hookDeleted(id: string): void {
-    const old = this.byId.get(id);
-    if (!old) return;
-    this.byId.delete(id);
-    this.indexFor(old.hook.Type).delete(id);
+    if (!this.indexes.before.delete(id) && !this.indexes.after.delete(id)) this.disabled.delete(id);
+  }
+
+  private find(id: string): CompiledHook | undefined {
+    return this.indexes.before.get(id) ?? this.indexes.after.get(id) ?? this.disabled.get(id);
   }
 
   get(id: string): Hook | undefined {
-    return this.byId.get(id)?.hook;
+    return this.find(id)?.hook;
   }
 
+  /** Whether the hook is known and active: exactly the hooks in an index. */
   isActive(id: string): boolean {
-    return this.byId.get(id)?.hook.State === 'active';
+    return this.indexes.before.has(id) || this.indexes.after.has(id);
   }
 
+  /** Number of hooks known, active or not. */
   get size(): number {
-    return this.byId.size;
+    return this.indexes.before.size + this.indexes.after.size + this.disabled.size;
+  }
+
+  /** The Ids of every hook the engine knows, active or not. */
+  *ids(): IterableIterator<string> {
+    yield* this.indexes.before.keys();
+    yield* this.indexes.after.keys();
+    yield* this.disabled.keys();
   }
 
   /** Whether any hook could fire in this phase: lets the proxy skip all trigger work. */

@@ -18,35 +18,95 @@ export interface Match<T> {
 }
 
 interface Entry<T> {
-  key: string;
   value: T;
   /** Insertion order of the key; a replace keeps it, like `Map#set`. */
   seq: number;
   node: TrieNode<T>;
   anchored: boolean;
-  /** Position in the node's open or anchored list, for O(1) removal. */
+  /** Position in the node's open or anchored list when that is an array, for O(1) removal. */
   slot: number;
-  /** Segment depths of the `(*)` wildcards, in order. */
-  captureDepths: number[];
+  /** Segment depths of the `(*)` wildcards, in order; shared between entries, never mutated. */
+  captureDepths: readonly number[];
 }
+
+/**
+ * The entries on one side of a node: most nodes hold exactly one (a hook's own pattern), and an
+ * array costs an object and a backing store on top of the entry, so a lone entry is held directly.
+ */
+type Entries<T> = Entry<T> | Entry<T>[] | undefined;
 
 class TrieNode<T> {
   /**
    * Literal children. Most nodes have exactly one (each hook's own literal tail), and a Map costs
-   * about ten times a field pair, so a lone child sits in `sole`/`soleEdge` and the Map is made
-   * only for the second one: at 100,000 hooks that is most of the index's memory.
+   * about ten times a field, so a lone child is held directly (its `edge` says which literal leads
+   * to it) and the Map is made only for the second one: at 100,000 hooks the nodes are most of the
+   * index's memory, which is also why a node has no more fields than these six.
    */
-  literals: Map<string, TrieNode<T>> | undefined = undefined;
-  soleEdge: string | undefined = undefined;
-  sole: TrieNode<T> | undefined = undefined;
+  literals: TrieNode<T> | Map<string, TrieNode<T>> | undefined = undefined;
   wildcard: TrieNode<T> | undefined = undefined;
-  open: Entry<T>[] | undefined = undefined;
-  anchored: Entry<T>[] | undefined = undefined;
+  open: Entries<T> = undefined;
+  anchored: Entries<T> = undefined;
   constructor(
     readonly parent: TrieNode<T> | undefined,
     /** The literal leading here from the parent; undefined for the wildcard child and the root. */
     readonly edge: string | undefined,
   ) {}
+}
+
+// Capture depths are shared: a hook's own array would cost more than the entry itself, and
+// patterns have few distinct capture layouts. Depths strictly increase, so below 30 a bit set is
+// an exact key; deeper layouts (rare) are keyed by their text. Bounded, like the method sets of
+// compiled-hook.ts: an unusual layout past the bound gets its own array.
+const NO_CAPTURES: readonly number[] = Object.freeze([]);
+const sharedDepths = new Map<number | string, readonly number[]>();
+const MAX_SHARED_DEPTHS = 4096;
+
+function internDepths(depths: number[]): readonly number[] {
+  if (depths.length === 0) return NO_CAPTURES;
+  let key: number | string = 0;
+  for (const d of depths) {
+    if (d >= 30) {
+      key = depths.join(',');
+      break;
+    }
+    key |= 1 << d;
+  }
+  let shared = sharedDepths.get(key);
+  if (shared === undefined) {
+    shared = Object.freeze(depths.slice());
+    if (sharedDepths.size < MAX_SHARED_DEPTHS) sharedDepths.set(key, shared);
+  }
+  return shared;
+}
+
+function addEntry<T>(entries: Entries<T>, entry: Entry<T>): Entries<T> {
+  if (entries === undefined) return entry;
+  if (Array.isArray(entries)) {
+    entry.slot = entries.length;
+    entries.push(entry);
+    return entries;
+  }
+  entries.slot = 0;
+  entry.slot = 1;
+  return [entries, entry];
+}
+
+function removeEntry<T>(entries: Entries<T>, entry: Entry<T>): Entries<T> {
+  if (!Array.isArray(entries)) return undefined;
+  const last = entries.pop()!;
+  if (last !== entry) {
+    entries[entry.slot] = last;
+    last.slot = entry.slot;
+  }
+  return entries.length === 1 ? entries[0] : entries;
+}
+
+function pushEntries<T>(hits: Entry<T>[], entries: Entry<T> | Entry<T>[]): void {
+  if (Array.isArray(entries)) {
+    for (let i = 0; i < entries.length; i++) hits.push(entries[i]!);
+  } else {
+    hits.push(entries);
+  }
 }
 
 const SLASH = 0x2f;
@@ -73,10 +133,26 @@ export class MatchIndex<T> {
   #nexts: number[] = [];
   #segCount = 0;
   #hits: Entry<T>[] = [];
+  /** Scratch for `set`: the capture depths of the pattern being inserted. */
+  #depths: number[] = [];
 
   /** Number of entries. */
   get size(): number {
     return this.#byKey.size;
+  }
+
+  /** The value of the entry with this key. */
+  get(key: string): T | undefined {
+    return this.#byKey.get(key)?.value;
+  }
+
+  has(key: string): boolean {
+    return this.#byKey.has(key);
+  }
+
+  /** Every key, in insertion order. */
+  keys(): IterableIterator<string> {
+    return this.#byKey.keys();
   }
 
   /** Number of trie nodes, the root included; for diagnostics (an empty index has one). */
@@ -96,7 +172,8 @@ export class MatchIndex<T> {
       seq = this.#nextSeq++;
     }
     let node = this.#root;
-    const captureDepths: number[] = [];
+    const depths = this.#depths;
+    depths.length = 0;
     const segments = pattern.segments;
     for (let d = 0; d < segments.length; d++) {
       const s = segments[d]!;
@@ -108,54 +185,43 @@ export class MatchIndex<T> {
           this.#nodes++;
         }
         node = node.wildcard;
-        if (s.capture) captureDepths.push(d);
+        if (s.capture) depths.push(d);
       }
     }
-    let list: Entry<T>[];
-    if (pattern.anchored) {
-      node.anchored ??= [];
-      list = node.anchored;
-    } else {
-      node.open ??= [];
-      list = node.open;
-    }
     const entry: Entry<T> = {
-      key,
       value,
       seq,
       node,
       anchored: pattern.anchored,
-      slot: list.length,
-      captureDepths,
+      slot: 0,
+      captureDepths: internDepths(depths),
     };
-    list.push(entry);
+    if (pattern.anchored) node.anchored = addEntry(node.anchored, entry);
+    else node.open = addEntry(node.open, entry);
     this.#byKey.set(key, entry);
   }
 
   #literalChild(node: TrieNode<T>, edge: string): TrieNode<T> {
-    if (node.literals !== undefined) {
-      let child = node.literals.get(edge);
+    const literals = node.literals;
+    if (literals instanceof Map) {
+      let child = literals.get(edge);
       if (child === undefined) {
         child = new TrieNode<T>(node, edge);
         this.#nodes++;
-        node.literals.set(edge, child);
+        literals.set(edge, child);
       }
       return child;
     }
-    if (node.sole !== undefined && node.soleEdge === edge) return node.sole;
+    if (literals !== undefined && literals.edge === edge) return literals;
     const child = new TrieNode<T>(node, edge);
     this.#nodes++;
-    if (node.sole === undefined) {
-      node.sole = child;
-      node.soleEdge = edge;
-    } else {
-      node.literals = new Map([
-        [node.soleEdge!, node.sole],
-        [edge, child],
-      ]);
-      node.sole = undefined;
-      node.soleEdge = undefined;
-    }
+    node.literals =
+      literals === undefined
+        ? child
+        : new Map([
+            [literals.edge!, literals],
+            [edge, child],
+          ]);
     return child;
   }
 
@@ -217,16 +283,15 @@ export class MatchIndex<T> {
   /** `pos` is where segment `depth` starts in the path, or -1 when the path has no more segments. */
   #walk(node: TrieNode<T>, depth: number, pos: number): void {
     const open = node.open;
-    if (open !== undefined) for (let i = 0; i < open.length; i++) this.#hits.push(open[i]!);
+    if (open !== undefined) pushEntries(this.#hits, open);
     if (pos === -1) {
       const anchored = node.anchored;
-      if (anchored !== undefined) for (let i = 0; i < anchored.length; i++) this.#hits.push(anchored[i]!);
+      if (anchored !== undefined) pushEntries(this.#hits, anchored);
       return;
     }
     const literals = node.literals;
-    const sole = node.sole;
     const wildcard = node.wildcard;
-    if (literals === undefined && sole === undefined && wildcard === undefined) return;
+    if (literals === undefined && wildcard === undefined) return;
     let seg: string;
     let next: number;
     if (depth < this.#segCount) {
@@ -248,11 +313,11 @@ export class MatchIndex<T> {
       this.#nexts[depth] = next;
       this.#segCount = depth + 1;
     }
-    if (literals !== undefined) {
+    if (literals instanceof Map) {
       const child = literals.get(seg);
       if (child !== undefined) this.#walk(child, depth + 1, next);
-    } else if (sole !== undefined && node.soleEdge === seg) {
-      this.#walk(sole, depth + 1, next);
+    } else if (literals !== undefined && literals.edge === seg) {
+      this.#walk(literals, depth + 1, next);
     }
     // `*` needs a non-empty segment; a literal is never empty, so `//` matches nothing here.
     if (wildcard !== undefined && seg.length !== 0) this.#walk(wildcard, depth + 1, next);
@@ -260,16 +325,8 @@ export class MatchIndex<T> {
 
   #detach(entry: Entry<T>): void {
     const node = entry.node;
-    const list = (entry.anchored ? node.anchored : node.open)!;
-    const last = list.pop()!;
-    if (last !== entry) {
-      list[entry.slot] = last;
-      last.slot = entry.slot;
-    }
-    if (list.length === 0) {
-      if (entry.anchored) node.anchored = undefined;
-      else node.open = undefined;
-    }
+    if (entry.anchored) node.anchored = removeEntry(node.anchored, entry);
+    else node.open = removeEntry(node.open, entry);
     this.#prune(node);
   }
 
@@ -281,18 +338,17 @@ export class MatchIndex<T> {
       n.open === undefined &&
       n.anchored === undefined &&
       n.wildcard === undefined &&
-      n.literals === undefined &&
-      n.sole === undefined
+      n.literals === undefined
     ) {
       const parent = n.parent;
+      const siblings = parent.literals;
       if (n.edge === undefined) {
         parent.wildcard = undefined;
-      } else if (parent.sole === n) {
-        parent.sole = undefined;
-        parent.soleEdge = undefined;
-      } else {
-        parent.literals!.delete(n.edge);
-        if (parent.literals!.size === 0) parent.literals = undefined;
+      } else if (siblings === n) {
+        parent.literals = undefined;
+      } else if (siblings instanceof Map) {
+        siblings.delete(n.edge);
+        if (siblings.size === 0) parent.literals = undefined;
       }
       this.#nodes--;
       n = parent;

@@ -238,6 +238,50 @@ describe('MatchIndex: maintenance', () => {
     assert.equal(index.nodeCount, 1);
   });
 
+  it('keeps order and captures while a node goes from one entry to several and back', () => {
+    const index = new MatchIndex<string>();
+    const open = compiled('/a/(*)');
+    const anchored = compiled('/a/(*)/$');
+    index.set('k1', open, 'k1');
+    index.set('k2', anchored, 'k2');
+    index.set('k3', open, 'k3');
+    index.set('k4', open, 'k4');
+    assert.deepEqual(hits(index, '/a/x'), [
+      ['k1', ['x']],
+      ['k2', ['x']],
+      ['k3', ['x']],
+      ['k4', ['x']],
+    ]);
+    index.delete('k1');
+    index.delete('k4');
+    assert.deepEqual(hits(index, '/a/x/y'), [['k3', ['x']]]);
+    index.delete('k3');
+    assert.deepEqual(hits(index, '/a/x/y'), []);
+    assert.deepEqual(hits(index, '/a/x'), [['k2', ['x']]]);
+    index.set('k1', open, 'k1');
+    index.set('k5', anchored, 'k5');
+    assert.deepEqual(hits(index, '/a/x'), [
+      ['k2', ['x']],
+      ['k1', ['x']],
+      ['k5', ['x']],
+    ]);
+    index.set('k2', compiled('/a/(*)/(*)'), 'k2');
+    assert.deepEqual(hits(index, '/a/x/y'), [
+      ['k2', ['x', 'y']],
+      ['k1', ['x']],
+    ]);
+  });
+
+  it('captures by depth past the thirtieth segment', () => {
+    const deep = `/${Array.from({ length: 31 }, () => '*').join('/')}/(*)/(*)`;
+    const path = `/${Array.from({ length: 33 }, (_, i) => `s${i}`).join('/')}`;
+    const index = indexOf({ deep, shallow: '/(*)' });
+    assert.deepEqual(hits(index, path), [
+      ['deep', ['s31', 's32']],
+      ['shallow', ['s0']],
+    ]);
+  });
+
   it('does not share capture arrays between matches or calls', () => {
     const index = indexOf({ k1: '/(*)', k2: '/(*)' });
     const [m1, m2] = index.match('/a');

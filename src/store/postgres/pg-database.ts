@@ -3,22 +3,10 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { redactDatabaseUrl } from '../../config/load-config.js';
 import { MIGRATIONS } from './migrations.js';
+import { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './pg-common.js';
 import { PgListener } from './pg-listener.js';
 
-/**
- * Advisory lock keys, in the two-int form: the first is hookd's class (`hook` in ASCII), the
- * second names the lock. Advisory locks are per database, so clusters on different databases
- * never contend.
- */
-export const LOCK_CLASS = 0x686f6f6b;
-export const LOCKS = {
-  /** Migrations and the other start-up steps (the admin bootstrap, joining the cluster). */
-  startup: 1,
-  /** Held shared by every running instance on its listening session: "someone is running". */
-  alive: 2,
-  /** One instance at a time prunes the delivery log. */
-  prune: 3,
-} as const;
+export { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './pg-common.js';
 
 export interface PgDatabaseOptions {
   /** Pool size (default 10). */
@@ -31,17 +19,6 @@ export interface PgDatabaseOptions {
 // Epoch-millisecond columns are BIGINT, which pg returns as strings by default; they fit a double.
 const types = new pg.TypeOverrides();
 types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-
-/** A connection error in words, naming the (redacted) database it was about. */
-export class DatabaseUnavailableError extends Error {
-  constructor(url: string, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(
-      `cannot use the PostgreSQL database ${redactDatabaseUrl(url)}: ${why || (cause as { code?: string })?.code}`,
-    );
-    this.name = 'DatabaseUnavailableError';
-  }
-}
 
 /**
  * One PostgreSQL database shared by hookd's stores and cluster pieces: the connection pool, the
@@ -185,15 +162,5 @@ export class PgDatabase {
     this.closed = true;
     await this.listenerInstance?.stop();
     await this.pool.end();
-  }
-}
-
-/** The database was migrated by a newer hookd: this one refuses to start rather than misread it. */
-export class SchemaTooNewError extends Error {
-  constructor(current: number, latest: number) {
-    super(
-      `the database schema is at version ${current}, newer than this hookd knows (${latest}); run a hookd at least as new as the one that migrated it`,
-    );
-    this.name = 'SchemaTooNewError';
   }
 }
