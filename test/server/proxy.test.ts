@@ -82,6 +82,16 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse): void {
       }).then(() => res.end('second'));
       return;
     }
+    case '/stream-down-length': {
+      // Length-delimited, but sent in two parts: the first chunk is not the whole body.
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '12' });
+      res.write('first;');
+      new Promise<void>((resolve) => {
+        releaseDownload = resolve;
+      }).then(() => res.end('second'));
+      return;
+    }
     case '/big-up': {
       let bytes = 0;
       req.on('data', (c: Buffer) => {
@@ -288,6 +298,36 @@ describe('bodies', () => {
         .end();
     });
     assert.equal(text, 'first;second');
+  });
+
+  it('streams a length-delimited response body that arrives in parts, without ending it early', async () => {
+    const res = await new Promise<{ text: string; length: string | undefined }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('hookd held the response body back')), 5000);
+      httpRequest(`${d.url}/stream-down-length`, { agent: false }, (r) => {
+        let got = '';
+        r.setEncoding('utf8');
+        r.on('data', (c: string) => {
+          got += c;
+          if (got === 'first;') releaseDownload();
+        });
+        r.on('end', () => {
+          clearTimeout(timer);
+          resolve({ text: got, length: r.headers['content-length'] });
+        });
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.deepEqual(res, { text: 'first;second', length: '12' });
+  });
+
+  it('answers HEAD with the upstream headers and no body, and the connection stays usable', async () => {
+    const head = await fetch(`${d.url}/status/200`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
+    const next = await fetch(`${d.url}/status/201`);
+    assert.equal(next.status, 201);
+    assert.deepEqual(await next.json(), { from: 'upstream', method: 'GET', url: '/status/201' });
   });
 
   it('moves 200 MiB each way without buffering it (RSS growth under 64 MiB)', async () => {
