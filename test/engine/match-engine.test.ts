@@ -3,25 +3,19 @@ import { describe, it } from 'node:test';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { MatchEngine } from '../../src/engine/match-engine.js';
 import { AFTER_COMPLETION, BEFORE_COMPLETION, type Hook } from '../../src/hook/hook.js';
+import { storedHook } from '../store/store-contract.js';
 
-let n = 0;
-const hook = (over: Partial<Hook> = {}): Hook => ({
-  Id: `hk_${String(++n).padStart(4, '0')}`,
-  Owner: 'alice',
-  PathPattern: '/a/(*)',
-  Callback: 'https://example.com/x',
-  Methods: ['*'],
-  Type: BEFORE_COMPLETION,
-  StatusCodeBlackList: [],
-  StatusCodeWhiteList: [],
-  CallbackMethod: 'POST',
-  CallbackContentMediaType: 'application/json',
-  Headers: { 'X-Tenant': 'acme' },
-  Persist: true,
-  Modified: '2026-01-01T00:00:00.000+00:00',
-  State: 'active',
-  ...over,
-});
+/** The contract suite's stored hook, as a BeforeCompletion hook for any method and status. */
+const hook = (over: Partial<Hook> = {}): Hook =>
+  storedHook('alice', {
+    Methods: ['*'],
+    Type: BEFORE_COMPLETION,
+    StatusCodeWhiteList: [],
+    CallbackMethod: 'POST',
+    CallbackContentMediaType: 'application/json',
+    Headers: { 'X-Tenant': 'acme' },
+    ...over,
+  });
 
 const engineWithSink = () => {
   const fired: FiredEvent[] = [];
