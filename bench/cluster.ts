@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -320,7 +320,7 @@ export function formatClusterBench(r: ClusterBenchResult): string {
     `${r.options.callbacks} callbacks per round after ${r.options.warmup} unmeasured ones (POST /report, ` +
       `batches of ${REPORT_BATCH}, round-robin over the instances), ` +
       `${r.options.rounds} interleaved rounds, a fresh database each; PostgreSQL, the receiver and every ` +
-      `instance share this machine's ${availableParallelism()} cores.`,
+      `instance share this machine's ${cpus().length} cores.`,
   ];
   return lines.join('\n');
 }

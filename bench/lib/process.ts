@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 
 /** Where the servers under test run, and where the load generator and peers run. */
@@ -39,7 +39,9 @@ export function pinned(core: number | undefined, cmd: string, args: string[]): [
  */
 export function pinSelf(core: number | undefined): boolean {
   if (!canPin()) return false;
-  const cores = core === undefined ? `0-${availableParallelism() - 1}` : String(core);
+  // cpus(), not availableParallelism(): the latter counts only the cores this process may use now,
+  // which is one while it is pinned, so it cannot say how far to widen the mask again.
+  const cores = core === undefined ? `0-${cpus().length - 1}` : String(core);
   const r = spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
   return r.status === 0;
 }
