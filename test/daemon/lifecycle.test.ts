@@ -1,42 +1,13 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { api, tempDir } from '../helpers/hookd.js';
+import { api, HOOKD_BIN, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 
-/**
- * The repository root, found from this file whether it runs through tsx (test/daemon/) or
- * compiled (dist/test/daemon/). test/helpers/hookd.ts's HOOKD_BIN resolves one level too high
- * under tsx (/work/bin/hookd.js), so these tests find bin/hookd.js themselves.
- */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the test file');
-    dir = up;
-  }
-  return dir;
-}
-const BIN = join(repoRoot(), 'bin', 'hookd.js');
-
-interface Daemon {
-  proc: ChildProcess;
-  url: string;
-  dataDir: string;
-  /** admin.token's content, if the data dir has one. */
-  token: string;
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-  kill(): Promise<void>;
-}
+type Daemon = HookdProcess;
 
 const dirs: string[] = [];
 const running = new Set<Daemon>();
@@ -51,66 +22,15 @@ function newDataDir(): string {
   return dir;
 }
 
-/** Starts bin/hookd.js on a random loopback port and waits for its `listening` log line. */
+/** bin/hookd.js on a random loopback port (spawnHookd), killed at the end if a test left it running. */
 async function startDaemon(
   dataDir: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Daemon> {
-  const proc = spawn(
-    process.execPath,
-    [BIN, '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--allow-callback-net', '127.0.0.0/8', ...args],
-    { env: { ...process.env, HOOKD_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const lines: string[] = [];
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hookd did not start within 15 s: ${err}`)), 15000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      lines.push(line);
-      try {
-        const rec = JSON.parse(line) as { msg?: string; url?: string };
-        if (rec.msg === 'listening' && rec.url) {
-          clearTimeout(timer);
-          resolve(rec.url);
-        }
-      } catch {
-        // not JSON: kept in `lines`
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`hookd exited with ${code} before listening: ${err}`));
-    });
-  });
-  const tokenFile = join(dataDir, 'admin.token');
-  const d: Daemon = {
-    proc,
-    url,
-    dataDir,
-    token: existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '',
-    lines,
-    stderr: () => err,
-    exited,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      proc.kill(signal);
-      const { code } = await exited;
-      running.delete(d);
-      return code;
-    },
-    async kill() {
-      proc.kill('SIGKILL');
-      await exited;
-      running.delete(d);
-    },
-  };
+  const d = await spawnHookd(args, { dataDir, env, timeoutMs: 15000 });
   running.add(d);
+  void d.exited.then(() => running.delete(d));
   return d;
 }
 
@@ -125,7 +45,7 @@ function hookd(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [HOOKD_BIN, ...args],
       { env: { ...process.env, HOOKD_LOG_LEVEL: 'warn', ...env }, timeout: 20000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;

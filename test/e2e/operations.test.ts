@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
-import { ADMIN_TOKEN_FILE } from '../../src/daemon/bootstrap.js';
 import { EXIT } from '../../src/daemon/main.js';
 import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, hookctl, runProcess } from '../cli/helpers.js';
@@ -60,57 +58,13 @@ function records(d: HookdProcess, from = 0): Record<string, unknown>[] {
 }
 
 /**
- * bin/hookd.js with only the flags given: unlike spawnHookd, no `--allow-callback-net`, whose
- * flag would override the config file's `allowCallbackNets` that the reload tests change.
+ * bin/hookd.js without `--allow-callback-net`, whose flag would override the config file's
+ * `allowCallbackNets` that the reload tests change.
  */
 async function spawnBare(args: string[]): Promise<HookdProcess> {
-  const dataDir = tempDir();
-  dirs.push(dataDir);
-  const proc = spawn(
-    process.execPath,
-    [HOOKD_BIN, '--data-dir', dataDir, '--listen', '127.0.0.1:0', ...args],
-    {
-      env: { ...process.env, HOOKD_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const lines: string[] = [];
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hookd did not start: ${err}`)), 10_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      lines.push(line);
-      const rec = JSON.parse(line) as { msg?: string; url?: string };
-      if (rec.msg === 'listening' && rec.url) {
-        clearTimeout(timer);
-        resolve(rec.url);
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`hookd exited with ${code}: ${err}`));
-    });
-  });
-  return {
-    proc,
-    url,
-    dataDir,
-    token: readFileSync(join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim(),
-    lines,
-    stderr: () => err,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      proc.kill(signal);
-      return exited;
-    },
-    async kill() {
-      proc.kill('SIGKILL');
-      await exited;
-    },
-  };
+  const d = await spawnHookd(args, { allowLoopback: false });
+  dirs.push(d.dataDir);
+  return d;
 }
 
 /** One value of a Prometheus text exposition, or undefined when the series is absent. */

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -62,22 +62,34 @@ export interface HookdProcess {
   proc: ChildProcess;
   url: string;
   dataDir: string;
+  /** admin.token's content, or '' when the data dir has none. */
   token: string;
   /** Every stdout line so far (pino JSON). */
   lines: string[];
   stderr: () => string;
+  /** Settles when the process exits, with its code or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM and wait for exit; resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** kill -9 and wait. */
   kill(): Promise<void>;
 }
 
+export interface SpawnOptions {
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /**
+   * Pass `--allow-callback-net 127.0.0.0/8` (default true) so that callbacks may reach test
+   * receivers; false when a test sets the allow list itself (the flag would override a config file).
+   */
+  allowLoopback?: boolean;
+}
+
 /** A real `hookd` process (bin/hookd.js), for restarts, signals and crashes. */
-export async function spawnHookd(
-  args: string[] = [],
-  opts: { dataDir?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<HookdProcess> {
+export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): Promise<HookdProcess> {
   const dataDir = opts.dataDir ?? tempDir();
+  const timeoutMs = opts.timeoutMs ?? 10000;
   const proc = spawn(
     process.execPath,
     [
@@ -86,8 +98,7 @@ export async function spawnHookd(
       dataDir,
       '--listen',
       '127.0.0.1:0',
-      '--allow-callback-net',
-      '127.0.0.0/8',
+      ...(opts.allowLoopback === false ? [] : ['--allow-callback-net', '127.0.0.0/8']),
       ...args,
     ],
     { env: { ...process.env, HOOKD_LOG_LEVEL: 'info', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -97,11 +108,13 @@ export async function spawnHookd(
   proc.stderr!.on('data', (d: Buffer) => {
     err += d.toString();
   });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`hookd did not start within ${opts.timeoutMs ?? 10000} ms: ${err}`)),
-      opts.timeoutMs ?? 10000,
+      () => reject(new Error(`hookd did not start within ${timeoutMs} ms: ${err}`)),
+      timeoutMs,
     );
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       lines.push(line);
@@ -115,22 +128,23 @@ export async function spawnHookd(
         // not JSON: keep it in `lines` for the test to look at
       }
     });
-    proc.once('exit', (code) => {
+    void exited.then(({ code }) => {
       clearTimeout(timer);
       reject(new Error(`hookd exited with ${code} before listening: ${err}`));
     });
   });
-  const token = readFileSync(join(dataDir, ADMIN_TOKEN_FILE), 'utf8').trim();
+  const tokenFile = join(dataDir, ADMIN_TOKEN_FILE);
   return {
     proc,
     url,
     dataDir,
-    token,
+    token: existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '',
     lines,
     stderr: () => err,
+    exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       proc.kill(signal);
-      return exited;
+      return (await exited).code;
     },
     async kill() {
       proc.kill('SIGKILL');
