@@ -1,5 +1,5 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/fired-event.js';
-import type { DeliveryRecord, DeliveryStatus } from '../store/delivery-store.js';
+import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/delivery-store.js';
 
 /** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
 interface Target {
@@ -87,12 +87,7 @@ export class Delivery implements DeliveryRecord {
 
   static fromRecord(r: DeliveryRecord, persist: boolean): Delivery {
     const d = new Delivery(r.id, r.hookId, r.owner, r.hookType, persist, r.created, r.trigger, r.request);
-    d.status = r.status;
-    d.attempts = r.attempts;
-    d.roundStart = r.roundStart;
-    d.nextAttempt = r.nextAttempt;
-    d.lastStatusCode = r.lastStatusCode;
-    d.lastError = r.lastError;
+    copyDeliveryState(d, r);
     return d;
   }
 }

@@ -41,6 +41,19 @@ export interface DeliveryState {
   lastError: string | null;
 }
 
+/**
+ * Copies a delivery's changing state (DeliveryState but the id) onto another object: what an
+ * update writes, and what a delivery loaded from a store starts with.
+ */
+export function copyDeliveryState(to: DeliveryState, from: DeliveryState): void {
+  to.status = from.status;
+  to.attempts = from.attempts;
+  to.roundStart = from.roundStart;
+  to.nextAttempt = from.nextAttempt;
+  to.lastStatusCode = from.lastStatusCode;
+  to.lastError = from.lastError;
+}
+
 /** One delivery: a fired callback, ready to send, and its state. */
 export interface DeliveryRecord extends DeliveryState {
   hookId: string;

@@ -1,11 +1,12 @@
-import type {
-  AttemptRecord,
-  DeliveryBatch,
-  DeliveryQuery,
-  DeliveryRecord,
-  DeliveryStore,
-  HookSecretRecord,
-  RetentionRule,
+import {
+  type AttemptRecord,
+  copyDeliveryState,
+  type DeliveryBatch,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  type DeliveryStore,
+  type HookSecretRecord,
+  type RetentionRule,
 } from '../delivery-store.js';
 
 export interface MemoryDeliveryStoreOptions {
@@ -51,12 +52,7 @@ export class MemoryDeliveryStore implements DeliveryStore {
       const r = this.deliveries.get(u.id);
       if (!r) continue;
       const wasPending = r.status === 'pending';
-      r.status = u.status;
-      r.attempts = u.attempts;
-      r.roundStart = u.roundStart;
-      r.nextAttempt = u.nextAttempt;
-      r.lastStatusCode = u.lastStatusCode;
-      r.lastError = u.lastError;
+      copyDeliveryState(r, u);
       if (wasPending && r.status !== 'pending') this.finishedOne(r);
     }
     // Attempt records are never changed after they are written, so they are kept as given.
