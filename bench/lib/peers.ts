@@ -7,22 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageInfo } from '../../src/util/package-info.js';
 import { type Running, sleep, start } from './process.js';
 
 /** The repository root, whether the bench runs from dist/ or through tsx. */
-export const REPO_ROOT = ((): string => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'hookd')
-      return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the hookd repository root');
-    dir = up;
-  }
-})();
+export const REPO_ROOT = packageInfo().root;
 
 export const HOOKD_BIN = join(REPO_ROOT, 'bin', 'hookd.js');
 

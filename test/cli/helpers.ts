@@ -1,25 +1,15 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
-import { tempDir } from '../helpers/hookd.js';
+import { HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
 
-/** The repository root, found from this file whether it runs from test/ (tsx) or dist/test/. */
-export const ROOT = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'hookd')
-      return dir;
-  }
-  throw new Error('cannot find the hookd package root');
-})();
-export const HOOKCTL_BIN = join(ROOT, 'bin', 'hookctl.js');
+// One way of finding the repository and its binaries for every test (test/helpers/hookd.ts).
+export { HOOKCTL_BIN, ROOT };
 
 export interface RunResult {
   code: number | null;

@@ -7,8 +7,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, tempDir } from '../helpers/hookd.js';
-import { assertBuilt, HOOKD, type Instance, startInstance, until } from './cluster-helpers.js';
+import { api, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
+import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
@@ -22,7 +22,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
     new Promise((resolve) => {
       execFile(
         process.execPath,
-        [HOOKD, ...args, '--data-dir', tempDir('hookd-admin-'), '--database-url', tdb.url],
+        [HOOKD_BIN, ...args, '--data-dir', tempDir('hookd-admin-'), '--database-url', tdb.url],
         { timeout: 20_000 },
         (error, stdout, stderr) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
@@ -81,7 +81,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
     const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        [HOOKD, 'user', 'list', '--database-url', 'postgres://hookd:s3cr3t@127.0.0.1:1/nope'],
+        [HOOKD_BIN, 'user', 'list', '--database-url', 'postgres://hookd:s3cr3t@127.0.0.1:1/nope'],
         { timeout: 20_000 },
         (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
       );

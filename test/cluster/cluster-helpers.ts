@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { HOOKD_BIN, REPO_ROOT } from '../helpers/hookd.js';
 import { closedPort, sleep } from '../helpers/servers.js';
-
-/** The repository root, whether this runs through tsx (test/cluster/) or compiled (dist/test/cluster/). */
-export function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the test file');
-    dir = up;
-  }
-  return dir;
-}
-
-export const HOOKD = join(repoRoot(), 'bin', 'hookd.js');
-export const HOOKCTL = join(repoRoot(), 'bin', 'hookctl.js');
 
 /** bin/hookd.js runs dist/: a missing build is said plainly rather than failing obscurely. */
 export function assertBuilt(): void {
-  const compiled = join(repoRoot(), 'dist', 'src', 'cluster', 'cluster-member.js');
+  const compiled = join(REPO_ROOT, 'dist', 'src', 'cluster', 'cluster-member.js');
   assert.ok(existsSync(compiled), `${compiled} is missing: compile first with npx tsc -p tsconfig.json`);
 }
 
@@ -56,7 +42,7 @@ export interface InstanceOptions {
 export async function startInstance(name: string, opts: InstanceOptions): Promise<Instance> {
   const port = await closedPort();
   const args = [
-    HOOKD,
+    HOOKD_BIN,
     '--database-url',
     opts.databaseUrl,
     '--data-dir',

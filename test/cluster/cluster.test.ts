@@ -14,9 +14,9 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import type { Hook } from '../../src/hook/hook.js';
-import { api, tempDir } from '../helpers/hookd.js';
+import { api, HOOKCTL_BIN, tempDir } from '../helpers/hookd.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
-import { assertBuilt, HOOKCTL, type Instance, pool, startInstance, until } from './cluster-helpers.js';
+import { assertBuilt, type Instance, pool, startInstance, until } from './cluster-helpers.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
@@ -219,7 +219,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
     const events: Record<string, unknown>[] = [];
     let tail: ChildProcess | undefined;
     try {
-      tail = spawn(process.execPath, [HOOKCTL, '--debug', 'tail', '--hook', hook.Id, '-o', 'json'], {
+      tail = spawn(process.execPath, [HOOKCTL_BIN, '--debug', 'tail', '--hook', hook.Id, '-o', 'json'], {
         env: {
           ...process.env,
           HOOKD_URL: c!.url,
