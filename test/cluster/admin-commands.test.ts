@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
+import { api, firedByReport, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
@@ -28,16 +28,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
-  const fired = async (path: string): Promise<number> => {
-    const r = await api<{ fired: number }>(inst.url, admin, 'POST', '/report', {
-      Method: 'GET',
-      Path: path,
-      StatusCode: 200,
-      Phase: 'after',
-    });
-    assert.equal(r.status, 202, r.text);
-    return r.body.fired;
-  };
+  const fired = (path: string): Promise<number> => firedByReport(inst.url, admin, path);
 
   before(async () => {
     assertBuilt();

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError, loadConfig, redactDatabaseUrl } from '../../src/config/load-config.js';
+import { loadConfig, redactDatabaseUrl } from '../../src/config/load-config.js';
+import { configError } from '../config/config-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookd-cluster-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,16 +16,6 @@ const file = (text: string): string => {
 };
 const URL_A = 'postgres://hookd:pa55word@db.example:5432/hookd';
 const URL_B = 'postgresql://other@db2.example/hookd?sslmode=require';
-
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof ConfigError, `expected a ConfigError, got ${String(e)}`);
-    return e.message;
-  }
-  assert.fail('expected a ConfigError');
-}
 
 describe('databaseUrl and cluster.leaseMs', () => {
   it('are absent / 10 s by default: the SQLite store in the data dir', () => {

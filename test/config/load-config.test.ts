@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError, defaultDataDir, loadConfig, parseListen } from '../../src/config/load-config.js';
+import { defaultDataDir, loadConfig, parseListen } from '../../src/config/load-config.js';
+import { configError } from './config-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookd-config-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -12,17 +13,6 @@ function configFile(doc: unknown): string {
   const file = join(dir, `config-${++n}.json`);
   writeFileSync(file, typeof doc === 'string' ? doc : JSON.stringify(doc));
   return file;
-}
-
-/** The ConfigError's message, or a failure when loading succeeds or throws something else. */
-function configError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof ConfigError, `expected a ConfigError, got ${String(e)}`);
-    return e.message;
-  }
-  assert.fail('expected a ConfigError');
 }
 
 describe('loadConfig precedence: flags > HOOKD_* > config file > defaults', () => {

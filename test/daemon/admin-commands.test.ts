@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { api, firedByReport, startHookd, type TestDaemon } from '../helpers/hookd.js';
 
 /** bin/hookd.js, found from this file under tsx and compiled alike (see lifecycle.test.ts). */
 function hookdBin(): string {
@@ -45,17 +45,7 @@ describe('hookd user and token commands', () => {
       );
     });
 
-  /** How many hooks (of any user) a served `GET path` → 200 fires, via the report endpoint. */
-  const firedFor = async (path: string): Promise<number> => {
-    const r = await api<{ fired: number }>(d.url, d.token, 'POST', '/report', {
-      Method: 'GET',
-      Path: path,
-      StatusCode: 200,
-      Phase: 'after',
-    });
-    assert.equal(r.status, 202, r.text);
-    return r.body.fired;
-  };
+  const firedFor = (path: string): Promise<number> => firedByReport(d.url, d.token, path);
 
   let bobToken = '';
   let bobTokenId = '';

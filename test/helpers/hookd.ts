@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -185,4 +186,19 @@ export async function api<T = unknown>(
     // leave as text
   }
   return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/**
+ * How many hooks (of any user) a served `GET path` answered 200 fires, asked of the daemon's
+ * report endpoint with an admin token: a way to see what a daemon's match index holds.
+ */
+export async function firedByReport(url: string, token: string, path: string): Promise<number> {
+  const r = await api<{ fired: number }>(url, token, 'POST', '/report', {
+    Method: 'GET',
+    Path: path,
+    StatusCode: 200,
+    Phase: 'after',
+  });
+  assert.equal(r.status, 202, r.text);
+  return r.body.fired;
 }
