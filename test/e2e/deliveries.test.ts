@@ -147,11 +147,12 @@ const report = (paths: string[], statusCode = 200, token = d.token) =>
     d.url,
     token,
     'POST',
-    '/report',
+    '/_hookd/report',
     paths.map((Path) => ({ Method: 'GET', Path, StatusCode: statusCode, Phase: 'after' })),
   );
 
-const delivery = (id: string, token = d.token) => api<DeliveryView>(d.url, token, 'GET', `/deliveries/${id}`);
+const delivery = (id: string, token = d.token) =>
+  api<DeliveryView>(d.url, token, 'GET', `/_hookd/deliveries/${id}`);
 
 const deliveries = (hookId: string, query = '') =>
   api<DeliveryView[]>(d.url, d.token, 'GET', `/hooks/${hookId}/deliveries${query}`);
@@ -347,7 +348,7 @@ describe('redelivery', () => {
         (v) => v.Status === 'succeeded',
       );
 
-      const r = await api<DeliveryView>(d.url, d.token, 'POST', `/deliveries/${id}/redeliver`);
+      const r = await api<DeliveryView>(d.url, d.token, 'POST', `/_hookd/deliveries/${id}/redeliver`);
       assert.equal(r.status, 202, r.text);
       assert.equal(r.body.Id, id);
       const [, again] = await rcv.waitFor('/again', 2);
@@ -361,10 +362,11 @@ describe('redelivery', () => {
       assert.equal(got.AttemptLog!.length, 2);
 
       assert.equal(
-        (await api(d.url, d.token, 'POST', '/deliveries/msg_00000000000000000000000000/redeliver')).status,
+        (await api(d.url, d.token, 'POST', '/_hookd/deliveries/msg_00000000000000000000000000/redeliver'))
+          .status,
         404,
       );
-      assert.equal((await api(d.url, d.token, 'POST', '/deliveries/not-an-id/redeliver')).status, 404);
+      assert.equal((await api(d.url, d.token, 'POST', '/_hookd/deliveries/not-an-id/redeliver')).status, 404);
     } finally {
       await deleteHook(hook.Id);
     }
@@ -465,7 +467,7 @@ describe('410 Gone', () => {
       await report(['/gone/2']);
       await sleep(400);
       assert.equal(rcv.on('/gone').length, 2, 'a disabled hook was delivered');
-      const refused = await api(d.url, d.token, 'POST', `/deliveries/${id}/redeliver`);
+      const refused = await api(d.url, d.token, 'POST', `/_hookd/deliveries/${id}/redeliver`);
       assert.equal(refused.status, 409, refused.text);
 
       gone = false;
@@ -560,8 +562,8 @@ describe("another user's deliveries", () => {
 
       const tries: [string, string][] = [
         ['GET', `/hooks/${hook.Id}/deliveries`],
-        ['GET', `/deliveries/${id}`],
-        ['POST', `/deliveries/${id}/redeliver`],
+        ['GET', `/_hookd/deliveries/${id}`],
+        ['POST', `/_hookd/deliveries/${id}/redeliver`],
         ['POST', `/hooks/${hook.Id}/redeliver`],
         ['GET', `/hooks/${hook.Id}/secret`],
         ['POST', `/hooks/${hook.Id}/secret/rotate`],
@@ -570,7 +572,7 @@ describe("another user's deliveries", () => {
         const r = await api(d.url, bob, method, path);
         assert.equal(r.status, 404, `${method} ${path} as bob: ${r.status} ${r.text}`);
         assert.doesNotMatch(r.text, /whsec_/);
-        if (path.startsWith('/deliveries/')) assert.ok(!r.text.includes(hook.Id), r.text);
+        if (path.startsWith('/_hookd/deliveries/')) assert.ok(!r.text.includes(hook.Id), r.text);
       }
       assert.deepEqual((await api(d.url, bob, 'GET', '/hooks')).body, []);
       assert.equal(
@@ -648,7 +650,7 @@ describe('at-least-once across a crash', () => {
         Methods: ['GET'],
         Callback: `${rcv.url}/crash`,
       });
-      const r = await api(first.url, first.token, 'POST', '/report', {
+      const r = await api(first.url, first.token, 'POST', '/_hookd/report', {
         Method: 'GET',
         Path: '/crash/1',
         StatusCode: 200,
@@ -658,7 +660,7 @@ describe('at-least-once across a crash', () => {
       const id = call!.headers['webhook-id'] as string;
       await eventually(
         'the first attempt on record',
-        async () => (await api<DeliveryView>(first.url, first.token, 'GET', `/deliveries/${id}`)).body,
+        async () => (await api<DeliveryView>(first.url, first.token, 'GET', `/_hookd/deliveries/${id}`)).body,
         (v) => v.Attempts === 1 && v.Status === 'pending',
       );
       await first.kill();
@@ -669,7 +671,8 @@ describe('at-least-once across a crash', () => {
       assert.equal(again!.body, call!.body);
       const done = await eventually(
         'the delivery after the restart',
-        async () => (await api<DeliveryView>(second!.url, second!.token, 'GET', `/deliveries/${id}`)).body,
+        async () =>
+          (await api<DeliveryView>(second!.url, second!.token, 'GET', `/_hookd/deliveries/${id}`)).body,
         (v) => v.Status === 'succeeded',
       );
       assert.equal(done.Attempts, 2);
