@@ -99,11 +99,17 @@ describe('API through a JWT', () => {
   });
 
   it('the dry run renders $REQUEST_USER from its User', async () => {
-    const r = await api<{ HookId: string; Request: { Body: string } }[]>(d.url, carol, 'POST', '/match', {
-      Method: 'GET',
-      Path: '/repositories/r1',
-      User: 'erin',
-    });
+    const r = await api<{ HookId: string; Request: { Body: string } }[]>(
+      d.url,
+      carol,
+      'POST',
+      '/_hookd/match',
+      {
+        Method: 'GET',
+        Path: '/repositories/r1',
+        User: 'erin',
+      },
+    );
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.length, 1);
     assert.equal(JSON.parse(r.body[0]!.Request.Body).user, 'erin');
@@ -131,7 +137,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('is in the default event document, the delivery Trigger and the tail', async () => {
     receiver.reset();
-    const ws = new WebSocket(`${d.url.replace('http', 'ws')}/tail`, { headers: auth(carol) });
+    const ws = new WebSocket(`${d.url.replace('http', 'ws')}/_hookd/tail`, { headers: auth(carol) });
     const events: { kind: string; HookId: string; Trigger: { User: string | null } }[] = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m))));
     await new Promise((resolve, reject) => {
@@ -170,7 +176,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('the tail refuses a bad JWT', async () => {
     const status = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`${d.url.replace('http', 'ws')}/tail`, {
+      const ws = new WebSocket(`${d.url.replace('http', 'ws')}/_hookd/tail`, {
         headers: auth(`${carol.slice(0, -3)}abc`),
       });
       ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
@@ -182,7 +188,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('POST /report takes a User: the request counts as made by that user', async () => {
     receiver.reset();
-    const r = await api<{ fired: number }>(d.url, carol, 'POST', '/report', [
+    const r = await api<{ fired: number }>(d.url, carol, 'POST', '/_hookd/report', [
       { Method: 'GET', Path: '/repositories/r9?as=report', User: 'erin' },
       { Method: 'GET', Path: '/repositories/r9?as=anon' },
     ]);
@@ -196,7 +202,7 @@ describe('$REQUEST_USER of proxied requests', () => {
       }),
     );
     assert.deepEqual(users, { report: 'erin', anon: '' });
-    const bad = await api<{ errors: { field: string }[] }>(d.url, carol, 'POST', '/report', {
+    const bad = await api<{ errors: { field: string }[] }>(d.url, carol, 'POST', '/_hookd/report', {
       Method: 'GET',
       Path: '/x',
       User: 'not a name',
