@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import type { Hook } from '../../src/hook/hook.js';
+import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import {
   createHook,
@@ -96,6 +97,16 @@ describe('API through a JWT', () => {
     );
     assert.equal((await api(d.url, undefined, 'GET', '/hooks')).status, 401);
     assert.equal((await api(d.url, d.token, 'GET', '/hooks')).status, 200);
+  });
+
+  it('hookctl with a JWT in HOOKD_TOKEN acts as that user', async () => {
+    assertBuilt();
+    const list = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: carol }) });
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(list.stdout.includes(userHook.Id) && list.stdout.includes(docHook.Id), list.stdout);
+    const expired = await sign(rsa, { sub: 'carol' }, { exp: Math.floor(Date.now() / 1000) - 3600 });
+    const refused = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: expired }) });
+    assert.equal(refused.code, 4, refused.stderr);
   });
 
   it('the dry run renders $REQUEST_USER from its User', async () => {
