@@ -138,7 +138,8 @@ export class ReverseProxy {
         requestUser: this.opts.requestUser?.(req),
       });
     }
-    const guarded = this.untrustedGuard(req);
+    const trusted = this.trustedPeer(req);
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
     const host = this.origin.hostname.replace(/^\[|\]$/g, '');
     const upstream: Socket =
@@ -161,7 +162,7 @@ export class ReverseProxy {
       xfh: undefined,
     };
     for (let i = 0; i < raw.length; i += 2) rememberForwarded(seen, raw[i]!.toLowerCase(), raw[i + 1]!);
-    this.pushForwarded(req, seen, forwarded);
+    this.pushForwarded(req, seen, forwarded, trusted);
     for (let i = 0; i < forwarded.length; i += 2) lines.push(`${forwarded[i]}: ${forwarded[i + 1]}`);
     upstream.once('connect', () => {
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -189,12 +190,9 @@ export class ReverseProxy {
     await this.pool.close();
   }
 
-  /** The guarded identity header when this request's peer may not send it; else undefined. */
-  private untrustedGuard(req: IncomingMessage): string | undefined {
-    const guarded = this.opts.guardedHeader;
-    if (guarded === undefined) return undefined;
-    const peer = req.socket.remoteAddress;
-    return !this.opts.trusted.empty && this.opts.trusted.trusts(peer) ? undefined : guarded;
+  /** Whether the peer is a trusted proxy: asked once per request (it parses the address). */
+  private trustedPeer(req: IncomingMessage): boolean {
+    return !this.opts.trusted.empty && this.opts.trusted.trusts(req.socket.remoteAddress ?? '');
   }
 
   /**
@@ -213,7 +211,9 @@ export class ReverseProxy {
       xfh: undefined,
     };
     let hasBody = false;
-    const guarded = this.untrustedGuard(req);
+    const trusted = this.trustedPeer(req);
+    // The identity header (`--identity-header`) is only for trusted proxies to send.
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       const value = raw[i + 1]!;
@@ -234,14 +234,13 @@ export class ReverseProxy {
     const listed = seen.connection;
     const headers =
       listed && listed !== 'keep-alive' && listed !== 'close' ? withoutListed(out, listed) : out;
-    this.pushForwarded(req, seen, headers);
+    this.pushForwarded(req, seen, headers, trusted);
     return { headers, hasBody };
   }
 
   /** Appends X-Forwarded-For/-Proto/-Host as name, value pairs. */
-  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[]): void {
+  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[], trusted: boolean): void {
     const peer = req.socket.remoteAddress ?? '';
-    const trusted = !this.opts.trusted.empty && this.opts.trusted.trusts(peer);
     const proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
     out.push(
       'x-forwarded-for',
