@@ -24,10 +24,11 @@ import { canPin, LOAD_CORE, pinSelf } from './lib/process.js';
 import { fmt, table } from './lib/stats.js';
 import { formatMatchBench, type MatchBenchResult, runMatchBench } from './match.js';
 import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.js';
+import { type ContenderResult, formatQueueBench, type QueueBenchResult, runQueueBench } from './queues.js';
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
 
-export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster'] as const;
+export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster', 'queues'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const TITLES: Record<Section, string> = {
@@ -37,6 +38,7 @@ export const TITLES: Record<Section, string> = {
   fire: '4. Fire latency',
   size: '5. Size',
   cluster: '6. Cluster (PostgreSQL)',
+  queues: '7. Queue peers (BullMQ, pg-boss, graphile-worker)',
 };
 
 export interface BenchOptions {
@@ -97,6 +99,7 @@ const PARAMS = {
     dispatch: { rounds: 5 },
     size: { hooks: 100_000, rounds: 5, settleMs: 1000, warmStart: true },
     cluster: { rounds: 3 },
+    queues: { callbacks: 20_000, warmup: 2_000, rounds: 5, rate: 1000, seconds: 5 },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -114,6 +117,7 @@ const PARAMS = {
     dispatch: { callbacks: 300, rounds: 1, rate: 100, seconds: 1, connections: 8 },
     size: { hooks: 1_000, rounds: 1, settleMs: 100, warmStart: false },
     cluster: { callbacks: 1000, warmup: 200, rounds: 1 },
+    queues: { callbacks: 300, warmup: 100, rounds: 1, rate: 100, seconds: 1 },
   },
 };
 
@@ -237,6 +241,55 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     measured: full ? `${fmt(full.summary.startMs.median, 0)} ms` : 'not measured at 100k',
     ...(full && { met: full.summary.startMs.median <= 2000 }),
   });
+
+  const queues = of<QueueBenchResult>('queues');
+  const q = (name: string): ContenderResult | undefined =>
+    queues?.contenders.find((c) => c.name.startsWith(name) && !c.skipped);
+  const judgedQ = (queues?.options.rounds ?? 0) >= 5;
+  const sqlite = q('hookd, SQLite');
+  const onPg = q('hookd on PostgreSQL');
+  const rawQ = q('raw');
+  for (const peer of ['BullMQ', 'pg-boss']) {
+    const other = q(peer);
+    const ok = sqlite && other;
+    rows.push({
+      section: 'queues',
+      target: `hookd SQLite ≥ 2× ${peer}'s callbacks/s at ≤ 0.4× its CPU per callback`,
+      measured: ok
+        ? `${fmt(sqlite.perSecond / other.perSecond, 2)}× at ${fmt(sqlite.cpuUsPerCallback / other.cpuUsPerCallback, 2)}× CPU`
+        : 'not measured',
+      ...(ok &&
+        judgedQ && {
+          met:
+            sqlite.perSecond / other.perSecond >= 2 &&
+            sqlite.cpuUsPerCallback / other.cpuUsPerCallback <= 0.4,
+        }),
+    });
+    const okPg = onPg && other;
+    rows.push({
+      section: 'queues',
+      target: `hookd on PostgreSQL ≥ 1.3× ${peer}'s callbacks/s at no more CPU per callback`,
+      measured: okPg
+        ? `${fmt(onPg.perSecond / other.perSecond, 2)}× at ${fmt(onPg.cpuUsPerCallback / other.cpuUsPerCallback, 2)}× CPU`
+        : 'not measured',
+      ...(okPg &&
+        judgedQ && {
+          met: onPg.perSecond / other.perSecond >= 1.3 && onPg.cpuUsPerCallback <= other.cpuUsPerCallback,
+        }),
+    });
+  }
+  rows.push({
+    section: 'queues',
+    target: 'hookd SQLite ≥ 0.7× the raw undici ceiling',
+    measured: sqlite && rawQ ? `${fmt(sqlite.perSecond / rawQ.perSecond, 2)}×` : 'not measured',
+    ...(sqlite && rawQ && judgedQ && { met: sqlite.perSecond / rawQ.perSecond >= 0.7 }),
+  });
+  rows.push({
+    section: 'queues',
+    target: 'hookd on PostgreSQL p99 ≤ 10 ms at 1,000 callbacks/s',
+    measured: onPg ? `${fmt(onPg.p99, 2)} ms` : 'not measured',
+    ...(onPg && judgedQ && queues?.options.rate === 1000 && { met: onPg.p99 <= 10 }),
+  });
   return rows;
 }
 
@@ -285,6 +338,16 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
         try {
           const r = await runClusterBench({ ...p.cluster, log: opts.log });
           return done({ status: 'ok', result: r, text: `\`\`\`\n${formatClusterBench(r)}\n\`\`\`` });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
+      }
+      case 'queues': {
+        // Producer, workers, hookd and the servers share the machine: every core for them.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runQueueBench({ ...p.queues, log: opts.log });
+          return done({ status: 'ok', result: r, text: formatQueueBench(r) });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);
         }
