@@ -22,7 +22,7 @@
  * Run: `node dist/bench/queues.js [--callbacks 20000 --warmup 2000 --rounds 5 --rate 1000 --seconds 5]`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -31,7 +31,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
 import { freePort, HOOKD_BIN, tempDir } from './lib/peers.js';
-import { cpuSeconds, type Running, sleep, start } from './lib/process.js';
+import { cpuByComm, cpuSeconds, type Running, sleep, start } from './lib/process.js';
 import { fmt, table } from './lib/stats.js';
 
 export interface QueueBenchOptions {
@@ -226,25 +226,6 @@ const asked = (child: ChildProcess) =>
 
 // ---------------------------------------------------------------------------------------------
 // Whole-system CPU
-
-/** CPU seconds of every process whose command name is `comm` (a server and all its backends). */
-function cpuByComm(comm: string): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid <= 0) continue;
-    try {
-      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const c = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
-      if (!c.startsWith(comm)) continue;
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 interface CpuMark {
   self: NodeJS.CpuUsage;

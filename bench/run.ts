@@ -17,7 +17,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clusterBenchSkipReason, formatClusterBench, runClusterBench } from './cluster.js';
+import {
+  type ClusterBenchResult,
+  clusterBenchSkipReason,
+  formatClusterBench,
+  runClusterBench,
+} from './cluster.js';
 import { type FireLatencyResult, formatFireLatency, runFireLatencyBench } from './fire-latency.js';
 import { REPO_ROOT } from './lib/peers.js';
 import { canPin, LOAD_CORE, pinSelf } from './lib/process.js';
@@ -84,7 +89,7 @@ export interface BenchReport {
 
 const PARAMS = {
   full: {
-    match: { sizes: [1_000, 10_000, 100_000], lookups: 1_000_000, rounds: 5 },
+    match: { sizes: [1_000, 10_000, 100_000, 1_000_000], lookups: 1_000_000, rounds: 5 },
     proxy: {
       rounds: 5,
       durationS: 5,
@@ -98,6 +103,10 @@ const PARAMS = {
     fire: { rounds: 5, durationS: 5, rate: 1000, connections: 50, warmupS: 3 },
     dispatch: { rounds: 5 },
     size: { hooks: 100_000, rounds: 5, settleMs: 1000, warmStart: true },
+    /** The 1,000,000-hook row (issue 18): fewer rounds, seeding alone takes a while. */
+    sizeMillion: { hooks: 1_000_000, rounds: 3, settleMs: 2000, warmStart: true } as
+      | { hooks: number; rounds: number; settleMs: number; warmStart: boolean }
+      | undefined,
     cluster: { rounds: 3 },
     queues: { callbacks: 20_000, warmup: 2_000, rounds: 5, rate: 1000, seconds: 5 },
   },
@@ -116,7 +125,8 @@ const PARAMS = {
     fire: { rounds: 1, durationS: 1, rate: 100, connections: 4, warmupS: 0 },
     dispatch: { callbacks: 300, rounds: 1, rate: 100, seconds: 1, connections: 8 },
     size: { hooks: 1_000, rounds: 1, settleMs: 100, warmStart: false },
-    cluster: { callbacks: 1000, warmup: 200, rounds: 1 },
+    sizeMillion: undefined,
+    cluster: { callbacks: 1000, warmup: 200, rounds: 1, instances: [1, 2] },
     queues: { callbacks: 300, warmup: 100, rounds: 1, rate: 100, seconds: 1 },
   },
 };
@@ -225,6 +235,12 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
       measured,
       ...(fire && fire.options.rate === 1000 && { met: c.summary.p99Ms.median <= 10 }),
     });
+    rows.push({
+      section: 'fire',
+      target: `fire latency p99 ≤ 2 ms at 1,000 callbacks/s (${c.label}; issue 18)`,
+      measured,
+      ...(fire && fire.options.rate === 1000 && { met: c.summary.p99Ms.median <= 2 }),
+    });
   }
 
   const size = of<SizeBenchResult>('size');
@@ -240,6 +256,46 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     target: 'start-up with 100,000 persisted hooks ≤ 2 s',
     measured: full ? `${fmt(full.summary.startMs.median, 0)} ms` : 'not measured at 100k',
     ...(full && { met: full.summary.startMs.median <= 2000 }),
+  });
+
+  const m1m = match?.find((r) => r.hooks === 1_000_000);
+  rows.push({
+    section: 'match',
+    target: 'lookup ≤ 1.5 µs at 1,000,000 hooks',
+    measured: m1m ? ns(m1m.index.nsPerLookup.median) : 'not measured at 1M',
+    ...(m1m && { met: m1m.index.nsPerLookup.median <= 1500 }),
+  });
+  rows.push({
+    section: 'size',
+    target: 'RSS with 100,000 hooks ≤ 200 MB; start-up ≤ 1 s (issue 18)',
+    measured: full
+      ? `${fmt(full.summary.rssBytes.median / 1048576, 0)} MB; ${fmt(full.summary.startMs.median, 0)} ms`
+      : 'not measured at 100k',
+    ...(full && {
+      met: full.summary.rssBytes.median <= 200 * 1048576 && full.summary.startMs.median <= 1000,
+    }),
+  });
+  const million = size?.contenders.find((c) => c.hooks === 1_000_000);
+  rows.push({
+    section: 'size',
+    target: 'RSS with 1,000,000 hooks ≤ 1 GB (start-up measured)',
+    measured: million
+      ? `${fmt(million.summary.rssBytes.median / 1048576, 0)} MB; start-up ${fmt(million.summary.startMs.median, 0)} ms`
+      : 'not measured at 1M',
+    ...(million && { met: million.summary.rssBytes.median <= 1024 * 1048576 }),
+  });
+  const cluster = of<ClusterBenchResult>('cluster');
+  const c1 = cluster?.rows.find((x) => x.instances === 1);
+  const c3 = cluster?.rows.find((x) => x.instances === 3);
+  rows.push({
+    section: 'cluster',
+    target: '3 instances ≥ 2.5× one, each under an equal CPU quota',
+    measured:
+      c1 && c3
+        ? `${fmt(c3.perSecond / c1.perSecond, 2)}× (${fmt(c3.perSecond, 0)} vs ${fmt(c1.perSecond, 0)}/s)` +
+          (cluster?.options.cpuQuota ? `, ${cluster.options.cpuQuota} CPU each` : ', no quota')
+        : 'not measured with 1 and 3 instances',
+    ...(c1 && c3 && cluster?.options.cpuQuota && { met: c3.perSecond / c1.perSecond >= 2.5 }),
   });
 
   const queues = of<QueueBenchResult>('queues');
@@ -328,7 +384,18 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
       }
       case 'size': {
         const r = await runSizeBench({ ...p.size, pin: opts.pin, log: opts.log });
-        return done({ status: 'ok', result: r, text: formatSizeBench(r) });
+        if (!p.sizeMillion) return done({ status: 'ok', result: r, text: formatSizeBench(r) });
+        const m = await runSizeBench({ ...p.sizeMillion, pin: opts.pin, log: opts.log });
+        // One result: the 1M row joins the 100k one (the empty baseline is measured in both).
+        const joined: SizeBenchResult = {
+          ...r,
+          contenders: [...r.contenders, ...m.contenders.filter((c) => c.hooks > 0)],
+        };
+        return done({
+          status: 'ok',
+          result: joined,
+          text: `${formatSizeBench(r)}\n\n${formatSizeBench(m)}`,
+        });
       }
       case 'cluster': {
         const why = await clusterBenchSkipReason();
