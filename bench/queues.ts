@@ -48,6 +48,8 @@ export interface QueueBenchOptions {
   databaseUrl: string;
   /** Contenders to run (default all that can run here). */
   only?: string[];
+  /** Run the hookd contenders under `node --cpu-prof`, writing profiles into this directory. */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -311,9 +313,11 @@ async function freshDatabase(opts: QueueBenchOptions): Promise<{ url: string; dr
 async function startQuietHookd(
   dataDir: string,
   databaseUrl?: string,
+  profileDir?: string,
 ): Promise<{ url: string; token: string; running: Running }> {
   const port = await freePort();
   const running = await start(process.execPath, [
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
     HOOKD_BIN,
     ...(databaseUrl ? ['--database-url', databaseUrl] : []),
     '--data-dir',
@@ -387,7 +391,7 @@ function hookdContender(name: string, persist: boolean, postgres: boolean): Cont
     async setup(receiverUrl, opts) {
       const dataDir = tempDir('queues');
       const db = postgres ? await freshDatabase(opts) : undefined;
-      const hookd = await startQuietHookd(dataDir, db?.url);
+      const hookd = await startQuietHookd(dataDir, db?.url, opts.profileDir);
       const auth = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
       const created = await fetch(`${hookd.url}/hooks`, {
         method: 'POST',
@@ -747,10 +751,26 @@ if (isMain) {
       const k = argv[i]!.replace(/^--/, '');
       const v = argv[i + 1]!;
       if (k === 'only') partial.only = v.split(',');
+      else if (k === 'profile') partial.profileDir = v;
       else (partial as Record<string, unknown>)[k] = Number(v);
     }
     runQueueBench(partial)
-      .then((r) => console.log(formatQueueBench(r)))
+      .then(async (r) => {
+        console.log(formatQueueBench(r));
+        if (partial.profileDir) {
+          // The newest profile: the last hookd run (the latency run of the last contender chosen).
+          const { readdirSync, statSync } = await import('node:fs');
+          const { summarise, formatSummary } = await import('./lib/profile.js');
+          const dir = partial.profileDir;
+          const files = readdirSync(dir)
+            .filter((f) => f.endsWith('.cpuprofile'))
+            .map((f) => join(dir, f))
+            .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+          for (const f of files) {
+            console.log(`\n${f}\n${formatSummary(summarise(JSON.parse(readFileSync(f, 'utf8'))))}`);
+          }
+        }
+      })
       .catch((err) => {
         console.error(err);
         process.exit(1);
