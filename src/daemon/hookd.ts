@@ -293,6 +293,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          recorded: () => deliveries.settled(),
         })
       : undefined;
 
