@@ -99,7 +99,12 @@ export class ReverseProxy {
       after = (statusCode) => {
         let fired = 0;
         try {
-          fired = engine.fire('after', { method, path: p, uri: () => this.opts.uriOf(req, socket), statusCode });
+          fired = engine.fire('after', {
+            method,
+            path: p,
+            uri: () => this.opts.uriOf(req, socket),
+            statusCode,
+          });
         } catch (err) {
           this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
         }

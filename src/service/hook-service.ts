@@ -28,6 +28,11 @@ export class HookService {
     private readonly durable: HookStore,
     private readonly ephemeral: HookStore,
     private readonly validation: ValidateOptions = {},
+    /**
+     * Runs before a new hook is stored (its signing secret is created here, so that delivery never
+     * waits on a first-use write); when it throws, the hook is not created.
+     */
+    private readonly creating?: (hook: Hook) => Promise<void>,
   ) {}
 
   onChange(listener: HookChangeListener): void {
@@ -64,6 +69,7 @@ export class HookService {
       Modified: isoTimestamp(),
       State: 'active',
     };
+    await this.creating?.(hook);
     await this.storeFor(hook).putHook(hook);
     this.emitSaved(hook);
     return hook;

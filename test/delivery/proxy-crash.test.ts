@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:http';
 import { rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { describe, it } from 'node:test';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { createHook, startReceiver, startUpstream } from '../helpers/servers.js';
@@ -31,18 +31,15 @@ async function drive(url: string, total: number, onDone: (n: number) => void): P
   let dead = false;
   const one = (n: number) =>
     new Promise<void>((resolve) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: `/crash/${n}`, agent },
-        (res) => {
-          res.resume();
-          // The response counts as received only once it is complete, as the client sees it.
-          res.on('end', () => {
-            if (res.complete && res.statusCode === 200) onDone(n);
-            resolve();
-          });
-          res.on('error', () => resolve());
-        },
-      );
+      const req = request({ host: target.hostname, port: target.port, path: `/crash/${n}`, agent }, (res) => {
+        res.resume();
+        // The response counts as received only once it is complete, as the client sees it.
+        res.on('end', () => {
+          if (res.complete && res.statusCode === 200) onDone(n);
+          resolve();
+        });
+        res.on('error', () => resolve());
+      });
       req.on('error', () => {
         dead = true;
         resolve();
@@ -98,8 +95,8 @@ async function round(i: number): Promise<RoundResult> {
         if (c.url !== `/${name}`) continue;
         count++;
         const n = Number(c.body);
-        let s = ids.get(n);
-        if (!s) ids.set(n, (s = new Set()));
+        const s = ids.get(n) ?? new Set<string>();
+        ids.set(n, s);
         s.add(String(c.headers['webhook-id']));
       }
       return { ids, count };
@@ -131,19 +128,17 @@ async function round(i: number): Promise<RoundResult> {
 }
 
 describe('kill -9 during proxied requests (BeforeCompletion and AfterCompletion hooks)', () => {
-  it(
-    `loses no trigger whose response the client received (${ROUNDS} rounds of up to ${REQUESTS} requests)`,
-    { timeout: 120_000 + ROUNDS * 90_000 },
-    async () => {
-      const results: RoundResult[] = [];
-      for (let i = 0; i < ROUNDS; i++) results.push(await round(i));
-      if (process.env.HOOKD_CRASH_REPORT) console.log(JSON.stringify(results));
-      for (const [i, r] of results.entries()) {
-        assert.ok(r.completed > 0, `round ${i}: some responses were received before the kill`);
-        assert.equal(r.lostBefore, 0, `round ${i}: BeforeCompletion callbacks lost: ${JSON.stringify(r)}`);
-        assert.equal(r.lostAfter, 0, `round ${i}: AfterCompletion callbacks lost: ${JSON.stringify(r)}`);
-        assert.equal(r.duplicateIdMismatches, 0, `round ${i}: a duplicate carried another webhook-id`);
-      }
-    },
-  );
+  it(`loses no trigger whose response the client received (${ROUNDS} rounds of up to ${REQUESTS} requests)`, {
+    timeout: 120_000 + ROUNDS * 90_000,
+  }, async () => {
+    const results: RoundResult[] = [];
+    for (let i = 0; i < ROUNDS; i++) results.push(await round(i));
+    if (process.env.HOOKD_CRASH_REPORT) console.log(JSON.stringify(results));
+    for (const [i, r] of results.entries()) {
+      assert.ok(r.completed > 0, `round ${i}: some responses were received before the kill`);
+      assert.equal(r.lostBefore, 0, `round ${i}: BeforeCompletion callbacks lost: ${JSON.stringify(r)}`);
+      assert.equal(r.lostAfter, 0, `round ${i}: AfterCompletion callbacks lost: ${JSON.stringify(r)}`);
+      assert.equal(r.duplicateIdMismatches, 0, `round ${i}: a duplicate carried another webhook-id`);
+    }
+  });
 });
