@@ -7,7 +7,7 @@ import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
