@@ -29,7 +29,7 @@ export function triggerRoutes(
 ): void {
   resource(
     app,
-    '/report',
+    '/_hookd/report',
     {
       POST: async (req, reply) => {
         // Nothing fires while the store refuses writes: a 202 would promise recorded callbacks.
@@ -62,7 +62,7 @@ export function triggerRoutes(
 
   resource(
     app,
-    '/match',
+    '/_hookd/match',
     {
       POST: async (req, reply) => {
         const s = parseServed(req.body, '');
