@@ -110,7 +110,7 @@ async function duringAndAfter(
   assert.equal(ready.status, 503);
   assert.equal(ready.body.store, false);
   assert.equal(await metric(d, 'hookd_store_available'), 0);
-  const report = await api<{ code: string }>(d.url, d.token, 'POST', '/report', {
+  const report = await api<{ code: string }>(d.url, d.token, 'POST', '/_hookd/report', {
     Method: 'GET',
     Path: '/sf/report',
   });
