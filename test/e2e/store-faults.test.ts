@@ -1,13 +1,29 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { createHook, type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import {
+  createHook,
+  type Receiver,
+  sleep,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
 
 // Store faults (issue 13): a write the store refuses answers 503 STORE_UNAVAILABLE with
 // Retry-After, /readyz is 503 while it lasts, callbacks fired meanwhile are sent and kept in a
@@ -84,14 +100,11 @@ async function duringAndAfter(
   // Drive proxied requests until the outbox has a refused write (SQLite on a full disk may still
   // fit a few rows into pages it already has).
   let n = 1000;
-  await until(
-    async () => {
-      await proxied(d, n, 5);
-      n += 5;
-      return (await metric(d, 'hookd_delivery_buffered')) > 0;
-    },
-    'a refused delivery write',
-  );
+  await until(async () => {
+    await proxied(d, n, 5);
+    n += 5;
+    return (await metric(d, 'hookd_delivery_buffered')) > 0;
+  }, 'a refused delivery write');
   const faultFrom = n - 5;
   // Callbacks are sent while the store refuses writes.
   await until(() => received(receiver, '/after').has(String(n - 1)), 'a callback sent during the fault');
@@ -133,14 +146,28 @@ async function duringAndAfter(
   if (room > 0) await proxied(d, n, room);
   n += Math.max(room, 0);
   const firedDuringFault = Array.from({ length: n - faultFrom }, (_v, i) => String(faultFrom + i));
-  assert.equal(await metric(d, 'hookd_delivery_buffer_dropped_total'), 0, 'nothing dropped below the buffer size');
+  assert.equal(
+    await metric(d, 'hookd_delivery_buffer_dropped_total'),
+    0,
+    'nothing dropped below the buffer size',
+  );
   // Beyond it: dropped and counted, the proxied requests themselves unharmed.
   await proxied(d, 5000, BUFFER);
-  await until(async () => (await metric(d, 'hookd_delivery_buffer_dropped_total')) > 0, 'drops to be counted');
+  await until(
+    async () => (await metric(d, 'hookd_delivery_buffer_dropped_total')) > 0,
+    'drops to be counted',
+  );
 
   await recover();
-  await until(async () => (await metric(d, 'hookd_delivery_buffered')) === 0, 'the buffer to be written through');
-  await until(async () => (await api(d.url, undefined, 'GET', '/readyz')).status === 200, 'readiness', 30_000);
+  await until(
+    async () => (await metric(d, 'hookd_delivery_buffered')) === 0,
+    'the buffer to be written through',
+  );
+  await until(
+    async () => (await api(d.url, undefined, 'GET', '/readyz')).status === 200,
+    'readiness',
+    30_000,
+  );
   assert.equal(await metric(d, 'hookd_store_available'), 1);
   const again = await api(d.url, d.token, 'POST', '/hooks', {
     PathPattern: '/other',
@@ -159,7 +186,9 @@ async function duringAndAfter(
 }
 
 describe('store faults: SQLite on a full tmpfs', () => {
-  it('answers 503 STORE_UNAVAILABLE, turns unready, buffers and writes through', { timeout: 120_000 }, async (t) => {
+  it('answers 503 STORE_UNAVAILABLE, turns unready, buffers and writes through', {
+    timeout: 120_000,
+  }, async (t) => {
     if (process.getuid?.() !== 0) {
       t.skip('SKIPPED: mounting a tmpfs needs root; run the tests as root for the disk-full test');
       return;
@@ -208,15 +237,16 @@ describe('store faults: SQLite on a full tmpfs', () => {
       );
       // After a restart the buffered deliveries are in the delivery log: they were made durable.
       await d.close();
-      d = await startHookd({ upstream: upstream.url }, { dataDir });
+      const restarted = await startHookd({ upstream: upstream.url }, { dataDir });
+      d = restarted;
       for (const hookId of [hooks.before, hooks.after]) {
-        const log = await api<{ Status: string; Request: { Body: string } }[]>(
-          d.url,
-          d.token,
+        const log: { body: { Request: { Body: string } }[] } = await api(
+          restarted.url,
+          restarted.token,
           'GET',
           `/hooks/${hookId}/deliveries?limit=1000`,
         );
-        const bodies = new Set(log.body.map((x) => x.Request.Body));
+        const bodies = new Set<string>(log.body.map((x) => x.Request.Body));
         assert.deepEqual(
           fired.filter((x) => !bodies.has(x)),
           [],
@@ -251,7 +281,9 @@ function pgBin(): string | undefined {
 }
 
 describe('store faults: PostgreSQL stopped and started again', () => {
-  it('answers 503 STORE_UNAVAILABLE, turns unready, buffers and writes through', { timeout: 180_000 }, async (t) => {
+  it('answers 503 STORE_UNAVAILABLE, turns unready, buffers and writes through', {
+    timeout: 180_000,
+  }, async (t) => {
     const bin = pgBin();
     if (!bin) {
       t.skip('SKIPPED: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin');
@@ -297,7 +329,12 @@ describe('store faults: PostgreSQL stopped and started again', () => {
     let d: TestDaemon | undefined;
     let running = true;
     try {
-      d = await startHookd({ upstream: upstream.url, databaseUrl: url, storeFaultBuffer: BUFFER, clusterLeaseMs: 60_000 });
+      d = await startHookd({
+        upstream: upstream.url,
+        databaseUrl: url,
+        storeFaultBuffer: BUFFER,
+        clusterLeaseMs: 60_000,
+      });
       const hooks = await scene(d, receiver);
       await proxied(d, 0, 10);
       await until(() => received(receiver, '/after').size === 10, 'the first callbacks');
