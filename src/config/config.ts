@@ -41,7 +41,7 @@ export interface HookdConfig {
   deliveryConcurrency?: number;
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */
   deliveryPerHost?: number;
-  /** Callback attempts in flight at once to one endpoint (callback URL) inside its host (default 4). */
+  /** Callback attempts in flight at once to one endpoint (callback URL) inside its host (default 8). */
   deliveryPerEndpoint?: number;
   /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
   storeFaultBuffer?: number;

@@ -186,7 +186,7 @@ export const DELIVERY_OPTIONS: readonly OptionSpec[] = [
     flag: '--delivery-per-endpoint <n>',
     env: 'HOOKD_DELIVERY_PER_ENDPOINT',
     description:
-      'callback attempts in flight at once to one endpoint (callback URL), inside its host (default 4)',
+      'callback attempts in flight at once to one endpoint (callback URL), inside its host (default 8)',
     fromText: asNumber,
   },
   {

@@ -22,7 +22,7 @@ export interface FairnessLimits {
   concurrency: number;
   /** Attempts in flight at once to one host (origin: scheme, host, port) (default 32). */
   perHost: number;
-  /** Attempts in flight at once to one endpoint (callback URL) (default 4). */
+  /** Attempts in flight at once to one endpoint (callback URL) (default 8). */
   perEndpoint: number;
   breaker: BreakerOptions;
 }
@@ -30,7 +30,7 @@ export interface FairnessLimits {
 export const DEFAULT_LIMITS: FairnessLimits = Object.freeze({
   concurrency: 256,
   perHost: 32,
-  perEndpoint: 4,
+  perEndpoint: 8,
   breaker: DEFAULT_BREAKER,
 });
 

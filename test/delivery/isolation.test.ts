@@ -47,7 +47,7 @@ async function run(withBad: boolean): Promise<Run> {
     durable: new MemoryDeliveryStore(),
     ephemeral: new MemoryDeliveryStore(),
     policy: LOOPBACK,
-    // Defaults for the limits (256 / 32 per host / 4 per endpoint) and the 15 s attempt limit.
+    // Defaults for the limits (256 / 32 per host / 8 per endpoint) and the 15 s attempt limit.
     schedule: { delaysMs: [0, 1000, 2000], jitter: 0 },
     hookState: { isActive: () => true, disable: async () => undefined },
   });
