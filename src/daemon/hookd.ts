@@ -94,19 +94,14 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     let current = config;
     const settings = new RuntimeSettings(config);
     const faults = storeFaults(opened.deliveries.durable, log);
-    started.push(() => faults.stop());
-    const hooks = new HookService(
-      store,
-      opened.ephemeralHooks,
-      {
-        checkCallback: async (url) => {
-          const r = await checkCallbackTarget(url, settings.policy);
-          return r.ok ? undefined : r.message;
-        },
+    const hooks = new HookService(store, opened.ephemeralHooks, {
+      checkCallback: async (url) => {
+        const r = await checkCallbackTarget(url, settings.policy);
+        return r.ok ? undefined : r.message;
       },
-      // The signing secret is made with the hook: delivery never waits on a first-use write.
-      async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)),
-    );
+    });
+    // The signing secret is made with the hook: delivery never waits on a first-use write.
+    hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -421,8 +416,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           if (n > 0) log.info({ deliveries: n }, 'cluster: pending deliveries handed to the other instances');
           await member.leave();
         }
-        faults.stop();
         await store.close();
+        faults.stop();
       },
     };
   };

@@ -23,17 +23,21 @@ export interface HookPage {
  */
 export class HookService {
   private readonly listeners: HookChangeListener[] = [];
+  private creating: ((hook: Hook) => Promise<void>) | undefined;
 
   constructor(
     private readonly durable: HookStore,
     private readonly ephemeral: HookStore,
     private readonly validation: ValidateOptions = {},
-    /**
-     * Runs before a new hook is stored (its signing secret is created here, so that delivery never
-     * waits on a first-use write); when it throws, the hook is not created.
-     */
-    private readonly creating?: (hook: Hook) => Promise<void>,
   ) {}
+
+  /**
+   * Runs before a new hook is stored (the daemon creates its signing secret there, so delivery
+   * never waits on a first-use write); when it throws, the hook is not created.
+   */
+  beforeCreate(fn: (hook: Hook) => Promise<void>): void {
+    this.creating = fn;
+  }
 
   onChange(listener: HookChangeListener): void {
     this.listeners.push(listener);
