@@ -42,7 +42,8 @@ export type ScopesResult = { ok: true; scopes: string[] } | { ok: false; errors:
  */
 export function parseScopes(input: unknown): ScopesResult {
   if (!Array.isArray(input)) return { ok: false, errors: ['must be a list of path patterns or "own"'] };
-  if (input.length > MAX_SCOPES) return { ok: false, errors: [`has ${input.length} entries; at most ${MAX_SCOPES}`] };
+  if (input.length > MAX_SCOPES)
+    return { ok: false, errors: [`has ${input.length} entries; at most ${MAX_SCOPES}`] };
   const errors: string[] = [];
   const out: string[] = [];
   input.forEach((e, i) => {
@@ -52,7 +53,9 @@ export function parseScopes(input: unknown): ScopesResult {
     }
     if (e !== OWN) {
       if (!e.startsWith('/')) {
-        errors.push(`[${i}] "${e.slice(0, 80)}" is neither the word "own" nor a path pattern starting with /`);
+        errors.push(
+          `[${i}] "${e.slice(0, 80)}" is neither the word "own" nor a path pattern starting with /`,
+        );
         return;
       }
       const p = compilePattern(e);

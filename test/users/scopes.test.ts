@@ -155,7 +155,10 @@ describe('patternAllowed', () => {
 
 describe('parseScopes', () => {
   it('accepts patterns and own, drops duplicates', () => {
-    assert.deepEqual(parseScopes(['own', '/a', '/a', '/b/*/$']), { ok: true, scopes: ['own', '/a', '/b/*/$'] });
+    assert.deepEqual(parseScopes(['own', '/a', '/a', '/b/*/$']), {
+      ok: true,
+      scopes: ['own', '/a', '/b/*/$'],
+    });
     assert.deepEqual(parseScopes([]), { ok: true, scopes: [] });
   });
   it('names each bad entry', () => {
