@@ -21,9 +21,11 @@ import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { openStores } from './open-store.js';
@@ -89,7 +91,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   try {
     await member?.join();
     // Instances starting together on one database take turns: exactly one creates admin.
-    const bootstrap = () => bootstrapAdmin(store, config.dataDir, log);
+    const bootstrap = async () => {
+      await bootstrapAdmin(store, config.dataDir, log);
+      await migrateUserScopes(store, log);
+    };
     await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
   } catch (err) {
     await member?.leave().catch(() => undefined);
@@ -103,12 +108,18 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
-    const hooks = new HookService(store, opened.ephemeralHooks, {
-      checkCallback: async (url) => {
-        const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
+    const users = await userScopes(store);
+    const hooks = new HookService(
+      store,
+      opened.ephemeralHooks,
+      {
+        checkCallback: async (url) => {
+          const r = await checkCallbackTarget(url, settings.policy);
+          return r.ok ? undefined : r.message;
+        },
       },
-    });
+      users.checkPattern,
+    );
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -155,6 +166,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
+      admits: users.scopes.admits,
+      redactUri: settings.redactUri,
+      onFireError: (err) => log.error({ err }, 'firing hooks after a scope check failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
@@ -208,7 +222,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           // Known here only if it was not this process that deleted it (it applied that already).
           for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
         }),
-      resync: () => resyncAll(),
+      resync: () => {
+        users.scopes.clear();
+        resyncAll();
+      },
+      userChanged: (name) => users.scopes.changed(name),
       secretChanged: (id) => deliveries.secretChanged(id),
       failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
     });
@@ -220,8 +238,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ? undefined
       : store.watchExternalChanges?.(() => {
           serially('resync after an external store change', async () => {
-            const users = await store.listUsers();
-            replaceAll(await hooks.resync(new Set(users.map((u) => u.name))));
+            users.scopes.clear();
+            const names = (await store.listUsers()).map((u) => u.name);
+            replaceAll(await hooks.resync(new Set(names)));
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
@@ -345,6 +364,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
+        userRoutes(api, { accounts: users.accounts, store, hooks });
         metricsRoutes(api, metrics);
         tailRoute(api);
       },

@@ -14,6 +14,11 @@ export interface Trigger {
   uri: () => string;
   /** The response status: set for the `after` phase. */
   statusCode?: number;
+  /**
+   * The user who made the request, resolved at most once and only when asked (a matched hook
+   * whose owner's scope is `own`); absent when no identity provider is configured.
+   */
+  requestUser?: () => Promise<string | undefined>;
 }
 
 export type Phase = 'before' | 'after';
@@ -27,7 +32,23 @@ export interface EngineOptions {
   onRenderError?: (hook: Hook, err: Error) => void;
   /** Told how many hooks fired for a trigger (metrics). */
   onFired?: (phase: Phase, count: number) => void;
+  /**
+   * The scope rule (src/users/owner-scopes.ts): whether the hook's owner may observe the request.
+   * A promise when it must wait (the request's user); absent: every owner sees everything.
+   */
+  admits?: (owner: string, trigger: Trigger) => boolean | Promise<boolean>;
+  /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
+  redactUri?: (uri: string) => string;
+  /** Firing that had to wait for a scope verdict failed (the proxied request is long answered). */
+  onFireError?: (err: unknown) => void;
 }
+
+/** What one firing did at once, and what it still waits for (scope verdicts that need the request's user). */
+interface Firing {
+  count: number;
+  later?: Promise<number>;
+}
+const NOTHING_FIRED: Firing = { count: 0 };
 
 export interface Preview {
   hook: Hook;
@@ -114,52 +135,109 @@ export class MatchEngine {
     return this.indexes[phase].size > 0 && (this.opts.enabled?.() ?? true);
   }
 
-  /** Matches, renders and hands the callbacks to the sink. Returns how many hooks fired. */
+  /**
+   * Matches, renders and hands the callbacks to the sink. Returns how many hooks fired at once;
+   * hooks whose scope verdict needs the request's user follow when it is known.
+   */
   fire(phase: Phase, trigger: Trigger): number {
-    if (!this.watches(phase)) return 0;
+    const f = this.fireNow(phase, trigger);
+    if (f.later !== undefined) f.later.catch((err: unknown) => this.opts.onFireError?.(err));
+    return f.count;
+  }
+
+  /** As `fire`, and waits for the verdicts that need the request's user: how many fired in all. */
+  async fireAndWait(phase: Phase, trigger: Trigger): Promise<number> {
+    const f = this.fireNow(phase, trigger);
+    return f.count + (f.later === undefined ? 0 : await f.later);
+  }
+
+  private fireNow(phase: Phase, trigger: Trigger): Firing {
+    if (!this.watches(phase)) return NOTHING_FIRED;
     const matches = this.indexes[phase].match(trigger.path);
-    if (matches.length === 0) return 0;
+    if (matches.length === 0) return NOTHING_FIRED;
     const events: FiredEvent[] = [];
+    let deferred: Promise<FiredEvent | undefined>[] | undefined;
     let firedAt: Date | undefined;
     let uri: string | undefined;
+    const admits = this.opts.admits;
     for (const m of matches) {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
+      const verdict = admits === undefined ? true : admits(h.hook.Owner, trigger);
+      if (verdict === false) continue;
       firedAt ??= this.opts.now?.() ?? new Date();
-      uri ??= trigger.uri();
-      const request = this.render(h, m.captures, trigger, uri, firedAt);
-      if (!request) continue;
-      events.push({
-        hookId: h.hook.Id,
-        owner: h.hook.Owner,
-        hookType: h.hook.Type,
-        persist: h.hook.Persist,
-        firedAt: firedAt.toISOString(),
-        trigger: {
-          method: trigger.method,
-          path: trigger.path,
-          ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
-        },
-        request,
-      });
+      uri ??= this.uriOf(trigger);
+      if (verdict === true) {
+        const e = this.event(h, m.captures, trigger, uri, firedAt);
+        if (e) events.push(e);
+      } else {
+        const at = firedAt;
+        const u = uri;
+        (deferred ??= []).push(
+          verdict.then(
+            (ok) => (ok ? this.event(h, m.captures, trigger, u, at) : undefined),
+            () => undefined,
+          ),
+        );
+      }
     }
     if (events.length > 0) {
       this.sink.accept(events);
       this.opts.onFired?.(phase, events.length);
     }
-    return events.length;
+    if (deferred === undefined) return { count: events.length };
+    const later = Promise.all(deferred).then((list) => {
+      const admitted = list.filter((e): e is FiredEvent => e !== undefined);
+      if (admitted.length > 0) {
+        this.sink.accept(admitted);
+        this.opts.onFired?.(phase, admitted.length);
+      }
+      return admitted.length;
+    });
+    return { count: events.length, later };
+  }
+
+  private uriOf(trigger: Trigger): string {
+    const uri = trigger.uri();
+    return this.opts.redactUri === undefined ? uri : this.opts.redactUri(uri);
+  }
+
+  private event(
+    h: CompiledHook,
+    captures: string[],
+    trigger: Trigger,
+    uri: string,
+    firedAt: Date,
+  ): FiredEvent | undefined {
+    const request = this.render(h, captures, trigger, uri, firedAt);
+    if (!request) return undefined;
+    return {
+      hookId: h.hook.Id,
+      owner: h.hook.Owner,
+      hookType: h.hook.Type,
+      persist: h.hook.Persist,
+      firedAt: firedAt.toISOString(),
+      trigger: {
+        method: trigger.method,
+        path: trigger.path,
+        ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
+      },
+      request,
+    };
   }
 
   /**
    * The dry run: which of `owner`'s hooks would fire for this request and the exact callbacks,
-   * without sending. Without a status only the hooks that do not depend on one are judged.
+   * without sending. Without a status only the hooks that do not depend on one are judged; the
+   * owner's scopes apply as when firing.
    */
-  preview(owner: string, trigger: Trigger): Preview[] {
+  async preview(owner: string, trigger: Trigger): Promise<Preview[]> {
     const out: Preview[] = [];
     const now = this.opts.now?.() ?? new Date();
-    const uri = trigger.uri();
+    const uri = this.uriOf(trigger);
+    const admits = this.opts.admits;
     for (const phase of ['before', 'after'] as const) {
       for (const m of this.indexes[phase].match(trigger.path)) {
         const h = m.value;
@@ -169,6 +247,7 @@ export class MatchEngine {
             if (h.whiteList.size > 0 || h.blackList.size > 0) continue;
           } else if (!statusFires(h, trigger.statusCode)) continue;
         }
+        if (admits !== undefined && !(await admits(owner, trigger))) continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
         const request = this.render(h, m.captures, t, uri, now);
         if (request) out.push({ hook: h.hook, captures: m.captures, request });

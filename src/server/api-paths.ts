@@ -15,6 +15,8 @@ export const API_ROOTS = new Set([
   'tail',
   'deliveries',
   'reload',
+  // hookd's reserved prefix (docs/DECISIONS.md "Path layout"): users, and more to come.
+  '_hookd',
 ]);
 
 export function apiPathMatcher(base: string): (url: string) => boolean {

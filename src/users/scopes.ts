@@ -20,6 +20,13 @@ export const DEFAULT_SCOPES: readonly string[] = Object.freeze([OWN]);
 /** The admin's scopes: every request. */
 export const ADMIN_SCOPES: readonly string[] = Object.freeze(['/']);
 export const MAX_SCOPES = 64;
+/** The user made at first start, with every scope. */
+export const ADMIN_USER = 'admin';
+
+/** What a user gets when nobody says otherwise. */
+export function defaultScopesFor(name: string): readonly string[] {
+  return name === ADMIN_USER ? ADMIN_SCOPES : DEFAULT_SCOPES;
+}
 
 export const SCOPE_RULE =
   'a hook fires only for requests inside one of its owner\'s scopes, so its PathPattern must lie inside one of the owner\'s path scopes (or the owner needs the scope "own")';

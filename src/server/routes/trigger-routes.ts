@@ -46,8 +46,9 @@ export function triggerRoutes(
           const q = s.Query ?? query;
           const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
           const t: Trigger = { method: s.Method.toUpperCase(), path, uri };
-          if (phase !== 'after') fired += engine.fire('before', t);
-          if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
+          if (phase !== 'after') fired += await engine.fireAndWait('before', t);
+          if (phase !== 'before')
+            fired += await engine.fireAndWait('after', { ...t, statusCode: s.StatusCode! });
         }
         return reply.code(202).send({ accepted: parsed.length, fired });
       },
@@ -73,7 +74,7 @@ export function triggerRoutes(
           uri: () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`,
           ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
         };
-        const previews = engine.preview(principalOf(req).user, t);
+        const previews = await engine.preview(principalOf(req).user, t);
         return reply.send(
           previews.map((p) => ({
             HookId: p.hook.Id,
