@@ -175,7 +175,8 @@ export class MatchEngine {
       } else {
         const at = firedAt;
         const u = uri;
-        (deferred ??= []).push(
+        deferred ??= [];
+        deferred.push(
           verdict.then(
             (ok) => (ok ? this.event(h, m.captures, trigger, u, at) : undefined),
             () => undefined,
