@@ -4,6 +4,7 @@ import { HookdError } from '../../errors/catalog.js';
 import type { HookService } from '../../service/hook-service.js';
 import type { Store, TokenRecord, UserRecord } from '../../store/store.js';
 import { ADMIN_USER } from '../../users/scopes.js';
+import { OWN_PREFIX } from '../api-paths.js';
 import { principalOf } from '../auth-hook.js';
 import { resource } from '../route-table.js';
 
@@ -13,8 +14,8 @@ export interface UserRouteDeps {
   hooks: Pick<HookService, 'deleteAll'>;
 }
 
-/** The reserved prefix of hookd's own endpoints (docs/DECISIONS.md "Path layout"). */
-const USERS = '/_hookd/users';
+/** Under hookd's reserved prefix (docs/DECISIONS.md "Path space"). */
+const USERS = `${OWN_PREFIX}/users`;
 
 /**
  * Users and tokens through the API (docs/API.md "Users and tokens"): the admin's, so that
