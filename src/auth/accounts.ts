@@ -62,8 +62,8 @@ export class Accounts {
     const parsed = parseScopes(claimed);
     if (!parsed.ok) {
       throw new HookdError(
-        'BAD_REQUEST',
-        `the scopes claim of the identity token is not a list of scopes: ${parsed.errors.join('; ')}`,
+        'FORBIDDEN',
+        `the scopes claim of your identity token is not a list of scopes, so hookd cannot tell what your hooks may observe: ${parsed.errors.join('; ')}`,
       );
     }
     const stored = (await this.store.getUser(name))?.scopes;
@@ -76,6 +76,23 @@ export class Accounts {
     if (!(await this.store.removeUser(name)))
       throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
     this.changed(name);
+  }
+
+  /**
+   * The user a provider identified: returned as stored, or, when it is new and `create` is set,
+   * added first (the one place where users are made on first sight, so that the defaults a new
+   * user gets apply to them too). Undefined when it is unknown and `create` is off.
+   */
+  async ensureUser(name: string, create = true): Promise<UserRecord | undefined> {
+    const known = await this.store.getUser(name);
+    if (known || !create) return known;
+    try {
+      return await this.addUser(name);
+    } catch (err) {
+      // Two first requests of the same user at once: the other one added it.
+      if (err instanceof HookdError && err.code === 'CONFLICT') return this.store.getUser(name);
+      throw err;
+    }
   }
 
   async createToken(user: string, label = ''): Promise<{ record: TokenRecord; token: string }> {

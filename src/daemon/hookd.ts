@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
@@ -11,6 +10,7 @@ import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { assembleIdentity } from '../identity/assemble.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -166,9 +166,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
-      admits: users.scopes.admits,
+      scopes: users.scopes,
       redactUri: settings.redactUri,
-      onFireError: (err) => log.error({ err }, 'firing hooks after a scope check failed'),
+      onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
@@ -281,9 +281,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const auth = new Authenticator(store);
+    const identity = assembleIdentity(config, store, settings, log, users.accounts);
     const tail = new TailServer({
-      auth,
+      auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
       log,
       source: {
@@ -312,6 +312,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          ...(identity.requestUser && { requestUser: identity.requestUser }),
+          ...(identity.guardedHeader && { guardedHeader: identity.guardedHeader }),
         })
       : undefined;
 
@@ -343,7 +345,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     const app = await buildApp({
       config,
       hooks,
-      auth,
+      auth: identity.api.tokens,
+      identity: identity.api,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
       system: {

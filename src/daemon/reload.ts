@@ -21,6 +21,18 @@ export const RESTART_KEYS = [
   'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
+  'identityJwtJwksUrl',
+  'identityJwtKeyFile',
+  'identityJwtIssuer',
+  'identityJwtAudience',
+  'identityJwtUserClaim',
+  'identityJwtScopesClaim',
+  'identityHeader',
+  'identityForwardUrl',
+  'identityForwardUserHeader',
+  'identityForwardTtlMs',
+  'identityForwardTimeoutMs',
+  'identityRefuseUnknownUsers',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -2,8 +2,8 @@ import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
-import type { CallbackRequest, FiredEvent, FiredEventSink } from './fired-event.js';
-import { MatchIndex } from './match-index.js';
+import type { CallbackRequest, FiredEvent, FiredEventSink, TriggerInfo } from './fired-event.js';
+import { type Match, MatchIndex } from './match-index.js';
 
 /** A request that may trigger hooks, as the proxy or the report API saw it. */
 export interface Trigger {
@@ -15,8 +15,14 @@ export interface Trigger {
   /** The response status: set for the `after` phase. */
   statusCode?: number;
   /**
-   * The user who made the request, resolved at most once and only when asked (a matched hook
-   * whose owner's scope is `own`); absent when no identity provider is configured.
+   * The user who made the request, when already known: a report's `User`, a dry run's. The
+   * empty string is an anonymous request.
+   */
+  user?: string;
+  /**
+   * Resolves the user of a proxied request (the identity provider), called at most once per
+   * firing and only when some hook matched, so that requests no hook watches never pay for it.
+   * Present only when a provider is configured; undefined or a rejection mean anonymous.
    */
   requestUser?: () => Promise<string | undefined>;
 }
@@ -32,23 +38,30 @@ export interface EngineOptions {
   onRenderError?: (hook: Hook, err: Error) => void;
   /** Told how many hooks fired for a trigger (metrics). */
   onFired?: (phase: Phase, count: number) => void;
+  /** The sink failed for callbacks fired after the request's user was resolved (logged). */
+  onSinkError?: (err: Error) => void;
   /**
-   * The scope rule (src/users/owner-scopes.ts): whether the hook's owner may observe the request.
-   * A promise when it must wait (the request's user); absent: every owner sees everything.
+   * The scope rule (src/users/owner-scopes.ts): whether a hook's owner may observe a request on
+   * this path. `in`/`out` are final; `own` means "only if the owner made the request". A promise
+   * only when the owner's scopes are not cached yet. Absent: every owner sees everything.
    */
-  admits?: (owner: string, trigger: Trigger) => boolean | Promise<boolean>;
+  scopes?: { verdict(owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> };
   /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
   redactUri?: (uri: string) => string;
-  /** Firing that had to wait for a scope verdict failed (the proxied request is long answered). */
-  onFireError?: (err: unknown) => void;
 }
 
-/** What one firing did at once, and what it still waits for (scope verdicts that need the request's user). */
+export type ScopeVerdict = 'in' | 'out' | 'own';
+
+/**
+ * What one firing did at once (`now`), how many matched hooks still wait for the request's user
+ * or their owner's scopes (`waiting`), and the promise of how many of those fired.
+ */
 interface Firing {
-  count: number;
+  now: number;
+  waiting: number;
   later?: Promise<number>;
 }
-const NOTHING_FIRED: Firing = { count: 0 };
+const NOTHING_FIRED: Firing = { now: 0, waiting: 0 };
 
 export interface Preview {
   hook: Hook;
@@ -136,68 +149,99 @@ export class MatchEngine {
   }
 
   /**
-   * Matches, renders and hands the callbacks to the sink. Returns how many hooks fired at once;
-   * hooks whose scope verdict needs the request's user follow when it is known.
+   * Matches, renders and hands the callbacks to the sink. Returns how many hooks fired, or, when
+   * the request's user has to be resolved first (`requestUser`), how many matched: their
+   * callbacks then go to the sink once the user is known, and the caller never waits for it.
+   * A matched hook whose owner's path scopes do not hold the request is dropped at once, before
+   * anyone asks who made the request.
    */
   fire(phase: Phase, trigger: Trigger): number {
     const f = this.fireNow(phase, trigger);
-    if (f.later !== undefined) f.later.catch((err: unknown) => this.opts.onFireError?.(err));
-    return f.count;
+    if (f.later !== undefined) f.later.catch((err: unknown) => this.opts.onSinkError?.(err as Error));
+    return f.now + f.waiting;
   }
 
-  /** As `fire`, and waits for the verdicts that need the request's user: how many fired in all. */
+  /** As `fire`, and waits for what had to wait (the request's user, an owner's scopes): how many fired. */
   async fireAndWait(phase: Phase, trigger: Trigger): Promise<number> {
     const f = this.fireNow(phase, trigger);
-    return f.count + (f.later === undefined ? 0 : await f.later);
+    return f.now + (f.later === undefined ? 0 : await f.later);
   }
 
   private fireNow(phase: Phase, trigger: Trigger): Firing {
     if (!this.watches(phase)) return NOTHING_FIRED;
     const matches = this.indexes[phase].match(trigger.path);
     if (matches.length === 0) return NOTHING_FIRED;
-    const events: FiredEvent[] = [];
-    let deferred: Promise<FiredEvent | undefined>[] | undefined;
-    let firedAt: Date | undefined;
-    let uri: string | undefined;
-    const admits = this.opts.admits;
+    // The hooks that fire, compacted in place (the array is the index's fresh answer).
+    let n = 0;
     for (const m of matches) {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
-      const verdict = admits === undefined ? true : admits(h.hook.Owner, trigger);
-      if (verdict === false) continue;
-      firedAt ??= this.opts.now?.() ?? new Date();
-      uri ??= this.uriOf(trigger);
-      if (verdict === true) {
-        const e = this.event(h, m.captures, trigger, uri, firedAt);
-        if (e) events.push(e);
-      } else {
-        const at = firedAt;
-        const u = uri;
-        deferred ??= [];
-        deferred.push(
-          verdict.then(
-            (ok) => (ok ? this.event(h, m.captures, trigger, u, at) : undefined),
-            () => undefined,
-          ),
-        );
-      }
+      matches[n++] = m;
     }
-    if (events.length > 0) {
-      this.sink.accept(events);
-      this.opts.onFired?.(phase, events.length);
+    if (n === 0) return NOTHING_FIRED;
+    matches.length = n;
+    const hits = matches;
+    // Both are taken now: the firing time is the request's, and the URI is read off a socket
+    // that may be gone once the user is known.
+    const firedAt = this.opts.now?.() ?? new Date();
+    const uri = this.uriOf(trigger);
+    const scopes = this.opts.scopes;
+    if (scopes === undefined) return this.resolveUser(phase, hits, undefined, trigger, uri, firedAt);
+    let verdicts: (ScopeVerdict | Promise<ScopeVerdict>)[] | undefined;
+    let missing = false;
+    for (let i = 0; i < hits.length; i++) {
+      const v = scopes.verdict(hits[i]!.value.hook.Owner, trigger.path);
+      if (v instanceof Promise) missing = true;
+      verdicts ??= [];
+      verdicts.push(v);
     }
-    if (deferred === undefined) return { count: events.length };
-    const later = Promise.all(deferred).then((list) => {
-      const admitted = list.filter((e): e is FiredEvent => e !== undefined);
-      if (admitted.length > 0) {
-        this.sink.accept(admitted);
-        this.opts.onFired?.(phase, admitted.length);
-      }
-      return admitted.length;
+    if (!missing) return this.resolveUser(phase, hits, verdicts as ScopeVerdict[], trigger, uri, firedAt);
+    // An owner whose scopes are not cached yet (added a moment ago, maybe by another instance).
+    const later = Promise.all(verdicts!).then((vs) => {
+      const f = this.resolveUser(phase, hits, vs, trigger, uri, firedAt);
+      return f.later === undefined ? f.now : f.later;
     });
-    return { count: events.length, later };
+    return { now: 0, waiting: hits.length, later };
+  }
+
+  /**
+   * Drops the hooks whose owner may not observe the request at all, then renders the rest once
+   * the request's user is known: at once when it is (a report's `User`) or nobody can tell (no
+   * provider), else when the provider has answered.
+   */
+  private resolveUser(
+    phase: Phase,
+    matched: Match<CompiledHook>[],
+    verdicts: ScopeVerdict[] | undefined,
+    trigger: Trigger,
+    uri: string,
+    firedAt: Date,
+  ): Firing {
+    let hits = matched;
+    let ownOnly: Set<Match<CompiledHook>> | undefined;
+    if (verdicts !== undefined) {
+      hits = [];
+      for (let i = 0; i < matched.length; i++) {
+        const v = verdicts[i]!;
+        if (v === 'out') continue;
+        if (v === 'own') {
+          ownOnly ??= new Set();
+          ownOnly.add(matched[i]!);
+        }
+        hits.push(matched[i]!);
+      }
+      if (hits.length === 0) return NOTHING_FIRED;
+    }
+    if (trigger.user === undefined && trigger.requestUser !== undefined) {
+      const later = trigger.requestUser().then(
+        (user) => this.emit(phase, hits, ownOnly, trigger, uri, firedAt, user ?? ''),
+        () => this.emit(phase, hits, ownOnly, trigger, uri, firedAt, ''),
+      );
+      return { now: 0, waiting: hits.length, later };
+    }
+    return { now: this.emit(phase, hits, ownOnly, trigger, uri, firedAt, trigger.user ?? ''), waiting: 0 };
   }
 
   private uriOf(trigger: Trigger): string {
@@ -205,40 +249,68 @@ export class MatchEngine {
     return this.opts.redactUri === undefined ? uri : this.opts.redactUri(uri);
   }
 
-  private event(
-    h: CompiledHook,
-    captures: string[],
+  /**
+   * Renders the matched hooks' callbacks for a request whose user is known ('' = anonymous) and
+   * hands them to the sink. A hook in `ownOnly` (its owner's scope `own`, and no path scope holds
+   * the request) fires only when its owner made the request.
+   */
+  private emit(
+    phase: Phase,
+    hits: Match<CompiledHook>[],
+    ownOnly: Set<Match<CompiledHook>> | undefined,
     trigger: Trigger,
     uri: string,
     firedAt: Date,
-  ): FiredEvent | undefined {
-    const request = this.render(h, captures, trigger, uri, firedAt);
-    if (!request) return undefined;
-    return {
-      hookId: h.hook.Id,
-      owner: h.hook.Owner,
-      hookType: h.hook.Type,
-      persist: h.hook.Persist,
-      firedAt: firedAt.toISOString(),
-      trigger: {
-        method: trigger.method,
-        path: trigger.path,
-        ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
-      },
-      request,
+    user: string,
+  ): number {
+    const events: FiredEvent[] = [];
+    const info: TriggerInfo = {
+      method: trigger.method,
+      path: trigger.path,
+      ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
+      ...(user !== '' && { user }),
     };
+    for (const m of hits) {
+      const h = m.value;
+      if (ownOnly?.has(m) && h.hook.Owner !== user) continue;
+      const request = this.render(h, m.captures, trigger, uri, firedAt, user);
+      if (!request) continue;
+      events.push({
+        hookId: h.hook.Id,
+        owner: h.hook.Owner,
+        hookType: h.hook.Type,
+        persist: h.hook.Persist,
+        firedAt: firedAt.toISOString(),
+        trigger: info,
+        request,
+      });
+    }
+    if (events.length > 0) {
+      try {
+        this.sink.accept(events);
+      } catch (err) {
+        // Called from a promise when the user was resolved first: nobody above to catch it.
+        if (trigger.requestUser === undefined) throw err;
+        this.opts.onSinkError?.(err as Error);
+        return 0;
+      }
+      this.opts.onFired?.(phase, events.length);
+    }
+    return events.length;
   }
 
   /**
    * The dry run: which of `owner`'s hooks would fire for this request and the exact callbacks,
    * without sending. Without a status only the hooks that do not depend on one are judged; the
-   * owner's scopes apply as when firing.
+   * owner's scopes apply as when firing, with the request's user the dry run's `User`.
    */
   async preview(owner: string, trigger: Trigger): Promise<Preview[]> {
     const out: Preview[] = [];
     const now = this.opts.now?.() ?? new Date();
     const uri = this.uriOf(trigger);
-    const admits = this.opts.admits;
+    const verdict =
+      this.opts.scopes === undefined ? 'in' : await this.opts.scopes.verdict(owner, trigger.path);
+    if (verdict === 'out' || (verdict === 'own' && trigger.user !== owner)) return out;
     for (const phase of ['before', 'after'] as const) {
       for (const m of this.indexes[phase].match(trigger.path)) {
         const h = m.value;
@@ -248,9 +320,8 @@ export class MatchEngine {
             if (h.whiteList.size > 0 || h.blackList.size > 0) continue;
           } else if (!statusFires(h, trigger.statusCode)) continue;
         }
-        if (admits !== undefined && !(await admits(owner, trigger))) continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
-        const request = this.render(h, m.captures, t, uri, now);
+        const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
         if (request) out.push({ hook: h.hook, captures: m.captures, request });
       }
     }
@@ -263,6 +334,7 @@ export class MatchEngine {
     t: Trigger,
     uri: string,
     at: Date,
+    user: string,
   ): CallbackRequest | undefined {
     const hook = h.hook;
     const request: CallbackRequest = {
@@ -276,6 +348,7 @@ export class MatchEngine {
         requestPath: t.path,
         requestUri: uri,
         requestMethod: t.method,
+        requestUser: user,
         statusCode: t.statusCode,
         hookId: hook.Id,
         hookType: hook.Type,

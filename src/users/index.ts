@@ -9,7 +9,7 @@ import { OwnerScopes } from './owner-scopes.js';
 import { pathPatternCheck } from './pattern-check.js';
 
 export { migrateUserScopes } from './migrate-scopes.js';
-export { OwnerScopes, type ScopedRequest } from './owner-scopes.js';
+export { OwnerScopes } from './owner-scopes.js';
 export * from './scopes.js';
 
 export interface UserScopes {

@@ -1,3 +1,4 @@
+import type { ScopeVerdict } from '../engine/match-engine.js';
 import type { UserRecord } from '../store/store.js';
 import { type CompiledScopes, compileScopes, defaultScopesFor, pathInScopes } from './scopes.js';
 
@@ -7,23 +8,14 @@ export interface ScopeSource {
   listUsers(): Promise<UserRecord[]>;
 }
 
-/** What the fire rule needs of a triggering request. */
-export interface ScopedRequest {
-  /** The path, without the query string. */
-  path: string;
-  /** The user who made the request, resolved lazily (absent: no identity provider). */
-  requestUser?: () => Promise<string | undefined>;
-}
-
 /** The owner of no stored user (removed meanwhile): nothing is in scope. */
 const NOTHING = compileScopes([]);
 
 /**
  * Every hook owner's scopes, compiled once and cached, for the fire rule "a hook fires only if
  * the request is inside one of its owner's scopes". Checked on matched hooks only, so a proxied
- * request that matches nothing never gets here. A path scope is a synchronous verdict; `own`
- * needs the request's user and so a promise, as does an owner not cached yet (a user made by
- * another instance a moment ago). A change to a user, here or (told by the store) elsewhere,
+ * request that matches nothing never gets here. The verdict is synchronous, except for an owner
+ * not cached yet (a user made by another instance a moment ago). A change to a user, here or (told by the store) elsewhere,
  * drops that user's entry; a fetch that was under way when the change came is not cached.
  */
 export class OwnerScopes {
@@ -82,16 +74,16 @@ export class OwnerScopes {
   }
 
   /**
-   * The fire rule's scope half: whether `owner` may observe this request. A boolean when the path
-   * decides; a promise when the request's user must be known (`own`) or the owner looked up.
-   * A request user that cannot be resolved counts as anonymous (never "allow").
+   * The fire rule's scope half, for a hook of `owner` that matched a request on `path`: `in` (a
+   * path scope holds it), `own` (only if the owner made the request) or `out`. Synchronous when
+   * the owner's scopes are cached; an owner whose scopes cannot be read counts as `out`.
    */
-  readonly admits = (owner: string, request: ScopedRequest): boolean | Promise<boolean> => {
+  readonly verdict = (owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> => {
     const s = this.scopesOf(owner);
-    if (!(s instanceof Promise)) return decide(s, owner, request);
+    if (!(s instanceof Promise)) return decide(s, path);
     return s.then(
-      (scopes) => decide(scopes, owner, request),
-      () => false,
+      (scopes) => decide(scopes, path),
+      () => 'out' as const,
     );
   };
 }
@@ -100,11 +92,7 @@ function compile(u: UserRecord): CompiledScopes {
   return compileScopes(u.scopes ?? defaultScopesFor(u.name));
 }
 
-function decide(s: CompiledScopes, owner: string, request: ScopedRequest): boolean | Promise<boolean> {
-  if (pathInScopes(s, request.path)) return true;
-  if (!s.own || request.requestUser === undefined) return false;
-  return request.requestUser().then(
-    (user) => user === owner,
-    () => false,
-  );
+function decide(s: CompiledScopes, path: string): ScopeVerdict {
+  if (pathInScopes(s, path)) return 'in';
+  return s.own ? 'own' : 'out';
 }

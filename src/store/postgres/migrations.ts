@@ -139,6 +139,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: 'the user who made the triggering request',
+    sql: `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN t_user TEXT;
+  `,
+  },
+  {
+    version: 3,
     name: 'users: scopes, change notifications',
     // NULL scopes: a user from before; the daemon's start-up gives it the default (docs/DECISIONS.md
     // "Scopes"). Every instance caches users' scopes: a change made anywhere is announced.
