@@ -56,7 +56,7 @@ export class Accounts {
   /**
    * A JWT's scopes claim (`--identity-jwt-scopes-claim`) replaces the user's stored scopes: written
    * only when they differ, so a user's every request does not write the store. A claim with a
-   * malformed entry is refused as a whole (400 naming the claim's entry), never half applied.
+   * malformed entry is refused as a whole (403 naming the entry), never half applied.
    */
   async applyClaimedScopes(name: string, claimed: readonly string[]): Promise<void> {
     const parsed = parseScopes(claimed);
