@@ -37,6 +37,11 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /**
+   * Query parameters whose values are replaced by `REDACTED` in `$REQUEST_URI` (and so in stored
+   * deliveries and the tail); empty: nothing is redacted. Names compare case-insensitively.
+   */
+  redactQueryParams: string[];
   /** `--identity-jwt-jwks-url`: Bearer JWTs are verified with the keys of this JWKS. */
   identityJwtJwksUrl?: string;
   /** `--identity-jwt-key-file`: a PEM public key (SPKI or certificate) instead of a JWKS. */

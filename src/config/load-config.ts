@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
 import { suggest } from '../util/suggest.js';
 import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, type HookdConfig } from './config.js';
 import { ALL_OPTIONS } from './options.js';
@@ -199,9 +200,19 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
+    redactQueryParams: redactListOf(get('redactQueryParams'), list),
     ...deliveryLimits(int),
     ...identity,
   };
+}
+
+/** `redactQueryParams`: absent is the default list; `[]`, `""` or `none` turn redaction off. */
+function redactListOf(r: { value: unknown } | undefined, list: (k: string) => string[]): string[] {
+  if (r === undefined) return [...DEFAULT_REDACTED_QUERY_PARAMS];
+  const names = list('redactQueryParams')
+    .flatMap((n) => n.split(/[\s,]+/))
+    .filter(Boolean);
+  return names.length === 1 && names[0]!.toLowerCase() === 'none' ? [] : names;
 }
 
 /** The delivery limits that were set (the pipeline has the defaults); absent keys stay absent. */

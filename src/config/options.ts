@@ -139,6 +139,16 @@ export const OPTIONS: readonly OptionSpec[] = [
       'delays before each delivery attempt, e.g. 0,5s,5m,30m,2h (default: Standard Webhooks, 0,5s,5m,30m,2h,5h,10h,14h,20h,24h)',
     fromText: asList,
   },
+  // Issue 12: what hook owners may see of other users' requests.
+  {
+    key: 'redactQueryParams',
+    fileKey: 'redactQueryParams',
+    flag: '--redact-query-params <names>',
+    env: 'HOOKD_REDACT_QUERY_PARAMS',
+    description:
+      'query parameters whose values become REDACTED in $REQUEST_URI, deliveries and the tail (default access_token,api_key,apikey,token,password,secret,sig,signature,key; "" or none: off)',
+    fromText: asList,
+  },
 ];
 
 /**

@@ -22,9 +22,11 @@ import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { deliveryOptions, hookSchedule } from './delivery-options.js';
@@ -79,7 +81,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   try {
     await member?.join();
     // Instances starting together on one database take turns: exactly one creates admin.
-    const bootstrap = () => bootstrapAdmin(store, config.dataDir, log);
+    const bootstrap = async () => {
+      await bootstrapAdmin(store, config.dataDir, log);
+      await migrateUserScopes(store, log);
+    };
     await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
   } catch (err) {
     await member?.leave().catch(() => undefined);
@@ -93,13 +98,19 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
+    const users = await userScopes(store);
     const faults = storeFaults(opened.deliveries.durable, log);
-    const hooks = new HookService(store, opened.ephemeralHooks, {
-      checkCallback: async (url) => {
-        const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
+    const hooks = new HookService(
+      store,
+      opened.ephemeralHooks,
+      {
+        checkCallback: async (url) => {
+          const r = await checkCallbackTarget(url, settings.policy);
+          return r.ok ? undefined : r.message;
+        },
       },
-    });
+      users.checkPattern,
+    );
     // The signing secret is made with the hook: delivery never waits on a first-use write.
     hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
@@ -151,6 +162,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
+      scopes: users.scopes,
+      redactUri: settings.redactUri,
       onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
@@ -205,7 +218,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           // Known here only if it was not this process that deleted it (it applied that already).
           for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
         }),
-      resync: () => resyncAll(),
+      resync: () => {
+        users.scopes.clear();
+        resyncAll();
+      },
+      userChanged: (name) => users.scopes.changed(name),
       secretChanged: (id) => deliveries.secretChanged(id),
       failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
     });
@@ -217,8 +234,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ? undefined
       : store.watchExternalChanges?.(() => {
           serially('resync after an external store change', async () => {
-            const users = await store.listUsers();
-            replaceAll(await hooks.resync(new Set(users.map((u) => u.name))));
+            users.scopes.clear();
+            const names = (await store.listUsers()).map((u) => u.name);
+            replaceAll(await hooks.resync(new Set(names)));
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
@@ -259,7 +277,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const identity = assembleIdentity(config, store, settings, log);
+    const identity = assembleIdentity(config, store, settings, log, users.accounts);
     const tail = new TailServer({
       auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
@@ -345,6 +363,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
+        userRoutes(api, { accounts: users.accounts, store, hooks });
         metricsRoutes(api, metrics);
         tailRoute(api);
       },

@@ -8,6 +8,7 @@ export const HOT_KEYS = [
   'trustedProxies',
   'logLevel',
   'shutdownTimeoutMs',
+  'redactQueryParams',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export const RESTART_KEYS = [

@@ -54,8 +54,9 @@ export function triggerRoutes(
           const q = s.Query ?? query;
           const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
           const t: Trigger = { method: s.Method.toUpperCase(), path, uri, user: s.User ?? '' };
-          if (phase !== 'after') fired += engine.fire('before', t);
-          if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
+          if (phase !== 'after') fired += await engine.fireAndWait('before', t);
+          if (phase !== 'before')
+            fired += await engine.fireAndWait('after', { ...t, statusCode: s.StatusCode! });
         }
         return reply.code(202).send({ accepted: parsed.length, fired });
       },
@@ -82,7 +83,7 @@ export function triggerRoutes(
           user: s.User ?? '',
           ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
         };
-        const previews = engine.preview(principalOf(req).user, t);
+        const previews = await engine.preview(principalOf(req).user, t);
         return reply.send(
           previews.map((p) => ({
             HookId: p.hook.Id,

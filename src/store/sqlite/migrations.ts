@@ -71,4 +71,9 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE deliveries ADD COLUMN t_user TEXT;
   `,
+  // Users' scopes (issue 12), a JSON list. NULL for users from before: the daemon's start-up gives
+  // them the default and logs whose hooks now fire less (docs/DECISIONS.md "Scopes").
+  `
+  ALTER TABLE users ADD COLUMN scopes TEXT;
+  `,
 ];
