@@ -37,6 +37,13 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /**
+   * Auto-disable: a hook whose every attempt failed for at least this long, ms, and at least
+   * `autoDisableFailures` times is disabled; 0 turns auto-disable off (default 5 days).
+   */
+  autoDisableAfterMs?: number;
+  /** Auto-disable: failed attempts in a row needed as well (default 10). */
+  autoDisableFailures?: number;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

@@ -139,6 +139,23 @@ export const OPTIONS: readonly OptionSpec[] = [
       'delays before each delivery attempt, e.g. 0,5s,5m,30m,2h (default: Standard Webhooks, 0,5s,5m,30m,2h,5h,10h,14h,20h,24h)',
     fromText: asList,
   },
+  {
+    key: 'autoDisableAfterMs',
+    fileKey: 'autoDisable.after',
+    flag: '--auto-disable-after <duration>',
+    env: 'HOOKD_AUTO_DISABLE_AFTER',
+    description:
+      'disable a hook whose every attempt failed for this long (and --auto-disable-failures times), e.g. 5d, 12h; 0 turns it off (default 5d)',
+    fromText: asText,
+  },
+  {
+    key: 'autoDisableFailures',
+    fileKey: 'autoDisable.failures',
+    flag: '--auto-disable-failures <n>',
+    env: 'HOOKD_AUTO_DISABLE_FAILURES',
+    description: 'failed attempts in a row needed as well before a hook is auto-disabled (default 10)',
+    fromText: asNumber,
+  },
 ];
 
 /** The options of a cluster on PostgreSQL. */

@@ -6,11 +6,14 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
+import { DEFAULT_AUTO_DISABLE } from '../delivery/auto-disable.js';
+import { DeliveryEvents } from '../delivery/delivery-events.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { breakerEvents, Operations } from '../notifications/operations.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -103,25 +106,26 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
-    const hooks = new HookService(store, opened.ephemeralHooks, {
-      checkCallback: async (url) => {
-        const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
-      },
-    });
+    const checkCallback = async (url: URL) => {
+      const r = await checkCallbackTarget(url, settings.policy);
+      return r.ok ? undefined : r.message;
+    };
+    const hooks = new HookService(store, opened.ephemeralHooks, { checkCallback });
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
-    const deliveries = new DeliveryPipeline({
+    const events = new DeliveryEvents();
+    const deliveries: DeliveryPipeline = new DeliveryPipeline({
       durable: opened.deliveries.durable,
       ephemeral: opened.deliveries.ephemeral,
       policy: settings.policy,
+      // Notification endpoints (src/notifications/) are delivered to like hooks.
       hookState: {
-        isActive: (id) => engine.isActive(id),
-        disable: async (id) => {
-          await hooks.setState(id, 'disabled');
-        },
+        isActive: (id) => engine.isActive(id) || operations.isActive(id),
+        disable: (id) => operations.gone(id),
       },
+      events,
+      limits: { breaker: { onTransition: breakerEvents(events) } },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
@@ -134,6 +138,28 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks: () => engine.size,
       tailClients: () => tail.clients,
     });
+    // Auto-disable, operational notifications and their routes.
+    const operations: Operations = new Operations({
+      store: opened.notifications,
+      pipeline: deliveries,
+      hooks,
+      engine: {
+        get: (id) => engine.get(id),
+        ids: () => engine.ids(),
+        get disabledCount() {
+          return engine.disabledCount;
+        },
+      },
+      autoDisable: {
+        periodMs: config.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE.periodMs,
+        minFailures: config.autoDisableFailures ?? DEFAULT_AUTO_DISABLE.minFailures,
+      },
+      registry: metrics.registry,
+      checkUrl: (url) => checkCallback(new URL(url)),
+      ...(cluster && { refreshMs: 2000 }),
+      log,
+    });
+    started.push(() => operations.stop());
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       log.info(
@@ -225,6 +251,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
+    await operations.start();
     await deliveries.start();
     const reclaimer =
       cluster &&
@@ -347,6 +374,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         metricsRoutes(api, metrics);
         tailRoute(api);
+        operations.routes(api, config.apiBase);
       },
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),

@@ -20,6 +20,8 @@ export const RESTART_KEYS = [
   'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
+  'autoDisableAfterMs',
+  'autoDisableFailures',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -68,7 +68,7 @@ class Destination<J> {
     readonly key: string,
     breaker: BreakerOptions,
   ) {
-    this.breaker = new CircuitBreaker(breaker);
+    this.breaker = new CircuitBreaker(breaker, key);
   }
 }
 

@@ -15,6 +15,7 @@ export const API_ROOTS = new Set([
   'tail',
   'deliveries',
   'reload',
+  '_hookd',
 ]);
 
 export function apiPathMatcher(base: string): (url: string) => boolean {

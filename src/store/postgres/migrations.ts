@@ -137,4 +137,15 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    version: 2,
+    name: 'notification endpoints',
+    sql: `
+  CREATE TABLE notification_endpoints (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner TEXT COLLATE "C" NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
+  },
 ];

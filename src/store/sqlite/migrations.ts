@@ -67,4 +67,13 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // Notification endpoints (src/notifications/): where users and the operator are told of
+  // disabled hooks, dead letters and circuit breakers. The document is the API's resource.
+  `
+  CREATE TABLE notification_endpoints (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
 ];
