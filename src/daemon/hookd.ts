@@ -6,7 +6,6 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
-import { DEFAULT_AUTO_DISABLE } from '../delivery/auto-disable.js';
 import { DeliveryEvents } from '../delivery/delivery-events.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
@@ -143,20 +142,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       store: opened.notifications,
       pipeline: deliveries,
       hooks,
-      engine: {
-        get: (id) => engine.get(id),
-        ids: () => engine.ids(),
-        get disabledCount() {
-          return engine.disabledCount;
-        },
-      },
-      autoDisable: {
-        periodMs: config.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE.periodMs,
-        minFailures: config.autoDisableFailures ?? DEFAULT_AUTO_DISABLE.minFailures,
-      },
+      engine: () => engine,
+      config,
       registry: metrics.registry,
       checkUrl: (url) => checkCallback(new URL(url)),
-      ...(cluster && { refreshMs: 2000 }),
+      cluster: cluster !== undefined,
       log,
     });
     started.push(() => operations.stop());

@@ -7,9 +7,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { HookdConfig } from '../config/config.js';
 import {
   AutoDisable,
-  type AutoDisableOptions,
+  DEFAULT_AUTO_DISABLE,
   type DisableCause,
   type DisableRequest,
 } from '../delivery/auto-disable.js';
@@ -47,11 +48,14 @@ export interface OperationsOptions {
   store: NotificationStore;
   pipeline: PipelinePort;
   hooks: HookService;
-  engine: HookIndexPort;
-  autoDisable: AutoDisableOptions;
+  /** The match engine (a function: the daemon makes it after this). */
+  engine: () => HookIndexPort;
+  /** `autoDisableAfterMs` and `autoDisableFailures` (defaults: DEFAULT_AUTO_DISABLE). */
+  config: Pick<HookdConfig, 'autoDisableAfterMs' | 'autoDisableFailures'>;
   registry: Registry;
   checkUrl?: (url: string) => Promise<string | undefined>;
-  refreshMs?: number;
+  /** Several instances share the store: the endpoint list is read again every 2 s rather than 5 s. */
+  cluster?: boolean;
   log: Logger;
 }
 
@@ -102,7 +106,7 @@ export class Operations {
       help: 'Hooks whose State is disabled (410 Gone or auto-disable)',
       registers,
       collect() {
-        this.set(engine.disabledCount);
+        this.set(engine().disabledCount);
       },
     });
     const failing = () => this.autoDisable.failing;
@@ -120,12 +124,15 @@ export class Operations {
       secretFor: (id) => pipeline.secretFor(id, true),
       removed: (id) => pipeline.hookDeleted(id),
       ...(opts.checkUrl && { checkUrl: opts.checkUrl }),
-      ...(opts.refreshMs !== undefined && { refreshMs: opts.refreshMs }),
+      refreshMs: opts.cluster ? 2000 : 5000,
       onQueued: (type, n) => this.notificationsTotal.inc({ type }, n),
       log,
     });
     this.autoDisable = new AutoDisable({
-      options: opts.autoDisable,
+      options: {
+        periodMs: opts.config.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE.periodMs,
+        minFailures: opts.config.autoDisableFailures ?? DEFAULT_AUTO_DISABLE.minFailures,
+      },
       tracks: (id) => !isEndpointId(id),
       lastSuccess: (id) => this.lastSuccess(id),
       disable: (r) => this.disable(r),
@@ -243,8 +250,8 @@ export class Operations {
     if (isEndpointId(this.lastAttemptHook)) return;
     const byOwner = new Map<string, string[]>();
     const all: string[] = [];
-    for (const id of this.opts.engine.ids()) {
-      const h = this.opts.engine.get(id);
+    for (const id of this.opts.engine().ids()) {
+      const h = this.opts.engine().get(id);
       if (!h || !targets(h.Callback, m.Endpoint)) continue;
       all.push(h.Id);
       const list = byOwner.get(h.Owner) ?? [];

@@ -36,7 +36,11 @@ async function receiver(status: (path: string) => number = () => 200): Promise<R
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const call = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const call = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       calls.push(call);
       res.writeHead(rcv.status(call.path), { 'content-type': 'text/plain' }).end('x');
     });
@@ -56,7 +60,12 @@ interface Notification {
   data: Record<string, unknown>;
 }
 
-async function until<T>(what: string, read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await read();
@@ -150,7 +159,12 @@ after(async () => {
 
 describe('notification endpoints API', () => {
   it('lists only your own endpoints, never their secret; another user’s is 404; bad input is 400 with the field', async () => {
-    const mine = await api<{ Id: string; Url: string; Secret?: string }[]>(d.url, aliceToken, 'GET', NOTIFICATIONS);
+    const mine = await api<{ Id: string; Url: string; Secret?: string }[]>(
+      d.url,
+      aliceToken,
+      'GET',
+      NOTIFICATIONS,
+    );
     assert.equal(mine.status, 200);
     assert.deepEqual(mine.body.map((e) => new URL(e.Url).pathname).sort(), ['/alice', '/broken']);
     assert.ok(mine.body.every((e) => e.Secret === undefined));
@@ -198,7 +212,11 @@ describe('auto-disable', () => {
     assert.ok(got.DisabledAt && Date.parse(got.DisabledAt) > 0, 'DisabledAt is a time');
     assert.ok(failing.calls.length >= 3, `${failing.calls.length} attempts before disabling`);
 
-    const [n] = await until('hook.disabled at /alice', () => ofType('/alice', 'hook.disabled'), (l) => l.length >= 1);
+    const [n] = await until(
+      'hook.disabled at /alice',
+      () => ofType('/alice', 'hook.disabled'),
+      (l) => l.length >= 1,
+    );
     assert.equal(n!.data.HookId, hook.Id);
     assert.equal(n!.data.Owner, 'alice');
     assert.equal(n!.data.Cause, 'failing');
@@ -206,7 +224,11 @@ describe('auto-disable', () => {
     assert.equal(n!.data.DisabledReason, got.DisabledReason);
     assert.ok((n!.data.FailedAttempts as number) >= 3);
     // The operator hears of it too; the other user does not.
-    await until('hook.disabled at /ops', () => ofType('/ops', 'hook.disabled'), (l) => l.length >= 1);
+    await until(
+      'hook.disabled at /ops',
+      () => ofType('/ops', 'hook.disabled'),
+      (l) => l.length >= 1,
+    );
     // Once: the attempts still under way when it was disabled do not disable it again.
     const attempts = failing.calls.length;
     await sleep(1000);
@@ -255,7 +277,11 @@ describe('auto-disable', () => {
       async () => (await api<Hook>(d.url, aliceToken, 'GET', `/hooks/${hook.Id}`)).body.State,
       (s) => s === 'disabled',
     );
-    await until('a second hook.disabled', () => ofType('/alice', 'hook.disabled'), (l) => l.length === 2);
+    await until(
+      'a second hook.disabled',
+      () => ofType('/alice', 'hook.disabled'),
+      (l) => l.length === 2,
+    );
     const r1 = await hookctl(['hooks', 'enable', hook.Id], { env });
     assert.equal(r1.code, 0, r1.stderr);
     assert.match(r1.stderr, new RegExp(`enabled ${hook.Id}`));
@@ -312,7 +338,12 @@ describe('delivery.failed and the breaker events', () => {
     try {
       const h = await createHook(
         d,
-        { PathPattern: '/dead/letter', Methods: ['GET'], Callback: `${dead.url}/d`, RetrySchedule: [0, 0.05] },
+        {
+          PathPattern: '/dead/letter',
+          Methods: ['GET'],
+          Callback: `${dead.url}/d`,
+          RetrySchedule: [0, 0.05],
+        },
         { token: aliceToken },
       );
       await report(aliceToken, ['/dead/letter']);
@@ -352,7 +383,12 @@ describe('delivery.failed and the breaker events', () => {
         hooks.push(
           await createHook(
             d,
-            { PathPattern: `/flaky/${i}`, Methods: ['GET'], Callback: `${flaky.url}/f${i}`, RetrySchedule: [0, 35] },
+            {
+              PathPattern: `/flaky/${i}`,
+              Methods: ['GET'],
+              Callback: `${flaky.url}/f${i}`,
+              RetrySchedule: [0, 35],
+            },
             { token: aliceToken },
           ),
         );
@@ -372,7 +408,11 @@ describe('delivery.failed and the breaker events', () => {
       assert.equal(opened!.data.State, 'open');
       assert.deepEqual((opened!.data.HookIds as string[]).sort(), hooks.map((h) => h.Id).sort());
       assert.ok(Date.parse(opened!.data.ProbeAt as string) > Date.now());
-      await until('breaker_opened at /ops', () => about('/ops', 'endpoint.breaker_opened'), (l) => l.length >= 1);
+      await until(
+        'breaker_opened at /ops',
+        () => about('/ops', 'endpoint.breaker_opened'),
+        (l) => l.length >= 1,
+      );
       up = true;
       const [closed] = await until(
         'endpoint.breaker_closed',
@@ -408,7 +448,15 @@ describe('hookctl notifications', () => {
     assertBuilt();
     const env = cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: bobToken });
     const add = await hookctl(
-      ['notifications', 'add', `${inbox.url}/bob2`, '--events', 'hook.disabled,delivery.failed', '-o', 'json'],
+      [
+        'notifications',
+        'add',
+        `${inbox.url}/bob2`,
+        '--events',
+        'hook.disabled,delivery.failed',
+        '-o',
+        'json',
+      ],
       { env },
     );
     assert.equal(add.code, 0, add.stderr);

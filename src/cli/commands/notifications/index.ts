@@ -112,9 +112,10 @@ about every user's hooks; everyone else's only about their own. See man hookctl.
       .description('register a notification endpoint (prints its signing secret once)')
       .argument('<url>', 'where the notifications are POSTed (http:// or https://)')
       .addOption(
-        new Option('--events <types>', `event types, comma-separated: ${NOTIFICATION_EVENT_TYPES.join(', ')} (default all)`).argParser(
-          splitList,
-        ),
+        new Option(
+          '--events <types>',
+          `event types, comma-separated: ${NOTIFICATION_EVENT_TYPES.join(', ')} (default all)`,
+        ).argParser(splitList),
       )
       .option('--description <text>', 'a note for people')
       .action(async (url: string, o: { events?: string[]; description?: string }, c: Command) =>

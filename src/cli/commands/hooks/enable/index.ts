@@ -1,8 +1,8 @@
 import { Command } from 'commander';
+import type { HookView } from '../../../api-client.js';
 import { type ContextFactory, examples } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../../exit-codes.js';
-import type { HookView } from '../../../api-client.js';
 
 export interface EnableOptions {
   ids: string[];
