@@ -12,7 +12,7 @@ import { addUser, createHook, sleep } from '../helpers/servers.js';
 // loopback receivers for the hooks' callbacks and for the notification endpoints, signatures
 // checked with the `standardwebhooks` package, hookctl as the real binary.
 
-const REPORT = '/report';
+const REPORT = '/_hookd/report';
 const NOTIFICATIONS = '/_hookd/notifications';
 
 interface Call {
