@@ -1,12 +1,32 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import type { Hook } from '../../src/hook/hook.js';
+import { NOTIFICATION_TYPES } from '../../src/notifications/notification-endpoint.js';
+import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, sleep } from '../helpers/servers.js';
+
+/** The shipped JSON Schemas (schema/notification-<type>.schema.json): every notification must fit its own. */
+const ajv = new Ajv({ allErrors: true });
+(addFormats as unknown as (a: Ajv) => void)(ajv);
+const validators = new Map<string, ValidateFunction>(
+  NOTIFICATION_TYPES.map((t) => [
+    t,
+    ajv.compile(
+      JSON.parse(
+        readFileSync(join(packageInfo().root, 'schema', `notification-${t}.schema.json`), 'utf8'),
+      ) as object,
+    ),
+  ]),
+);
 
 // Auto-disable and operational notifications through a real hookd (in this process), real
 // loopback receivers for the hooks' callbacks and for the notification endpoints, signatures
@@ -97,6 +117,12 @@ function received(path: string): Notification[] {
         'webhook-timestamp': c.headers['webhook-timestamp'] as string,
         'webhook-signature': c.headers['webhook-signature'] as string,
       }) as Notification;
+      const validate = validators.get(verified.type);
+      assert.ok(validate, `unknown notification type ${verified.type}`);
+      assert.ok(
+        validate(verified),
+        `${verified.type} does not fit its schema: ${ajv.errorsText(validate.errors)}`,
+      );
       return verified;
     });
 }
