@@ -57,6 +57,10 @@ describe('man pages', () => {
       'login',
       'profile list',
       'completion bash|zsh|fish',
+      'hooks enable ID',
+      'notifications list',
+      'notifications add URL',
+      'notifications remove ID',
     ]) {
       assert.ok(
         headings.some((h) => h.includes(c)),
@@ -115,6 +119,9 @@ describe('man pages', () => {
       'GET /_hookd/openapi.json',
       'GET /metrics',
       'POST /_hookd/reload',
+      'GET /_hookd/notifications',
+      'POST /_hookd/notifications',
+      '/enable',
     ]) {
       assert.ok(page.includes(endpoint), `endpoint ${endpoint}`);
     }
