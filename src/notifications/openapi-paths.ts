@@ -96,4 +96,11 @@ export const NOTIFICATION_OPENAPI_PATHS: Record<string, unknown> = {
       responses: { '204': { description: 'Removed' }, ...errors(401, 404, 503) },
     },
   },
+  '/_hookd/notifications/{id}/deliveries': {
+    parameters: [idParam],
+    get: {
+      summary: "The endpoint's last 100 notification deliveries, newest first (same shape as a hook's)",
+      responses: { '200': { description: 'Deliveries' }, ...errors(401, 404, 503) },
+    },
+  },
 };

@@ -171,7 +171,12 @@ export class Operations {
 
   /** The API routes: `/_hookd/notifications…` and `POST /hooks/{id}/enable`. */
   routes(api: FastifyInstance, base: string): void {
-    notificationRoutes(api, this.notifier, base);
+    notificationRoutes(
+      api,
+      this.notifier,
+      base,
+      async (id) => (await this.opts.pipeline.list(id, { limit: 100 })).items,
+    );
     resource(
       api,
       '/hooks/:id/enable',

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf } from '../server/auth-hook.js';
 import { resource } from '../server/route-table.js';
+import { presentDelivery } from '../server/routes/deliveries.js';
+import type { DeliveryRecord } from '../store/delivery-store.js';
 import type { NotificationEndpoint } from './notification-endpoint.js';
 import type { Notifier } from './notifier.js';
 
@@ -20,7 +22,12 @@ export function presentEndpoint(e: NotificationEndpoint): Record<string, unknown
  * `/_hookd/notifications` and `/_hookd/notifications/{id}` (docs/API.md "Notifications"). Each
  * user sees and manages only their own endpoints; another user's is 404 like an unknown one.
  */
-export function notificationRoutes(app: FastifyInstance, notifier: Notifier, base: string): void {
+export function notificationRoutes(
+  app: FastifyInstance,
+  notifier: Notifier,
+  base: string,
+  deliveries: (endpointId: string) => Promise<DeliveryRecord[]>,
+): void {
   const prefix = base === '/' ? '' : base;
   resource(
     app,
@@ -47,6 +54,17 @@ export function notificationRoutes(app: FastifyInstance, notifier: Notifier, bas
         await notifier.delete(principalOf(req).user, idOf(req));
         req.log.info({ endpointId: idOf(req) }, 'notification endpoint deleted');
         return reply.code(204).send();
+      },
+    },
+    { events: true },
+  );
+  resource(
+    app,
+    '/_hookd/notifications/:id/deliveries',
+    {
+      GET: async (req, reply) => {
+        const e = notifier.get(principalOf(req).user, idOf(req));
+        return reply.send((await deliveries(e.Id)).map(presentDelivery));
       },
     },
     { events: true },

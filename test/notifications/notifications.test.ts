@@ -100,6 +100,7 @@ let d: TestDaemon;
 let inbox: Rcv;
 /** Alice's second notification endpoint, which always answers 500 (its own origin, so its circuit is its own). */
 let broken: Rcv;
+let brokenId: string;
 let aliceToken: string;
 let bobToken: string;
 const secrets = new Map<string, string>();
@@ -174,7 +175,7 @@ before(async () => {
   await addEndpoint(bobToken, '/bob');
   await addEndpoint(d.token, '/ops');
   // Alice's second endpoint always fails: its failures must never come back as notifications.
-  await addEndpoint(aliceToken, '/broken', {}, broken.url);
+  brokenId = await addEndpoint(aliceToken, '/broken', {}, broken.url);
 });
 
 after(async () => {
@@ -466,6 +467,17 @@ describe('delivery.failed and the breaker events', () => {
       assert.notEqual(n.data.Endpoint, inbox.url, 'no breaker event for the notification receivers');
     }
     assert.equal(received('/bob').length, 0, 'bob, who has no hooks, got nothing at all');
+    // The broken endpoint's deliveries are in its log, for its owner only.
+    const log = await api<{ HookId: string; Status: string; LastStatusCode: number | null }[]>(
+      d.url,
+      aliceToken,
+      'GET',
+      `${NOTIFICATIONS}/${brokenId}/deliveries`,
+    );
+    assert.equal(log.status, 200, log.text);
+    assert.ok(log.body.length >= 3);
+    assert.ok(log.body.every((x) => x.HookId === brokenId && x.Status !== 'succeeded'));
+    assert.equal((await api(d.url, bobToken, 'GET', `${NOTIFICATIONS}/${brokenId}/deliveries`)).status, 404);
   });
 });
 
