@@ -6,13 +6,13 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
-import { DeliveryEvents } from '../delivery/delivery-events.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { breakerEvents, Operations } from '../notifications/operations.js';
+import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -28,9 +28,11 @@ import { type HookChangeListener, HookService } from '../service/hook-service.js
 import type { Store } from '../store/store.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { deliveryOptions, hookSchedule } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
+import { storeFaults } from './store-faults.js';
 
 export { STORE_FILE } from './open-store.js';
 
@@ -48,19 +50,6 @@ export interface Hookd {
   reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
-}
-
-const schedules = new WeakMap<Hook, RetrySchedule>();
-
-/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
-function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
-  if (hook?.RetrySchedule === undefined) return undefined;
-  let s = schedules.get(hook);
-  if (s === undefined) {
-    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
-    schedules.set(hook, s);
-  }
-  return s;
 }
 
 export interface HookdOptions {
@@ -105,29 +94,31 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
-    const checkCallback = async (url: URL) => {
-      const r = await checkCallbackTarget(url, settings.policy);
-      return r.ok ? undefined : r.message;
-    };
-    const hooks = new HookService(store, opened.ephemeralHooks, { checkCallback });
+    const faults = storeFaults(opened.deliveries.durable, log);
+    const hooks = new HookService(store, opened.ephemeralHooks, {
+      checkCallback: async (url) => {
+        const r = await checkCallbackTarget(url, settings.policy);
+        return r.ok ? undefined : r.message;
+      },
+    });
+    // The signing secret is made with the hook: delivery never waits on a first-use write.
+    hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
-    const events = new DeliveryEvents();
     const deliveries: DeliveryPipeline = new DeliveryPipeline({
       durable: opened.deliveries.durable,
       ephemeral: opened.deliveries.ephemeral,
       policy: settings.policy,
-      // Notification endpoints (src/notifications/) are delivered to like hooks.
       hookState: {
         isActive: (id) => engine.isActive(id) || operations.isActive(id),
         disable: (id) => operations.gone(id),
       },
-      events,
-      limits: { breaker: { onTransition: breakerEvents(events) } },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
+      health: faults.health,
+      ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -137,18 +128,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks: () => engine.size,
       tailClients: () => tail.clients,
     });
-    // Auto-disable, operational notifications and their routes.
-    const operations: Operations = new Operations({
-      store: opened.notifications,
-      pipeline: deliveries,
-      hooks,
-      engine: () => engine,
-      config,
-      registry: metrics.registry,
-      checkUrl: (url) => checkCallback(new URL(url)),
-      cluster: cluster !== undefined,
-      log,
-    });
+    registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
+    // Auto-disable, operational notifications and their routes (src/notifications/).
+    const parts = { opened, deliveries, hooks, engine: () => engine, config, metrics, settings, log };
+    const operations: Operations = new Operations(parts);
     started.push(() => operations.stop());
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
@@ -310,6 +293,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          recorded: () => deliveries.settled(),
         })
       : undefined;
 
@@ -348,9 +332,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         draining: () => draining,
         storeReady: async () => {
           await store.listUsers();
-          return true;
+          return faults.health.available;
         },
       },
+      mapError: faults.mapError,
       extraRoutes: (api) => {
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
@@ -359,7 +344,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
             await deliveries.flush().catch(() => undefined);
           return payload;
         });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         metricsRoutes(api, metrics);
@@ -437,6 +422,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await member.leave();
         }
         await store.close();
+        faults.stop();
       },
     };
   };

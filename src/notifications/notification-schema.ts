@@ -31,7 +31,7 @@ const breakerData = (opened: boolean) => ({
     Endpoint: {
       type: 'string',
       description:
-        'What the circuit breaker guards: the callback destination (today its origin, scheme://host:port).',
+        'What the circuit breaker guards: a callback URL (per-endpoint breaker) or an origin scheme://host:port (per-host breaker).',
     },
     State: { const: opened ? 'open' : 'closed' },
     ...(opened && { ProbeAt: { ...time, description: 'When the next (probe) attempt goes out.' } }),

@@ -18,6 +18,8 @@ import type { BreakerListener } from '../delivery/circuit-breaker.js';
 import type { AttemptMessage, BreakerMessage, DeliveryEvents } from '../delivery/delivery-events.js';
 import type { FiredEventSink } from '../engine/fired-event.js';
 import { type Hook, isoTimestamp } from '../hook/hook.js';
+import type { AddressChecker } from '../policy/address-policy.js';
+import { checkCallbackTarget } from '../policy/callback-target.js';
 import { principalOf } from '../server/auth-hook.js';
 import { presentHook } from '../server/present-hook.js';
 import { resource } from '../server/route-table.js';
@@ -45,24 +47,26 @@ export interface HookIndexPort {
 }
 
 export interface OperationsOptions {
-  store: NotificationStore;
-  pipeline: PipelinePort;
+  /** The daemon's stores: `notifications` holds the endpoints; `cluster` is set on PostgreSQL. */
+  opened: { notifications: NotificationStore; cluster?: unknown };
+  /** The delivery pipeline. */
+  deliveries: PipelinePort;
   hooks: HookService;
   /** The match engine (a function: the daemon makes it after this). */
   engine: () => HookIndexPort;
   /** `autoDisableAfterMs` and `autoDisableFailures` (defaults: DEFAULT_AUTO_DISABLE). */
   config: Pick<HookdConfig, 'autoDisableAfterMs' | 'autoDisableFailures'>;
-  registry: Registry;
-  checkUrl?: (url: string) => Promise<string | undefined>;
-  /** Several instances share the store: the endpoint list is read again every 2 s rather than 5 s. */
-  cluster?: boolean;
+  /** Where the metrics go. */
+  metrics: { registry: Registry };
+  /** The callback target policy in force (it changes with a reload): endpoint URLs obey it too. */
+  settings?: { readonly policy: AddressChecker };
   log: Logger;
 }
 
 /** Turns a breaker transition into a `breaker` event on the bus (the seam circuit-breaker.ts offers). */
-export function breakerEvents(events: DeliveryEvents): BreakerListener {
+export function breakerEvents(events: () => DeliveryEvents): BreakerListener {
   return (key, transition, probeAt) =>
-    events.emit(
+    events().emit(
       'breaker',
       {
         kind: 'breaker',
@@ -86,8 +90,8 @@ export class Operations {
   private readonly offs: (() => void)[] = [];
 
   constructor(private readonly opts: OperationsOptions) {
-    const { pipeline, log } = opts;
-    const registers = [opts.registry];
+    const { deliveries: pipeline, log } = opts;
+    const registers = [opts.metrics.registry];
     this.disabledTotal = new Counter({
       name: 'hookd_hooks_disabled_total',
       help: 'Hooks disabled by this instance, by cause: gone (410 Gone), failing (auto-disable)',
@@ -119,12 +123,13 @@ export class Operations {
       },
     });
     this.notifier = new Notifier({
-      store: opts.store,
+      store: opts.opened.notifications,
       sink: pipeline,
       secretFor: (id) => pipeline.secretFor(id, true),
       removed: (id) => pipeline.hookDeleted(id),
-      ...(opts.checkUrl && { checkUrl: opts.checkUrl }),
-      refreshMs: opts.cluster ? 2000 : 5000,
+      ...(opts.settings && { checkUrl: (url) => checkUrl(url, opts.settings!.policy) }),
+      // Several instances share the store: endpoints added elsewhere are seen within 2 s.
+      refreshMs: opts.opened.cluster ? 2000 : 5000,
       onQueued: (type, n) => this.notificationsTotal.inc({ type }, n),
       log,
     });
@@ -175,7 +180,7 @@ export class Operations {
       api,
       this.notifier,
       base,
-      async (id) => (await this.opts.pipeline.list(id, { limit: 100 })).items,
+      async (id) => (await this.opts.deliveries.list(id, { limit: 100 })).items,
     );
     resource(
       api,
@@ -218,10 +223,10 @@ export class Operations {
   }
 
   private async lastSuccess(hookId: string): Promise<number | undefined> {
-    const page = await this.opts.pipeline.list(hookId, { status: 'succeeded', limit: 1 });
+    const page = await this.opts.deliveries.list(hookId, { status: 'succeeded', limit: 1 });
     const newest = page.items[0];
     if (!newest) return undefined;
-    const found = await this.opts.pipeline.getWithAttempts(newest.id);
+    const found = await this.opts.deliveries.getWithAttempts(newest.id);
     const last = found?.attempts[found.attempts.length - 1];
     return last?.time ?? newest.created;
   }
@@ -284,6 +289,12 @@ export class Operations {
       })
       .catch((err: unknown) => this.opts.log.error({ err }, 'queueing a breaker notification failed'));
   }
+}
+
+/** The callback target policy's answer for an endpoint URL: a message when refused. */
+async function checkUrl(url: string, policy: AddressChecker): Promise<string | undefined> {
+  const r = await checkCallbackTarget(new URL(url), policy);
+  return r.ok ? undefined : r.message;
 }
 
 /** Whether a hook's callback goes to what a breaker guards (an origin, a host, or a URL). */

@@ -403,8 +403,9 @@ describe('delivery.failed and the breaker events', () => {
     let up = false;
     const flaky = await receiver(() => (up ? 200 : 500));
     try {
-      // Five hooks with one failure each: the destination fails 5 times, no hook reaches the
-      // auto-disable count. Their retry comes after the breaker's 30 s cool-down: the probe.
+      // Five hooks on one endpoint (callback URL) with one failure each: the endpoint fails 5
+      // times, no hook reaches the auto-disable count. Their retry comes after the breaker's 30 s
+      // cool-down: the probe.
       const hooks: Hook[] = [];
       for (let i = 0; i < 5; i++) {
         hooks.push(
@@ -413,7 +414,7 @@ describe('delivery.failed and the breaker events', () => {
             {
               PathPattern: `/flaky/${i}`,
               Methods: ['GET'],
-              Callback: `${flaky.url}/f${i}`,
+              Callback: `${flaky.url}/f`,
               RetrySchedule: [0, 35],
             },
             { token: aliceToken },
@@ -425,13 +426,13 @@ describe('delivery.failed and the breaker events', () => {
         hooks.map((_, i) => `/flaky/${i}`),
       );
       const about = (path: string, type: string) =>
-        ofType(path, type).filter((n) => n.data.Endpoint === flaky.url);
+        ofType(path, type).filter((n) => n.data.Endpoint === `${flaky.url}/f`);
       const [opened] = await until(
         'endpoint.breaker_opened',
         () => about('/alice', 'endpoint.breaker_opened'),
         (l) => l.length >= 1,
       );
-      assert.equal(opened!.data.Endpoint, flaky.url);
+      assert.equal(opened!.data.Endpoint, `${flaky.url}/f`);
       assert.equal(opened!.data.State, 'open');
       assert.deepEqual((opened!.data.HookIds as string[]).sort(), hooks.map((h) => h.Id).sort());
       assert.ok(Date.parse(opened!.data.ProbeAt as string) > Date.now());
@@ -447,7 +448,7 @@ describe('delivery.failed and the breaker events', () => {
         (l) => l.length >= 1,
         60_000,
       );
-      assert.equal(closed!.data.Endpoint, flaky.url);
+      assert.equal(closed!.data.Endpoint, `${flaky.url}/f`);
       assert.equal(closed!.data.State, 'closed');
       assert.equal(about('/alice', 'endpoint.breaker_opened').length, 1);
       for (const h of hooks) await api(d.url, aliceToken, 'DELETE', `/hooks/${h.Id}`);
@@ -464,7 +465,10 @@ describe('delivery.failed and the breaker events', () => {
       const text = JSON.stringify(n.data);
       assert.ok(!/"HookId":"ne_/.test(text), `a notification about a notification endpoint: ${text}`);
       assert.ok(!text.includes(broken.url), `a notification naming /broken: ${text}`);
-      assert.notEqual(n.data.Endpoint, inbox.url, 'no breaker event for the notification receivers');
+      assert.ok(
+        !String(n.data.Endpoint ?? '').startsWith(inbox.url),
+        'no breaker event for the notification receivers',
+      );
     }
     assert.equal(received('/bob').length, 0, 'bob, who has no hooks, got nothing at all');
     // The broken endpoint's deliveries are in its log, for its owner only.
