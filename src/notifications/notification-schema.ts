@@ -106,8 +106,16 @@ export const NOTIFICATION_SCHEMAS: Record<NotificationType, Record<string, unkno
         Trigger: {
           type: 'object',
           additionalProperties: false,
-          required: ['Method', 'Path', 'StatusCode'],
-          properties: { Method: { type: 'string' }, Path: { type: 'string' }, StatusCode: nullableInt },
+          required: ['Method', 'Path', 'StatusCode', 'User'],
+          properties: {
+            Method: { type: 'string' },
+            Path: { type: 'string' },
+            StatusCode: nullableInt,
+            User: {
+              type: ['string', 'null'],
+              description: 'Who made the triggering request; null: anonymous.',
+            },
+          },
         },
       },
     },

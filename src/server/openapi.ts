@@ -31,6 +31,10 @@ const servedSchema = {
       type: 'string',
       description: 'Absolute URI for $REQUEST_URI (default: publicBaseUrl or this request’s host)',
     },
+    User: {
+      type: 'string',
+      description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
+    },
   },
 };
 const served = { content: { 'application/json': { schema: servedSchema } } };
@@ -265,7 +269,14 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       ...NOTIFICATION_OPENAPI_PATHS,
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A hookd token (hkd_…), or, with an identity provider configured, a JWT of the service (--identity-jwt-*); the trusted-proxy header and forward-auth credentials are accepted too (docs/API.md "Authentication")',
+        },
+      },
       schemas: {
         HookInput: input,
         Hook: {
@@ -277,6 +288,16 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             State: { type: 'string', enum: ['active', 'disabled'] },
             DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
             DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
+          },
+        },
+        Trigger: {
+          type: 'object',
+          description: 'The request that fired a delivery (in deliveries and tail events)',
+          properties: {
+            Method: { type: 'string' },
+            Path: { type: 'string' },
+            StatusCode: { type: ['integer', 'null'] },
+            User: { type: ['string', 'null'], description: 'Who made the request; null: anonymous' },
           },
         },
         Problem: {

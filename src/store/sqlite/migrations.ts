@@ -67,6 +67,10 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // Who made the request that fired a delivery (the identity provider's user; null: anonymous).
+  `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  `,
   // Notification endpoints (src/notifications/): where users and the operator are told of
   // disabled hooks, dead letters and circuit breakers. The document is the API's resource.
   `
