@@ -19,6 +19,8 @@ export interface HookView {
   Persist?: boolean;
   Modified?: string;
   State?: string;
+  DisabledReason?: string;
+  DisabledAt?: string;
   [field: string]: unknown;
 }
 

@@ -8,6 +8,7 @@ import { newDeliveriesCommand } from './commands/deliveries/index.js';
 import { hookSubcommands, newHooksCommand } from './commands/hooks/index.js';
 import { newLoginCommand } from './commands/login/index.js';
 import { newMatchCommand } from './commands/match/index.js';
+import { newNotificationsCommand } from './commands/notifications/index.js';
 import { newProfileCommand } from './commands/profile/index.js';
 import { newRedeliverCommand } from './commands/redeliver/index.js';
 import { newReloadCommand } from './commands/reload/index.js';
@@ -76,6 +77,7 @@ Exit status: 0 success, 1 refused by the server, 2 usage or invalid JSON, 3 hook
     .addCommand(newDeliveriesCommand(context))
     .addCommand(newRedeliverCommand(context))
     .addCommand(newTailCommand(context))
+    .addCommand(newNotificationsCommand(context))
     .addCommand(newValidateCommand(context))
     .addCommand(newReloadCommand(context))
     .addCommand(newLoginCommand(context))

@@ -74,6 +74,13 @@ export interface HookdConfig {
   deliveryPerEndpoint?: number;
   /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
   storeFaultBuffer?: number;
+  /**
+   * Auto-disable: a hook whose every attempt failed for at least this long, ms, and at least
+   * `autoDisableFailures` times is disabled; 0 turns auto-disable off (default 5 days).
+   */
+  autoDisableAfterMs?: number;
+  /** Auto-disable: failed attempts in a row needed as well (default 10). */
+  autoDisableFailures?: number;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

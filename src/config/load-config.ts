@@ -203,6 +203,10 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     redactQueryParams: redactListOf(get('redactQueryParams'), list),
     ...deliveryLimits(int),
     ...identity,
+    ...autoDisableOf(get('autoDisable.after'), fail),
+    ...(get('autoDisable.failures') !== undefined && {
+      autoDisableFailures: int('autoDisable.failures', 10, 1, 1_000_000),
+    }),
   };
 }
 
@@ -348,6 +352,24 @@ function retryScheduleOf(
     return n;
   });
   return { retrySchedule: seconds };
+}
+
+/** `autoDisable.after`: seconds or a duration such as `5d`, `12h`; 0 or `off` turns it off. */
+function autoDisableOf(
+  r: { value: unknown } | undefined,
+  fail: (k: string, rule: string) => never,
+): { autoDisableAfterMs?: number } {
+  if (r === undefined) return {};
+  const rule =
+    'must be seconds or a duration like 30s, 15m, 12h, 5d (at most 365d), or 0 / off to turn auto-disable off';
+  const v = r.value;
+  if (v === 'off' || v === false) return { autoDisableAfterMs: 0 };
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 365 * 86400)
+    return { autoDisableAfterMs: v * 1000 };
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(v.trim()) : null;
+  const n = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : Number.NaN;
+  if (!(n >= 0 && n <= 365 * 86400)) fail('autoDisable.after', `${JSON.stringify(v)}: ${rule}`);
+  return { autoDisableAfterMs: n * 1000 };
 }
 
 /** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */

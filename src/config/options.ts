@@ -149,6 +149,24 @@ export const OPTIONS: readonly OptionSpec[] = [
       'query parameters whose values become REDACTED in $REQUEST_URI, deliveries and the tail (default access_token,api_key,apikey,token,password,secret,sig,signature,key; "" or none: off)',
     fromText: asList,
   },
+  // Issue 16: hooks that keep failing are switched off, and their owners told.
+  {
+    key: 'autoDisableAfterMs',
+    fileKey: 'autoDisable.after',
+    flag: '--auto-disable-after <duration>',
+    env: 'HOOKD_AUTO_DISABLE_AFTER',
+    description:
+      'disable a hook whose every attempt failed for this long (and --auto-disable-failures times), e.g. 5d, 12h; 0 turns it off (default 5d)',
+    fromText: asText,
+  },
+  {
+    key: 'autoDisableFailures',
+    fileKey: 'autoDisable.failures',
+    flag: '--auto-disable-failures <n>',
+    env: 'HOOKD_AUTO_DISABLE_FAILURES',
+    description: 'failed attempts in a row needed as well before a hook is auto-disabled (default 10)',
+    fromText: asNumber,
+  },
 ];
 
 /**

@@ -1,5 +1,6 @@
 /** What the daemon's configuration and hooks say about delivery, in the pipeline's terms. */
 import type { HookdConfig } from '../config/config.js';
+import type { BreakerOptions } from '../delivery/circuit-breaker.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import type { Hook } from '../hook/hook.js';
 
@@ -16,10 +17,14 @@ export function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined 
   return s;
 }
 
-/** The delivery limits and fault buffer the configuration sets (the pipeline has the defaults). */
-export function deliveryOptions(c: HookdConfig) {
+/**
+ * The delivery limits and fault buffer the configuration sets (the pipeline has the defaults);
+ * `breaker`: breaker settings from elsewhere (the transition listener of operational notifications).
+ */
+export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions>) {
   return {
     limits: {
+      ...(breaker && { breaker }),
       ...(c.deliveryConcurrency !== undefined && { concurrency: c.deliveryConcurrency }),
       ...(c.deliveryPerHost !== undefined && { perHost: c.deliveryPerHost }),
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),

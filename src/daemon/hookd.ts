@@ -11,6 +11,7 @@ import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { assembleIdentity } from '../identity/assemble.js';
+import { breakerEvents, Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
@@ -116,21 +117,19 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
-    const deliveries = new DeliveryPipeline({
+    const deliveries: DeliveryPipeline = new DeliveryPipeline({
       durable: opened.deliveries.durable,
       ephemeral: opened.deliveries.ephemeral,
       policy: settings.policy,
       hookState: {
-        isActive: (id) => engine.isActive(id),
-        disable: async (id) => {
-          await hooks.setState(id, 'disabled');
-        },
+        isActive: (id) => engine.isActive(id) || operations.isActive(id),
+        disable: (id) => operations.gone(id),
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
       health: faults.health,
-      ...deliveryOptions(config),
+      ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -141,6 +140,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       tailClients: () => tail.clients,
     });
     registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
+    // Auto-disable, operational notifications and their routes (src/notifications/).
+    const parts = { opened, deliveries, hooks, engine: () => engine, config, metrics, settings, log };
+    const operations: Operations = new Operations(parts);
+    started.push(() => operations.stop());
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       log.info(
@@ -240,6 +243,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
+    await operations.start();
     await deliveries.start();
     const reclaimer =
       cluster &&
@@ -366,6 +370,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         userRoutes(api, { accounts: users.accounts, store, hooks });
         metricsRoutes(api, metrics);
         tailRoute(api);
+        operations.routes(api, config.apiBase);
       },
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),

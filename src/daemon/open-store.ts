@@ -7,6 +7,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newInstanceId } from '../cluster/cluster-member.js';
 import type { HookdConfig } from '../config/config.js';
+import {
+  type NotificationStore,
+  PgNotificationStore,
+  SqliteNotificationStore,
+} from '../notifications/notification-store.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
@@ -27,6 +32,8 @@ export interface OpenedStores {
   ephemeralHooks: HookStore;
   /** Deliveries and secrets of `Persist: true` hooks, and of the others. */
   deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
+  /** Notification endpoints, beside the hooks. */
+  notifications: NotificationStore;
   /** With PostgreSQL: the database and the lease identity the delivery stores write with. */
   cluster?: { db: PgDatabase; lease: LeaseIdentity };
   /** Where the data is, for logs: the file, or the URL without its password. */
@@ -61,6 +68,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
         durable: new PostgresDeliveryStore(db, { lease }),
         ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
       },
+      notifications: new PgNotificationStore(db.pool),
       cluster: { db, lease },
       location: db.redacted,
     });
@@ -72,6 +80,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     store,
     ephemeralHooks: new MemoryStore(),
     deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
+    notifications: new SqliteNotificationStore(store.db),
     location: file,
   });
 }

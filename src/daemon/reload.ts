@@ -37,6 +37,8 @@ export const RESTART_KEYS = [
   'deliveryPerHost',
   'deliveryPerEndpoint',
   'storeFaultBuffer',
+  'autoDisableAfterMs',
+  'autoDisableFailures',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -136,6 +136,11 @@ export class MatchEngine {
     return this.indexes.before.size + this.indexes.after.size + this.disabled.size;
   }
 
+  /** Number of disabled hooks (410 Gone, auto-disable), for metrics. */
+  get disabledCount(): number {
+    return this.disabled.size;
+  }
+
   /** The Ids of every hook the engine knows, active or not. */
   *ids(): IterableIterator<string> {
     yield* this.indexes.before.keys();

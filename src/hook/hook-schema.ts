@@ -83,6 +83,8 @@ export const HOOK_SCHEMA = {
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },
     State: { description: 'Server-set; ignored in input.' },
+    DisabledReason: { description: 'Server-set; ignored in input.' },
+    DisabledAt: { description: 'Server-set; ignored in input.' },
   },
 } as const;
 

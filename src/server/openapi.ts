@@ -1,4 +1,5 @@
 import { HOOK_SCHEMA } from '../hook/hook-schema.js';
+import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 
 const problem = {
   description: 'RFC 9457 problem details',
@@ -266,6 +267,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
       },
       ...userPaths(),
+      ...NOTIFICATION_OPENAPI_PATHS,
     },
     components: {
       securitySchemes: {
@@ -285,6 +287,8 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Owner: { type: 'string' },
             Modified: { type: 'string', format: 'date-time' },
             State: { type: 'string', enum: ['active', 'disabled'] },
+            DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
+            DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
           },
         },
         User: {

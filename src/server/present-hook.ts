@@ -19,5 +19,7 @@ export function presentHook(h: Hook): Record<string, unknown> {
     ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
     Modified: h.Modified,
     State: h.State,
+    ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),
+    ...(h.DisabledAt !== undefined && { DisabledAt: h.DisabledAt }),
   };
 }

@@ -118,14 +118,34 @@ export class HookService {
     return (await this.durable.getHook(id)) ?? (await this.ephemeral.getHook(id));
   }
 
-  /** Sets a hook's state (410 Gone disables it) without touching its configuration or Modified. */
-  async setState(id: string, state: Hook['State']): Promise<Hook | undefined> {
+  /**
+   * Sets a hook's state without touching its configuration or Modified: `disabled` with a reason
+   * (410 Gone, or auto-disable after sustained failure), `active` to re-enable. Resolves to the
+   * hook as stored and whether this call changed it (false when it was in that state already).
+   */
+  async setState(
+    id: string,
+    state: Hook['State'],
+    reason?: string,
+  ): Promise<{ hook: Hook; changed: boolean } | undefined> {
     const hook = await this.find(id);
-    if (!hook || hook.State === state) return hook;
-    const updated = { ...hook, State: state };
+    if (!hook) return undefined;
+    if (hook.State === state) return { hook, changed: false };
+    const { DisabledReason: _r, DisabledAt: _a, ...rest } = hook;
+    const updated: Hook =
+      state === 'disabled'
+        ? { ...rest, State: state, DisabledReason: reason ?? 'disabled', DisabledAt: isoTimestamp() }
+        : { ...rest, State: state };
     await this.storeFor(updated).putHook(updated);
     this.emitSaved(updated);
-    return updated;
+    return { hook: updated, changed: true };
+  }
+
+  /** Re-enables one of the owner's hooks (`POST /hooks/{id}/enable`); an active one stays as it is. */
+  async enable(owner: string, id: string): Promise<Hook> {
+    const existing = await this.get(owner, id);
+    if (existing.State === 'active') return existing;
+    return (await this.setState(existing.Id, 'active'))?.hook ?? existing;
   }
 
   /** Deletes every hook of `owner` (the user is being removed), telling the listeners of each. */

@@ -584,6 +584,7 @@ describe('hookctl completion', () => {
       'create',
       'replace',
       'delete',
+      'enable',
     ]);
     assert.deepEqual(await complete(['hookctl', '-o', '']), ['table', 'wide', 'json']);
     assert.deepEqual(await complete(['hookctl', 'tail', '--st']), ['--status']);

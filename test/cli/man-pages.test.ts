@@ -66,6 +66,10 @@ describe('man pages', () => {
       'tokens create USER',
       'tokens list',
       'tokens revoke USER',
+      'hooks enable ID',
+      'notifications list',
+      'notifications add URL',
+      'notifications remove ID',
     ]) {
       assert.ok(
         headings.some((h) => h.includes(c)),
@@ -141,6 +145,9 @@ describe('man pages', () => {
       'GET /_hookd/openapi.json',
       'GET /metrics',
       'POST /_hookd/reload',
+      'GET /_hookd/notifications',
+      'POST /_hookd/notifications',
+      '/enable',
     ]) {
       assert.ok(page.includes(endpoint), `endpoint ${endpoint}`);
     }

@@ -165,4 +165,15 @@ export const MIGRATIONS: readonly Migration[] = [
     FOR EACH ROW EXECUTE FUNCTION hookd_notify_user();
   `,
   },
+  {
+    version: 4,
+    name: 'notification endpoints',
+    sql: `
+  CREATE TABLE notification_endpoints (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner TEXT COLLATE "C" NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
+  },
 ];

@@ -76,4 +76,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN scopes TEXT;
   `,
+  // Notification endpoints (src/notifications/): where users and the operator are told of
+  // disabled hooks, dead letters and circuit breakers. The document is the API's resource.
+  `
+  CREATE TABLE notification_endpoints (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
 ];

@@ -26,6 +26,12 @@ export function hookColumns(format: Format): Column<HookView>[] {
       { header: 'PERSIST', value: (h) => (h.Persist === false ? 'false' : 'true') },
       { header: 'MODIFIED', value: (h) => h.Modified ?? '' },
       { header: 'CALLBACK METHOD', value: (h) => h.CallbackMethod ?? 'POST' },
+      {
+        header: 'DISABLED',
+        value: (h) =>
+          h.State === 'disabled' ? `${h.DisabledAt ?? ''} ${h.DisabledReason ?? ''}`.trim() : '',
+        shrink: true,
+      },
     );
   }
   return columns;
