@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
@@ -11,6 +12,7 @@ import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { installIdempotency } from '../idempotency/index.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -49,6 +51,8 @@ export interface Hookd {
 }
 
 const schedules = new WeakMap<Hook, RetrySchedule>();
+const isReport = (req: FastifyRequest): boolean =>
+  req.method === 'POST' && req.routeOptions.url?.endsWith('/report') === true;
 
 /** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
 function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
@@ -338,9 +342,14 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
         api.addHook('onSend', async (req, reply, payload) => {
-          if (reply.statusCode === 202 && req.method === 'POST' && req.routeOptions.url?.endsWith('/report'))
-            await deliveries.flush().catch(() => undefined);
+          if (reply.statusCode === 202 && isReport(req)) await deliveries.flush().catch(() => undefined);
           return payload;
+        });
+        installIdempotency(api, {
+          store: opened.idempotency,
+          ttlMs: config.idempotencyTtlMs,
+          log,
+          applies: isReport,
         });
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
         reloadRoutes(api, { reload });
