@@ -7,7 +7,7 @@
  * per user. Answers of 5xx are not kept: the key is given up, so a retry runs the report again.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
