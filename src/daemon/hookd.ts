@@ -52,7 +52,7 @@ export interface Hookd {
 
 const schedules = new WeakMap<Hook, RetrySchedule>();
 const isReport = (req: FastifyRequest): boolean =>
-  req.method === 'POST' && req.routeOptions.url?.endsWith('/report') === true;
+  req.method === 'POST' && req.routeOptions.url?.endsWith('/_hookd/report') === true;
 
 /** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
 function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {

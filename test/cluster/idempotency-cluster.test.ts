@@ -14,7 +14,7 @@ import { assertBuilt, type Instance, startInstance, until } from './cluster-help
 import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
-const REPORT = '/report';
+const REPORT = '/_hookd/report';
 
 describe('cluster: Idempotency-Key on two hookd instances', { skip, timeout: 90_000 }, () => {
   let tdb: TestDatabase;
@@ -42,7 +42,7 @@ describe('cluster: Idempotency-Key on two hookd instances', { skip, timeout: 90_
     assert.equal(r.status, 201, r.text);
     // B learns of the hook through the database's notifications.
     await until('B has the hook', async () => {
-      const m = await api<unknown[]>(b.url, token, 'POST', '/match', {
+      const m = await api<unknown[]>(b.url, token, 'POST', '/_hookd/match', {
         Method: 'POST',
         Path: '/orders/x',
         StatusCode: 200,

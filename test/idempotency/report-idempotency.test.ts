@@ -7,7 +7,7 @@ import { addUser, createHook, type Receiver, startReceiver } from '../helpers/se
 // POST /_hookd/report with an Idempotency-Key: five sends fire once, also across a restart of a
 // SQLite daemon; another body with the key is 422; keys are per user; a bad key is 400.
 
-const REPORT = '/report';
+const REPORT = '/_hookd/report';
 const served = { Method: 'POST', Path: '/orders/1', StatusCode: 201 };
 
 describe('idempotent reports (SQLite)', () => {
