@@ -8,7 +8,7 @@ import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
@@ -26,8 +26,10 @@ import { triggerRoutes } from '../server/routes/trigger-routes.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { startTracing } from '../tracing/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { hookRateLimit, hookSchedule } from './hook-settings.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
@@ -50,20 +52,8 @@ export interface Hookd {
   close(): Promise<void>;
 }
 
-const schedules = new WeakMap<Hook, RetrySchedule>();
 const isReport = (req: FastifyRequest): boolean =>
   req.method === 'POST' && req.routeOptions.url?.endsWith('/_hookd/report') === true;
-
-/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
-function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
-  if (hook?.RetrySchedule === undefined) return undefined;
-  let s = schedules.get(hook);
-  if (s === undefined) {
-    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
-    schedules.set(hook, s);
-  }
-  return s;
-}
 
 export interface HookdOptions {
   /** Reads the configuration again (same flags, environment and file) for a reload. */
@@ -107,6 +97,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
+    const tracing = await startTracing(config, process.env, log);
+    if (tracing) started.push(() => tracing.shutdown());
     const hooks = new HookService(store, opened.ephemeralHooks, {
       checkCallback: async (url) => {
         const r = await checkCallbackTarget(url, settings.policy);
@@ -128,6 +120,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
+      rateLimitFor: (id) => hookRateLimit(engine.get(id)),
+      onRateWait: (ms) => metrics.rateLimited(ms),
+      ...(tracing && { tracing }),
       logger: log,
     });
     pipeline = deliveries;
@@ -297,6 +292,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          ...(tracing && { tracing }),
         })
       : undefined;
 
@@ -351,7 +347,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           applies: isReport,
         });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), tracing);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         metricsRoutes(api, metrics);
@@ -428,6 +424,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await member.leave();
         }
         await store.close();
+        await tracing?.shutdown();
       },
     };
   };

@@ -8,7 +8,6 @@ import pino, { type Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
-import { isoTimestamp } from '../hook/hook.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
 import type {
@@ -17,8 +16,8 @@ import type {
   DeliveryRecord,
   DeliveryStatus,
   DeliveryStore,
-  HookSecretRecord,
 } from '../store/delivery-store.js';
+import type { Tracing } from '../tracing/types.js';
 import { type BreakerOptions, DEFAULT_BREAKER, type DestinationOutcome } from './circuit-breaker.js';
 import { Delivery } from './delivery.js';
 import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
@@ -33,6 +32,8 @@ import { DEFAULT_LIMITS, FairLimiter, type FairnessLimits } from './fairness.js'
 import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
 import { Outbox } from './outbox.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
+import { agreeOnFirstSecret, destinationOutcome, internalFailure, isoTime } from './pipeline-support.js';
+import { RateGate, type RateLimit } from './rate-limit.js';
 import {
   firstDelay,
   honoursRetryAfter,
@@ -84,6 +85,12 @@ export interface DeliveryPipelineOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
+  /** A hook's `RateLimit`, undefined for none (rate-limit.ts); absent: no hook is limited. */
+  rateLimitFor?: (hookId: string) => RateLimit | undefined;
+  /** Told of each attempt a rate limit holds back, with the wait in ms (metrics). */
+  onRateWait?: (ms: number) => void;
+  /** OpenTelemetry (src/tracing/); absent while tracing is off. */
+  tracing?: Tracing;
 }
 
 /** Which deliveries `redeliverBulk` queues again. */
@@ -143,6 +150,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly hookState: HookStateView;
   private readonly logger: Logger;
   private readonly userAgent: string;
+  private readonly gate: RateGate | undefined;
+  private readonly tracing: Tracing | undefined;
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -156,6 +165,14 @@ export class DeliveryPipeline implements FiredEventSink {
     this.schedule = retrySchedule(opts.schedule);
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
+    this.tracing = opts.tracing;
+    this.gate =
+      opts.rateLimitFor &&
+      new RateGate({
+        limitFor: opts.rateLimitFor,
+        later: (d) => this.scheduler.add(d),
+        ...(opts.onRateWait && { onWait: opts.onRateWait }),
+      });
     const l = opts.limits ?? {};
     const limits: DeliveryLimits = {
       concurrency: l.concurrency ?? DEFAULT_LIMITS.concurrency,
@@ -220,6 +237,11 @@ export class DeliveryPipeline implements FiredEventSink {
     const now = Date.now();
     const deliveries = this.outbox.accept(events, now, this.firstDelay);
     for (const d of deliveries) this.live.set(d.id, d);
+    // Before the end of this turn, when the insert commits: the record carries the trace context.
+    const tr = this.tracing;
+    if (tr !== undefined)
+      for (let i = 0; i < events.length; i++)
+        deliveries[i]!.traceParent = tr.fired(events[i]!.trace, deliveries[i]!);
     if (this.events.has('fired')) {
       const time = isoTime(now);
       for (const d of deliveries) {
@@ -507,19 +529,23 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Puts a pending delivery where it waits: the limiter when due, else the scheduler. */
   private enqueue(d: Delivery, now: number): void {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
-    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) {
-      d.active = true;
-      this.limiter.submit(d);
-    } else if (this.state !== 'closed') {
+    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) this.submit(d, now);
+    else if (this.state !== 'closed') {
       this.scheduler.add(d);
     }
   }
 
   private readonly due = (d: Delivery): void => {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
+    this.submit(d, Date.now());
+  };
+
+  /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
+  private submit(d: Delivery, now: number): void {
+    if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);
-  };
+  }
 
   private readonly run = (d: Delivery, probe: boolean): void => {
     this.running++;
@@ -544,6 +570,8 @@ export class DeliveryPipeline implements FiredEventSink {
       // The last two values are the per-attempt ones; undici copies headers when dispatching.
       h[h.length - 3] = timestamp;
       h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
+      const span = this.tracing?.attempt(d, d.attempts + 1);
+      if (span !== undefined) h[1] = span.traceparent;
       const result = await this.sender.send({
         origin: d.origin,
         path: d.path,
@@ -551,6 +579,7 @@ export class DeliveryPipeline implements FiredEventSink {
         headers: h,
         body: d.request.body,
       });
+      span?.end(result.statusCode, result.error, d.rateWaitMs);
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
       if (result.aborted || d.cancelled) return;
@@ -628,6 +657,7 @@ export class DeliveryPipeline implements FiredEventSink {
       }
     }
     this.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
+    d.rateWaitMs = 0;
     this.outbox.update(d);
     if (d.status === 'pending') {
       if (this.state !== 'closed') this.scheduler.add(d);
@@ -668,11 +698,12 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** `[…hook headers, user-agent, webhook-id, webhook-timestamp, _, webhook-signature, _]`. */
   private baseHeaders(d: Delivery): string[] {
-    const out: string[] = [];
+    // With tracing on, `traceparent` comes first and is set per attempt (`h[1]`), not by the hook.
+    const out: string[] = this.tracing === undefined ? [] : ['traceparent', ''];
     let ua = false;
     for (const name in d.request.headers) {
       const lower = name.toLowerCase();
-      if (RESERVED_HEADERS.has(lower)) continue;
+      if (RESERVED_HEADERS.has(lower) || (out.length > 0 && lower === 'traceparent')) continue;
       if (lower === 'user-agent') ua = true;
       out.push(name, d.request.headers[name]!);
     }
@@ -698,55 +729,4 @@ export class DeliveryPipeline implements FiredEventSink {
     };
     this.events.emit('attempt', message, d.owner);
   }
-}
-
-let lastIsoMs = -1;
-let lastIso = '';
-/** `isoTimestamp` for epoch ms, remembering the last one: events come many per millisecond. */
-function isoTime(ms: number): string {
-  if (ms !== lastIsoMs) {
-    lastIsoMs = ms;
-    lastIso = isoTimestamp(new Date(ms));
-  }
-  return lastIso;
-}
-
-/**
- * The store as the signing secrets see it: where the store can create a secret "unless one
- * exists" (`createSecret`, a store shared by several instances), a first secret is created that
- * way, and the record the secrets module holds is made the stored one, so that instances
- * creating a hook's secret at once all sign with the same.
- */
-function agreeOnFirstSecret(store: DeliveryStore): DeliveryStore {
-  const create = store.createSecret?.bind(store);
-  if (!create) return store;
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (key !== 'putSecret') return Reflect.get(target, key, receiver);
-      return async (record: HookSecretRecord): Promise<void> => {
-        if (record.previous !== null) return target.putSecret(record);
-        Object.assign(record, await create(record));
-      };
-    },
-  });
-}
-
-/** What an attempt says about its destination, for the circuit breaker. */
-function destinationOutcome(r: AttemptResult): DestinationOutcome {
-  if (r.denied) return 'none';
-  const s = r.statusCode;
-  if (s === null || s >= 500 || s === 429) return 'fail';
-  return 'ok';
-}
-
-function internalFailure(err: Error): AttemptResult {
-  return {
-    statusCode: null,
-    error: `not sent: hookd failed to prepare the attempt (${err.message})`,
-    latencyMs: 0,
-    responseBody: null,
-    retryAfter: undefined,
-    denied: false,
-    aborted: false,
-  };
 }

@@ -1,6 +1,7 @@
 import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
+import type { TraceRef } from '../tracing/types.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink } from './fired-event.js';
 import { MatchIndex } from './match-index.js';
@@ -14,6 +15,8 @@ export interface Trigger {
   uri: () => string;
   /** The response status: set for the `after` phase. */
   statusCode?: number;
+  /** The request's span when tracing is on: the parent of the fire spans. */
+  trace?: TraceRef | undefined;
 }
 
 export type Phase = 'before' | 'after';
@@ -131,7 +134,7 @@ export class MatchEngine {
       uri ??= trigger.uri();
       const request = this.render(h, m.captures, trigger, uri, firedAt);
       if (!request) continue;
-      events.push({
+      const e: FiredEvent = {
         hookId: h.hook.Id,
         owner: h.hook.Owner,
         hookType: h.hook.Type,
@@ -143,7 +146,9 @@ export class MatchEngine {
           ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
         },
         request,
-      });
+      };
+      if (trigger.trace !== undefined) e.trace = trigger.trace;
+      events.push(e);
     }
     if (events.length > 0) {
       this.sink.accept(events);

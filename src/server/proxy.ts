@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import type { Tracing } from '../tracing/types.js';
 import { toProblem } from './problem.js';
 
 export interface ProxyOptions {
@@ -23,6 +24,8 @@ export interface ProxyOptions {
   onStatus?: (status: number) => void;
   /** True once hookd is shutting down: responses then close their connection. */
   closing?: () => boolean;
+  /** OpenTelemetry (src/tracing/): a span per proxied request; absent while tracing is off. */
+  tracing?: Tracing;
 }
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
@@ -69,11 +72,13 @@ export class ReverseProxy {
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
     const engine = this.opts.engine;
+    // Tracing off: this one check is all it costs (no span objects).
+    const span = this.opts.tracing === undefined ? undefined : this.opts.tracing.request(req);
     let path: string | undefined;
     if (engine.watches('before')) {
       path = pathOf(url);
       try {
-        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req), trace: span?.ref });
       } catch (err) {
         // A hook must never take the proxied request down with it.
         this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
@@ -91,6 +96,7 @@ export class ReverseProxy {
             path: p,
             uri: () => this.opts.uriOf(req, socket),
             statusCode: res.statusCode,
+            trace: span?.ref,
           });
         } catch (err) {
           this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
@@ -99,6 +105,11 @@ export class ReverseProxy {
     }
 
     const forward = this.forwardHeaders(req);
+    if (span !== undefined) {
+      // After the AfterCompletion listener, so its fire spans start inside this span.
+      res.on('close', () => span.end(res.statusCode));
+      setTraceParent(forward.headers, span.traceparent);
+    }
     this.pool.dispatch(
       {
         path: this.prefix + url,
@@ -289,6 +300,17 @@ function withoutListed(list: string[], connection: string): string[] {
     if (!listed.has(list[i]!.toLowerCase())) kept.push(list[i]!, list[i + 1]!);
   }
   return kept;
+}
+
+/** The upstream continues the proxy span's trace: its `traceparent` replaces the client's. */
+function setTraceParent(list: string[], value: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i]!.length === 11 && list[i]!.toLowerCase() === 'traceparent') {
+      list[i + 1] = value;
+      return;
+    }
+  }
+  list.push('traceparent', value);
 }
 
 function pathOf(url: string): string {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MatchEngine, Trigger } from '../../engine/match-engine.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
+import type { Tracing } from '../../tracing/types.js';
 import { principalOf } from '../auth-hook.js';
 import { resource } from '../route-table.js';
 
@@ -24,6 +25,7 @@ export function triggerRoutes(
   app: FastifyInstance,
   engine: MatchEngine,
   baseUri: (req: FastifyRequest) => string,
+  tracing?: Tracing,
 ): void {
   resource(
     app,
@@ -40,15 +42,18 @@ export function triggerRoutes(
           throw new HookdError('VALIDATION_FAILED', `the report has ${errors.length} error(s)`, { errors });
         }
         let fired = 0;
+        // The report's span is the parent of the fire spans, as a proxied request's is.
+        const span = tracing?.request(req.raw, 'POST /_hookd/report');
         for (const s of parsed as ServedRequest[]) {
           const phase = s.Phase ?? (s.StatusCode === undefined ? 'before' : 'both');
           const [path, query] = splitQuery(s.Path);
           const q = s.Query ?? query;
           const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
-          const t: Trigger = { method: s.Method.toUpperCase(), path, uri };
+          const t: Trigger = { method: s.Method.toUpperCase(), path, uri, trace: span?.ref };
           if (phase !== 'after') fired += engine.fire('before', t);
           if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
         }
+        span?.end(202);
         return reply.code(202).send({ accepted: parsed.length, fired });
       },
     },
