@@ -30,7 +30,7 @@ function hexId(id: unknown, length: number): string {
   return Buffer.from(id, 'base64').toString('hex');
 }
 
-function valueOf(v: Record<string, unknown>): string | number | boolean {
+function attributeValue(v: Record<string, unknown>): string | number | boolean {
   if ('stringValue' in v) return v.stringValue as string;
   if ('intValue' in v) return Number(v.intValue);
   if ('doubleValue' in v) return Number(v.doubleValue);
@@ -72,7 +72,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         for (const s of ss.spans ?? []) {
           const attributes: ReceivedSpan['attributes'] = {};
           for (const a of (s.attributes as { key: string; value: Record<string, unknown> }[]) ?? [])
-            attributes[a.key] = valueOf(a.value);
+            attributes[a.key] = attributeValue(a.value);
           spans.push({
             traceId: hexId(s.traceId, 32),
             spanId: hexId(s.spanId, 16),
