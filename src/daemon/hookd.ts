@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
@@ -12,7 +11,7 @@ import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
-import { installIdempotency } from '../idempotency/index.js';
+import { installIdempotency, isReportRequest } from '../idempotency/index.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -51,9 +50,6 @@ export interface Hookd {
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
 }
-
-const isReport = (req: FastifyRequest): boolean =>
-  req.method === 'POST' && req.routeOptions.url?.endsWith('/_hookd/report') === true;
 
 export interface HookdOptions {
   /** Reads the configuration again (same flags, environment and file) for a reload. */
@@ -338,15 +334,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
         api.addHook('onSend', async (req, reply, payload) => {
-          if (reply.statusCode === 202 && isReport(req)) await deliveries.flush().catch(() => undefined);
+          if (reply.statusCode === 202 && isReportRequest(req))
+            await deliveries.flush().catch(() => undefined);
           return payload;
         });
-        installIdempotency(api, {
-          store: opened.idempotency,
-          ttlMs: config.idempotencyTtlMs,
-          log,
-          applies: isReport,
-        });
+        installIdempotency(api, { store: opened.idempotency, ttlMs: config.idempotencyTtlMs, log });
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), tracing);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });

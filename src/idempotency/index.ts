@@ -11,5 +11,6 @@ export {
   IDEMPOTENCY_HEADER,
   type IdempotencyOptions,
   installIdempotency,
+  isReportRequest,
   REPLAYED_HEADER,
 } from './report-idempotency.js';

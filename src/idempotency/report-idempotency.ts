@@ -33,8 +33,8 @@ export interface IdempotencyOptions {
   waitMs?: number;
   /** How often expired keys are removed, ms (default 10 min; 0: never). */
   pruneIntervalMs?: number;
-  /** Whether a route takes keys (matched on the route's URL template). */
-  applies: (req: FastifyRequest) => boolean;
+  /** Whether a route takes keys (default: `POST /_hookd/report`, `isReportRequest`). */
+  applies?: (req: FastifyRequest) => boolean;
   log?: Logger;
   now?: () => number;
 }
@@ -48,16 +48,22 @@ interface Held {
 
 const HELD = Symbol('idempotency');
 
+/** `POST {base}/_hookd/report`, by its route template. */
+export function isReportRequest(req: FastifyRequest): boolean {
+  return req.method === 'POST' && req.routeOptions.url?.endsWith('/_hookd/report') === true;
+}
+
 /** Installs the hooks on the API; returns a function that stops the periodic pruning. */
 export function installIdempotency(app: FastifyInstance, opts: IdempotencyOptions): () => void {
   const store = opts.store;
   const ttlMs = opts.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   const waitMs = opts.waitMs ?? 5000;
   const now = opts.now ?? Date.now;
+  const applies = opts.applies ?? isReportRequest;
 
   app.addHook('preHandler', async (req, reply) => {
     const raw = req.headers[IDEMPOTENCY_HEADER];
-    if (raw === undefined || !opts.applies(req)) return;
+    if (raw === undefined || !applies(req)) return;
     const key = parseKey(raw);
     const owner = principalOf(req).user;
     const fingerprint = fingerprintOf(req);
