@@ -199,10 +199,24 @@ describe('tracing: from the triggering request to the callback', { timeout: 90_0
       },
     );
     assert.equal(r.status, 202, r.text);
-    // The first attempt fails (500); its span and the fire span are exported; then hookd dies.
+    // The first attempt fails (500); its span and the fire span are exported, its outcome is
+    // recorded (else the restarted hookd would make attempt 1 again); then hookd dies.
     await otlp.waitFor((s) => s.some((x) => x.traceId === traceId && x.kind === CLIENT));
     const fire = otlp.spans.find((x) => x.traceId === traceId && x.name === 'hookd.fire')!;
     assert.ok(fire, 'the fire span of the report');
+    const firstSpan = otlp.spans.find((x) => x.traceId === traceId && x.kind === CLIENT)!;
+    assert.equal(firstSpan.attributes['hookd.attempt'], 1);
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const list = await api<{ Attempts: number }[]>(
+        hookd.url,
+        hookd.token,
+        'GET',
+        `/hooks/${created.body.Id}/deliveries`,
+      );
+      if (list.body[0]?.Attempts === 1) break;
+      assert.ok(Date.now() < deadline, `the first attempt is recorded: ${list.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await hookd.kill();
     hookd = await spawnHookd(['--upstream', upstream.url], { dataDir, env: env() });
     const spans = await otlp.waitFor(
