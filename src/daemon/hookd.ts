@@ -12,6 +12,7 @@ import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { installIdempotency, isReportRequest } from '../idempotency/index.js';
+import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -28,10 +29,11 @@ import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
-import { hookRateLimit, hookSchedule } from './hook-settings.js';
+import { deliveryOptions, hookSchedule } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
+import { storeFaults } from './store-faults.js';
 
 export { STORE_FILE } from './open-store.js';
 
@@ -95,12 +97,15 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     const settings = new RuntimeSettings(config);
     const tracing = await startTracing(config, process.env, log);
     if (tracing) started.push(() => tracing.shutdown());
+    const faults = storeFaults(opened.deliveries.durable, log);
     const hooks = new HookService(store, opened.ephemeralHooks, {
       checkCallback: async (url) => {
         const r = await checkCallbackTarget(url, settings.policy);
         return r.ok ? undefined : r.message;
       },
     });
+    // The signing secret is made with the hook: delivery never waits on a first-use write.
+    hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -116,10 +121,12 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
-      rateLimitFor: (id) => hookRateLimit(engine.get(id)),
+      rateLimitFor: (id) => engine.get(id)?.RateLimit,
       onRateWait: (ms) => metrics.rateLimited(ms),
       ...(tracing && { tracing }),
       logger: log,
+      health: faults.health,
+      ...deliveryOptions(config),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -129,6 +136,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks: () => engine.size,
       tailClients: () => tail.clients,
     });
+    registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       log.info(
@@ -288,6 +296,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          recorded: () => deliveries.settled(),
           ...(tracing && { tracing }),
         })
       : undefined;
@@ -327,9 +336,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         draining: () => draining,
         storeReady: async () => {
           await store.listUsers();
-          return true;
+          return faults.health.available;
         },
       },
+      mapError: faults.mapError,
       extraRoutes: (api) => {
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
@@ -339,7 +349,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           return payload;
         });
         installIdempotency(api, { store: opened.idempotency, ttlMs: config.idempotencyTtlMs, log });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), tracing);
+        triggerRoutes(
+          api,
+          engine,
+          (req) => settings.reportBase(req.headers.host),
+          faults.unavailable,
+          tracing,
+        );
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         metricsRoutes(api, metrics);
@@ -416,6 +432,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await member.leave();
         }
         await store.close();
+        faults.stop();
         await tracing?.shutdown();
       },
     };

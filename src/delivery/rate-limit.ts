@@ -75,6 +75,19 @@ export class RateGate {
 
   constructor(private readonly opts: RateGateOptions) {}
 
+  /** The gate of a pipeline whose options name per-hook limits (`rateLimitFor`); else none. */
+  static of(
+    opts: { rateLimitFor?: RateGateOptions['limitFor']; onRateWait?: (ms: number) => void },
+    later: (d: Delivery) => void,
+  ): RateGate | undefined {
+    if (opts.rateLimitFor === undefined) return undefined;
+    return new RateGate({
+      limitFor: opts.rateLimitFor,
+      later,
+      ...(opts.onRateWait && { onWait: opts.onRateWait }),
+    });
+  }
+
   /**
    * True when the delivery must wait: it was given its send time and handed to `later`. A
    * delivery coming back at its reserved time passes (its slot is already counted).
