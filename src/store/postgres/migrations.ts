@@ -139,6 +139,14 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: 'the user who made the triggering request',
+    sql: `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN t_user TEXT;
+  `,
+  },
+  {
+    version: 3,
     name: 'idempotency keys, delivery trace context, rate-limit wait',
     // Issue 16: see the SQLite migration of the same purpose.
     sql: `

@@ -67,6 +67,10 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // Who made the request that fired a delivery (the identity provider's user; null: anonymous).
+  `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  `,
   // Issue 16: Idempotency-Key answers of POST /_hookd/report (per user and key, kept 24 h by
   // default); a delivery's trace context (W3C traceparent of its fire span), so that its attempts
   // stay in the triggering request's trace after a restart; the rate-limit wait before an attempt.
