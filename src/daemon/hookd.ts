@@ -10,7 +10,6 @@ import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
-import { installIdempotency, isReportRequest } from '../idempotency/index.js';
 import { assembleIdentity } from '../identity/assemble.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
@@ -22,16 +21,16 @@ import { deliveryRoutes } from '../server/routes/deliveries.js';
 import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
-import { triggerRoutes } from '../server/routes/trigger-routes.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
-import { deliveryOptions, hookSchedule } from './delivery-options.js';
+import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
+import { reportApi } from './report-api.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { storeFaults } from './store-faults.js';
 
@@ -121,9 +120,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
-      rateLimitFor: (id) => engine.get(id)?.RateLimit,
-      onRateWait: (ms) => metrics.rateLimited(ms),
-      ...(tracing && { tracing }),
+      ...perHookDelivery(
+        (): MatchEngine => engine,
+        (): Metrics => metrics,
+        tracing,
+      ),
       logger: log,
       health: faults.health,
       ...deliveryOptions(config),
@@ -343,21 +344,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       mapError: faults.mapError,
       extraRoutes: (api) => {
-        // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
-        // goes out, so even an instance killed right after it loses none of them.
-        api.addHook('onSend', async (req, reply, payload) => {
-          if (reply.statusCode === 202 && isReportRequest(req))
-            await deliveries.flush().catch(() => undefined);
-          return payload;
-        });
-        installIdempotency(api, { store: opened.idempotency, ttlMs: config.idempotencyTtlMs, log });
-        triggerRoutes(
-          api,
-          engine,
-          (req) => settings.reportBase(req.headers.host),
-          faults.unavailable,
-          tracing,
-        );
+        reportApi(api, { engine, deliveries, settings, faults, tracing, opened, config, log });
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         metricsRoutes(api, metrics);
