@@ -46,7 +46,7 @@ import { type AttemptVerdict, type BreakerView, FairLimiter, type HoldKind } fro
 import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
 import { Outbox } from './outbox.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
-import { RateGate, type RateLimit } from './rate-limit.js';
+import { type PerHookOptions, RateGate } from './rate-limit.js';
 import {
   firstDelay,
   honoursRetryAfter,
@@ -70,7 +70,7 @@ export interface HookStateView {
 
 export type { DeliveryLimits } from './attempt-helpers.js';
 
-export interface DeliveryPipelineOptions {
+export interface DeliveryPipelineOptions extends PerHookOptions {
   /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
   durable: DeliveryStore;
   /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
@@ -98,12 +98,6 @@ export interface DeliveryPipelineOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
-  /** A hook's `RateLimit`, undefined for none (rate-limit.ts); absent: no hook is limited. */
-  rateLimitFor?: (hookId: string) => RateLimit | undefined;
-  /** Told of each attempt a rate limit holds back, with the wait in ms (metrics). */
-  onRateWait?: (ms: number) => void;
-  /** OpenTelemetry (src/tracing/); absent while tracing is off. */
-  tracing?: Tracing;
 }
 
 /** Which deliveries `redeliverBulk` queues again. */

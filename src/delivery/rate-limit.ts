@@ -10,6 +10,7 @@
  * the hook's rate (docs/DECISIONS.md "Rate limit per hook").
  */
 import type { RateLimit } from '../hook/hook.js';
+import type { Tracing } from '../tracing/types.js';
 import type { Delivery } from './delivery.js';
 
 export type { RateLimit };
@@ -59,6 +60,16 @@ export class HookRateLimiter {
   }
 }
 
+/** The pipeline's options of issue 16: per-hook rate limits, and tracing. */
+export interface PerHookOptions {
+  /** A hook's `RateLimit`, undefined for none; absent: no hook is limited. */
+  rateLimitFor?: (hookId: string) => RateLimit | undefined;
+  /** Told of each attempt a rate limit holds back, with the wait in ms (metrics). */
+  onRateWait?: (ms: number) => void;
+  /** OpenTelemetry (src/tracing/); absent while tracing is off. */
+  tracing?: Tracing;
+}
+
 export interface RateGateOptions {
   /** The hook's limit, or undefined when it has none. */
   limitFor: (hookId: string) => RateLimit | undefined;
@@ -76,10 +87,7 @@ export class RateGate {
   constructor(private readonly opts: RateGateOptions) {}
 
   /** The gate of a pipeline whose options name per-hook limits (`rateLimitFor`); else none. */
-  static of(
-    opts: { rateLimitFor?: RateGateOptions['limitFor']; onRateWait?: (ms: number) => void },
-    later: (d: Delivery) => void,
-  ): RateGate | undefined {
+  static of(opts: PerHookOptions, later: (d: Delivery) => void): RateGate | undefined {
     if (opts.rateLimitFor === undefined) return undefined;
     return new RateGate({
       limitFor: opts.rateLimitFor,
