@@ -81,6 +81,15 @@ export interface HookdConfig {
   autoDisableAfterMs?: number;
   /** Auto-disable: failed attempts in a row needed as well (default 10). */
   autoDisableFailures?: number;
+  /** How long an `Idempotency-Key` of `POST /_hookd/report` and its answer are kept, ms (default 24 h). */
+  idempotencyTtlMs: number;
+  /**
+   * OpenTelemetry tracing: true or false forces it on or off; absent, the standard `OTEL_*`
+   * variables decide (on when an OTLP endpoint is set, off with `OTEL_SDK_DISABLED=true`).
+   */
+  tracing?: boolean;
+  /** OTLP/HTTP traces endpoint (`…/v1/traces`); absent: `OTEL_EXPORTER_OTLP_*` or the SDK default. */
+  tracingEndpoint?: string;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }
@@ -89,3 +98,6 @@ export const DEFAULT_LISTEN = '127.0.0.1:8470';
 
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;
+
+/** Default `idempotencyTtlMs`: 24 h, as Stripe keeps keys and the IETF draft's examples assume. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

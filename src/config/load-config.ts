@@ -3,7 +3,12 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
 import { suggest } from '../util/suggest.js';
-import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, type HookdConfig } from './config.js';
+import {
+  DEFAULT_CLUSTER_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DEFAULT_LISTEN,
+  type HookdConfig,
+} from './config.js';
 import { ALL_OPTIONS } from './options.js';
 
 /** A configuration problem, naming the key and where it came from. hookd exits 2 on it. */
@@ -207,6 +212,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...(get('autoDisable.failures') !== undefined && {
       autoDisableFailures: int('autoDisable.failures', 10, 1, 1_000_000),
     }),
+    ...operatorOptions(get, fail),
   };
 }
 
@@ -370,6 +376,39 @@ function autoDisableOf(
   const n = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : Number.NaN;
   if (!(n >= 0 && n <= 365 * 86400)) fail('autoDisable.after', `${JSON.stringify(v)}: ${rule}`);
   return { autoDisableAfterMs: n * 1000 };
+}
+
+/** Issue 16's options: `idempotency.ttl`, `tracing.enabled`, `tracing.endpoint`. */
+function operatorOptions(
+  get: (k: string) => { value: unknown } | undefined,
+  fail: (k: string, rule: string) => never,
+): Pick<HookdConfig, 'idempotencyTtlMs' | 'tracing' | 'tracingEndpoint'> {
+  let ttl = DEFAULT_IDEMPOTENCY_TTL_MS;
+  const t = get('idempotency.ttl');
+  if (t !== undefined) {
+    const rule = 'must be seconds or a duration like 30m, 24h, 7d (from 1s to 30d)';
+    const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(String(t.value).trim());
+    const n =
+      m && (typeof t.value === 'number' || typeof t.value === 'string')
+        ? Number(m[1]) * UNIT_SECONDS[m[2]!]!
+        : Number.NaN;
+    if (!(n >= 1 && n <= 30 * 86400)) fail('idempotency.ttl', rule);
+    ttl = Math.round(n * 1000);
+  }
+  const on = get('tracing.enabled');
+  if (on !== undefined && typeof on.value !== 'boolean')
+    fail('tracing.enabled', 'must be true or false (on, off)');
+  const endpoint = get('tracing.endpoint');
+  if (endpoint !== undefined && (typeof endpoint.value !== 'string' || !isHttpUrl(endpoint.value)))
+    fail(
+      'tracing.endpoint',
+      'must be an absolute http:// or https:// URL such as http://127.0.0.1:4318/v1/traces',
+    );
+  return {
+    idempotencyTtlMs: ttl,
+    ...(on !== undefined && { tracing: on.value as boolean }),
+    ...(endpoint !== undefined && { tracingEndpoint: endpoint.value as string }),
+  };
 }
 
 /** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */

@@ -335,10 +335,42 @@ export const DELIVERY_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Issue 16: idempotent reports and OpenTelemetry tracing. */
+export const OPERATOR_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'idempotencyTtlMs',
+    fileKey: 'idempotency.ttl',
+    flag: '--idempotency-ttl <duration>',
+    env: 'HOOKD_IDEMPOTENCY_TTL',
+    description:
+      'how long an Idempotency-Key of POST /_hookd/report and its answer are kept: seconds or 30m, 24h, 7d (default 24h)',
+    fromText: asText,
+  },
+  {
+    key: 'tracing',
+    fileKey: 'tracing.enabled',
+    flag: '--tracing <on|off>',
+    env: 'HOOKD_TRACING',
+    description:
+      'OpenTelemetry traces over OTLP/HTTP (default: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, unless OTEL_SDK_DISABLED=true)',
+    fromText: asBool,
+  },
+  {
+    key: 'tracingEndpoint',
+    fileKey: 'tracing.endpoint',
+    flag: '--tracing-endpoint <url>',
+    env: 'HOOKD_TRACING_ENDPOINT',
+    description:
+      'OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces (default: the OTEL_EXPORTER_OTLP_* variables)',
+    fromText: asText,
+  },
+];
+
 /** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */
 export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...OPTIONS,
   ...CLUSTER_OPTIONS,
   ...DELIVERY_OPTIONS,
   ...IDENTITY_OPTIONS,
+  ...OPERATOR_OPTIONS,
 ];

@@ -3,6 +3,7 @@ import type { HookdConfig } from '../config/config.js';
 import type { BreakerOptions } from '../delivery/circuit-breaker.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import type { Hook } from '../hook/hook.js';
+import type { Tracing } from '../tracing/index.js';
 
 const schedules = new WeakMap<Hook, RetrySchedule>();
 
@@ -30,5 +31,18 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
     },
     ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
+  };
+}
+
+/** Issue 16: per-hook rate limits (with their metrics) and tracing, in the pipeline's terms. */
+export function perHookDelivery(
+  engine: () => { get(id: string): Hook | undefined },
+  metrics: () => { rateLimited(ms: number): void },
+  tracing: Tracing | undefined,
+) {
+  return {
+    rateLimitFor: (id: string) => engine().get(id)?.RateLimit,
+    onRateWait: (ms: number) => metrics().rateLimited(ms),
+    ...(tracing && { tracing }),
   };
 }

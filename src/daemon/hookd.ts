@@ -22,17 +22,18 @@ import { deliveryRoutes } from '../server/routes/deliveries.js';
 import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
-import { triggerRoutes } from '../server/routes/trigger-routes.js';
 import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { startTracing } from '../tracing/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
-import { deliveryOptions, hookSchedule } from './delivery-options.js';
+import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
+import { reportApi } from './report-api.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { storeFaults } from './store-faults.js';
 
@@ -100,6 +101,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     let current = config;
     const settings = new RuntimeSettings(config);
     const users = await userScopes(store);
+    const tracing = await startTracing(config, process.env, log);
+    if (tracing) started.push(() => tracing.shutdown());
     const faults = storeFaults(opened.deliveries.durable, log);
     const hooks = new HookService(
       store,
@@ -127,6 +130,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
+      ...perHookDelivery(
+        (): MatchEngine => engine,
+        (): Metrics => metrics,
+        tracing,
+      ),
       logger: log,
       health: faults.health,
       ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
@@ -314,6 +322,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           closing: () => draining,
           ...identity.proxy,
           recorded: () => deliveries.settled(),
+          ...(tracing && { tracing }),
         })
       : undefined;
 
@@ -357,14 +366,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       mapError: faults.mapError,
       extraRoutes: (api) => {
-        // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
-        // goes out, so even an instance killed right after it loses none of them.
-        api.addHook('onSend', async (req, reply, payload) => {
-          if (reply.statusCode === 202 && req.method === 'POST' && req.routeOptions.url?.endsWith('/report'))
-            await deliveries.flush().catch(() => undefined);
-          return payload;
-        });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
+        reportApi(api, { engine, deliveries, settings, faults, tracing, opened, config, log });
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         userRoutes(api, { accounts: users.accounts, store, hooks });
@@ -444,6 +446,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         }
         await store.close();
         faults.stop();
+        await tracing?.shutdown();
       },
     };
   };

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newInstanceId } from '../cluster/cluster-member.js';
 import type { HookdConfig } from '../config/config.js';
+import type { IdempotencyStore } from '../idempotency/index.js';
+import { SqliteIdempotencyStore } from '../idempotency/sqlite-idempotency-store.js';
 import {
   type NotificationStore,
   PgNotificationStore,
@@ -34,6 +36,8 @@ export interface OpenedStores {
   deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
   /** Notification endpoints, beside the hooks. */
   notifications: NotificationStore;
+  /** `Idempotency-Key`s of reports: in the SQLite file, or shared by the cluster's instances. */
+  idempotency: IdempotencyStore;
   /** With PostgreSQL: the database and the lease identity the delivery stores write with. */
   cluster?: { db: PgDatabase; lease: LeaseIdentity };
   /** Where the data is, for logs: the file, or the URL without its password. */
@@ -45,18 +49,20 @@ export interface OpenedStores {
  * SQLite daemon's start-up (docs/BENCHMARKS.md "Size"), for nothing when no database URL is set.
  */
 async function postgres() {
-  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }] = await Promise.all([
-    import('../store/postgres/pg-database.js'),
-    import('../store/postgres/postgres-store.js'),
-    import('../store/postgres/postgres-delivery-store.js'),
-  ]);
-  return { PgDatabase, PostgresStore, PostgresDeliveryStore };
+  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
+    await Promise.all([
+      import('../store/postgres/pg-database.js'),
+      import('../store/postgres/postgres-store.js'),
+      import('../store/postgres/postgres-delivery-store.js'),
+      import('../idempotency/postgres-idempotency-store.js'),
+    ]);
+  return { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore };
 }
 
 /** Opens what the daemon runs on. With PostgreSQL the schema is migrated first (under a lock). */
 export async function openStores(config: HookdConfig, log: Logger): Promise<OpenedStores> {
   if (config.databaseUrl) {
-    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
+    const { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl, { log });
     const store = new PostgresStore(db);
     // Registered when the instance joins the cluster; nothing is written before that.
@@ -69,6 +75,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
         ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
       },
       notifications: new PgNotificationStore(db.pool),
+      idempotency: new PostgresIdempotencyStore(db),
       cluster: { db, lease },
       location: db.redacted,
     });
@@ -81,6 +88,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     ephemeralHooks: new MemoryStore(),
     deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
     notifications: new SqliteNotificationStore(store.db),
+    idempotency: new SqliteIdempotencyStore(store.db),
     location: file,
   });
 }

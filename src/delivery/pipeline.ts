@@ -18,6 +18,7 @@ import type {
   DeliveryStore,
 } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
+import type { Tracing } from '../tracing/types.js';
 import {
   agreeOnFirstSecret,
   type DeliveryLimitOptions,
@@ -45,6 +46,7 @@ import { type AttemptVerdict, type BreakerView, FairLimiter, type HoldKind } fro
 import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
 import { Outbox } from './outbox.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
+import { type PerHookOptions, RateGate } from './rate-limit.js';
 import {
   firstDelay,
   honoursRetryAfter,
@@ -68,7 +70,7 @@ export interface HookStateView {
 
 export type { DeliveryLimits } from './attempt-helpers.js';
 
-export interface DeliveryPipelineOptions {
+export interface DeliveryPipelineOptions extends PerHookOptions {
   /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
   durable: DeliveryStore;
   /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
@@ -161,6 +163,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly hookState: HookStateView;
   private readonly logger: Logger;
   private readonly userAgent: string;
+  private readonly gate: RateGate | undefined;
+  private readonly tracing: Tracing | undefined;
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -174,6 +178,8 @@ export class DeliveryPipeline implements FiredEventSink {
     this.schedule = retrySchedule(opts.schedule);
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
+    this.tracing = opts.tracing;
+    this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
       // No more connections per origin than attempts may be in flight there: undici never queues.
@@ -238,6 +244,11 @@ export class DeliveryPipeline implements FiredEventSink {
     const now = Date.now();
     const deliveries = this.outbox.accept(events, now, this.firstDelay);
     for (const d of deliveries) this.live.set(d.id, d);
+    // Before the end of this turn, when the insert commits: the record carries the trace context.
+    const tr = this.tracing;
+    if (tr !== undefined)
+      for (let i = 0; i < events.length; i++)
+        deliveries[i]!.traceParent = tr.fired(events[i]!.trace, deliveries[i]!);
     if (this.events.has('fired')) {
       const time = isoTime(now);
       for (const d of deliveries) {
@@ -540,19 +551,23 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Puts a pending delivery where it waits: the limiter when due, else the scheduler. */
   private enqueue(d: Delivery, now: number): void {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
-    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) {
-      d.active = true;
-      this.limiter.submit(d);
-    } else if (this.state !== 'closed') {
+    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) this.submit(d, now);
+    else if (this.state !== 'closed') {
       this.scheduler.add(d);
     }
   }
 
   private readonly due = (d: Delivery): void => {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
+    this.submit(d, Date.now());
+  };
+
+  /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
+  private submit(d: Delivery, now: number): void {
+    if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);
-  };
+  }
 
   private readonly run = (d: Delivery, probe: number): void => {
     this.running++;
@@ -578,6 +593,8 @@ export class DeliveryPipeline implements FiredEventSink {
       // The last two values are the per-attempt ones; undici copies headers when dispatching.
       h[h.length - 3] = timestamp;
       h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
+      const span = this.tracing?.attempt(d, d.attempts + 1);
+      if (span !== undefined) h[1] = span.traceparent;
       const result = await this.sender.send({
         origin: d.origin,
         path: d.path,
@@ -585,6 +602,7 @@ export class DeliveryPipeline implements FiredEventSink {
         headers: h,
         body: d.request.body,
       });
+      span?.end(result.statusCode, result.error, d.rateWaitMs);
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
       if (result.aborted || d.cancelled) return;
@@ -654,6 +672,7 @@ export class DeliveryPipeline implements FiredEventSink {
       }
     }
     this.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
+    d.rateWaitMs = 0;
     this.outbox.update(d);
     if (d.status === 'pending') {
       if (this.state !== 'closed') this.scheduler.add(d);
@@ -694,11 +713,12 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** `[…hook headers, user-agent, webhook-id, webhook-timestamp, _, webhook-signature, _]`. */
   private baseHeaders(d: Delivery): string[] {
-    const out: string[] = [];
+    // With tracing on, `traceparent` comes first and is set per attempt (`h[1]`), not by the hook.
+    const out: string[] = this.tracing === undefined ? [] : ['traceparent', ''];
     let ua = false;
     for (const name in d.request.headers) {
       const lower = name.toLowerCase();
-      if (RESERVED_HEADERS.has(lower)) continue;
+      if (RESERVED_HEADERS.has(lower) || (out.length > 0 && lower === 'traceparent')) continue;
       if (lower === 'user-agent') ua = true;
       out.push(name, d.request.headers[name]!);
     }

@@ -1,6 +1,7 @@
 import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
+import type { TraceRef } from '../tracing/types.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, TriggerInfo } from './fired-event.js';
 import { type Match, MatchIndex } from './match-index.js';
@@ -25,6 +26,8 @@ export interface Trigger {
    * Present only when a provider is configured; undefined or a rejection mean anonymous.
    */
   requestUser?: () => Promise<string | undefined>;
+  /** The request's span when tracing is on: the parent of the fire spans. */
+  trace?: TraceRef | undefined;
 }
 
 export type Phase = 'before' | 'after';
@@ -280,7 +283,7 @@ export class MatchEngine {
       if (ownOnly?.has(m) && h.hook.Owner !== user) continue;
       const request = this.render(h, m.captures, trigger, uri, firedAt, user);
       if (!request) continue;
-      events.push({
+      const e: FiredEvent = {
         hookId: h.hook.Id,
         owner: h.hook.Owner,
         hookType: h.hook.Type,
@@ -288,7 +291,9 @@ export class MatchEngine {
         firedAt: firedAt.toISOString(),
         trigger: info,
         request,
-      });
+      };
+      if (trigger.trace !== undefined) e.trace = trigger.trace;
+      events.push(e);
     }
     if (events.length > 0) {
       try {

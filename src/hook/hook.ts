@@ -24,6 +24,18 @@ export interface HookConfig {
    * default). Not in the seed document; an addition for receivers that need another rhythm.
    */
   RetrySchedule?: number[];
+  /**
+   * At most `PerSecond` callbacks per second to this hook's receiver, with bursts of up to `Burst`
+   * (default: one second's worth, `ceil(PerSecond)`). Nothing is dropped: callbacks over the
+   * rate wait their turn. Absent: no limit beyond the per-destination concurrency.
+   */
+  RateLimit?: RateLimit;
+}
+
+/** A hook's callback rate limit (a token bucket: `Burst` tokens, refilled at `PerSecond`). */
+export interface RateLimit {
+  PerSecond: number;
+  Burst: number;
 }
 
 /** A stored hook: the configuration plus the fields the server owns. */

@@ -2,7 +2,13 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import { suggest } from '../util/suggest.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
-import { HOOK_SCHEMA, KNOWN_FIELDS, MAX_RETRY_DELAY_SECONDS } from './hook-schema.js';
+import {
+  HOOK_SCHEMA,
+  KNOWN_FIELDS,
+  MAX_RATE_BURST,
+  MAX_RATE_PER_SECOND,
+  MAX_RETRY_DELAY_SECONDS,
+} from './hook-schema.js';
 import { parseMediaType } from './media-type.js';
 import { compilePattern } from './pattern.js';
 
@@ -169,6 +175,10 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
   };
   if (typeof doc.CallbackContent === 'string') config.CallbackContent = doc.CallbackContent;
   if (Array.isArray(doc.RetrySchedule)) config.RetrySchedule = [...(doc.RetrySchedule as number[])];
+  if (doc.RateLimit !== undefined) {
+    const r = doc.RateLimit as { PerSecond: number; Burst?: number };
+    config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
+  }
   return config;
 }
 
@@ -182,11 +192,18 @@ function describe(e: ErrorObject): FieldError {
   switch (e.keyword) {
     case 'required': {
       const missing = String(e.params.missingProperty);
-      return { field: missing, message: 'is required' };
+      return { field: field ? `${field}.${missing}` : missing, message: 'is required' };
     }
     case 'additionalProperties': {
       const name = String(e.params.additionalProperty);
       field = field ? `${field}.${name}` : name;
+      if (top === 'RateLimit') {
+        const hint = suggest(name, ['PerSecond', 'Burst']);
+        return {
+          field: printable(field),
+          message: `is not a field of RateLimit${hint ? `; did you mean \`${hint}\`?` : ' (PerSecond, Burst)'}`,
+        };
+      }
       const hint = suggest(name, KNOWN_FIELDS);
       return {
         field: printable(field),
@@ -213,6 +230,14 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: `must have at most ${e.params.limit} items` };
     case 'minimum':
     case 'maximum':
+      if (top === 'RateLimit') {
+        return {
+          field,
+          message: field.endsWith('Burst')
+            ? `must be a whole number of callbacks from 1 to ${MAX_RATE_BURST}`
+            : `must be a number of callbacks per second from 1/86400 (one a day) to ${MAX_RATE_PER_SECOND}`,
+        };
+      }
       if (top === 'RetrySchedule') {
         return {
           field,

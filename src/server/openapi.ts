@@ -147,7 +147,35 @@ export function buildOpenApi(base: string): Record<string, unknown> {
               },
             },
           },
-          responses: { '202': { description: '{"accepted": N, "fired": M}' }, ...errors(400, 401, 503) },
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+              description:
+                'Makes a retry safe: a repeat with the same key and body (per user, kept 24 h) gets the first answer again and fires nothing; another body with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs waits, then 409 IDEMPOTENCY_KEY_IN_USE',
+            },
+            {
+              name: 'traceparent',
+              in: 'header',
+              schema: { type: 'string' },
+              description:
+                'W3C Trace Context; with tracing on, the report span and the fired hooks continue it',
+            },
+          ],
+          responses: {
+            '202': {
+              description: '{"accepted": N, "fired": M}',
+              headers: {
+                'Idempotent-Replayed': {
+                  description:
+                    '"true" when this is the stored answer of an earlier request with the same Idempotency-Key',
+                  schema: { type: 'string', enum: ['true'] },
+                },
+              },
+            },
+            ...errors(400, 401, 409, 422, 503),
+          },
         },
       },
       '/hooks/{id}/deliveries': {

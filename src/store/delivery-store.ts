@@ -64,6 +64,11 @@ export interface DeliveryRecord extends DeliveryState {
   created: number;
   trigger: StoredTrigger;
   request: StoredRequest;
+  /**
+   * W3C `traceparent` of the span that fired it, when tracing was on: its attempts continue
+   * that trace, after a restart or on another instance too. Absent: not traced.
+   */
+  traceParent?: string;
 }
 
 /** One attempt of a delivery, for the delivery log. */
@@ -80,6 +85,8 @@ export interface AttemptRecord {
   error: string | null;
   /** The first 4 KiB of the response body, decoded as UTF-8. */
   responseBody: string | null;
+  /** How long the hook's `RateLimit` held the attempt back before it was sent, ms (absent: not at all). */
+  rateLimitWaitMs?: number;
 }
 
 /** A hook's signing secret and, during a rotation's grace period, the one it replaced. */

@@ -178,6 +178,8 @@ export function presentAttempt(a: AttemptRecord): Record<string, unknown> {
     LatencyMs: a.latencyMs,
     Error: a.error,
     ResponseBody: a.responseBody,
+    // Only when the hook's RateLimit held the attempt back (issue 16).
+    ...(a.rateLimitWaitMs !== undefined && { RateLimitWaitMs: a.rateLimitWaitMs }),
   };
 }
 

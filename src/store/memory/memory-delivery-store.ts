@@ -184,5 +184,6 @@ function copyRecord(r: DeliveryRecord): DeliveryRecord {
     lastError: r.lastError,
     trigger: r.trigger,
     request: r.request,
+    ...(r.traceParent !== undefined && { traceParent: r.traceParent }),
   };
 }

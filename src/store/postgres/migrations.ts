@@ -176,4 +176,27 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    version: 5,
+    name: 'idempotency keys, delivery trace context, rate-limit wait',
+    // Issue 16: see the SQLite migration of the same purpose.
+    sql: `
+  CREATE TABLE idempotency_keys (
+    owner TEXT COLLATE "C" NOT NULL,
+    key TEXT COLLATE "C" NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    content_type TEXT,
+    body TEXT,
+    created BIGINT NOT NULL,
+    expires BIGINT NOT NULL,
+    PRIMARY KEY (owner, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires);
+  ALTER TABLE deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
+  ALTER TABLE eph_delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
+  `,
+  },
 ];

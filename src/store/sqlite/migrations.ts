@@ -85,4 +85,23 @@ export const MIGRATIONS: readonly string[] = [
     doc TEXT NOT NULL
   );
   `,
+  // Issue 16: Idempotency-Key answers of POST /_hookd/report (per user and key, kept 24 h by
+  // default); a delivery's trace context (W3C traceparent of its fire span), so that its attempts
+  // stay in the triggering request's trace after a restart; the rate-limit wait before an attempt.
+  `
+  CREATE TABLE idempotency_keys (
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    content_type TEXT,
+    body TEXT,
+    created INTEGER NOT NULL,
+    expires INTEGER NOT NULL,
+    PRIMARY KEY (owner, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(expires);
+  ALTER TABLE deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms REAL;
+  `,
 ];
