@@ -129,7 +129,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       // to a generic plan after five runs and keep it until the next ANALYZE: made while the
       // table was small or had no statistics, that plan joins by a sequential scan of every
       // delivery, and each write grows slower with the table (docs/DECISIONS.md "PostgreSQL
-      // plans without statistics"). Planning costs ~0.1 ms a batch; the bad plan cost 20-45 ms
+      // plans without statistics"). Planning costs ~0.1-0.3 ms a batch; the bad plan cost 37-61 ms
       // a batch at 50,000 deliveries.
       await this.pool.query(this.sql.write, [...ins, owner, ...upd, ...att]);
       return;
