@@ -83,6 +83,7 @@ export const HOOK_SCHEMA = {
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },
     State: { description: 'Server-set; ignored in input.' },
+    Warnings: { description: 'Server-set (create/replace answers); ignored in input.' },
   },
 } as const;
 

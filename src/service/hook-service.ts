@@ -77,7 +77,7 @@ export class HookService {
       Id: existing.Id,
       Owner: owner,
       ...config,
-      Modified: isoTimestamp(),
+      Modified: modifiedAfter(existing.Modified),
       State: 'active',
     };
     await this.storeFor(hook).putHook(hook);
@@ -135,4 +135,14 @@ export class HookService {
   private emitSaved(hook: Hook): void {
     for (const l of this.listeners) l.hookSaved(hook);
   }
+}
+
+/**
+ * A new `Modified` that is later than the previous one even within the same millisecond: it is
+ * the hook's version (its ETag), so two replaces must never share it.
+ */
+export function modifiedAfter(previous: string | undefined): string {
+  const now = Date.now();
+  const before = previous === undefined ? Number.NaN : Date.parse(previous);
+  return isoTimestamp(new Date(Number.isNaN(before) || now > before ? now : before + 1));
 }
