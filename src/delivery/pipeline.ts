@@ -15,7 +15,6 @@ import type {
   AttemptRecord,
   DeliveryQuery,
   DeliveryRecord,
-  DeliveryStatus,
   DeliveryStore,
   HookSecretRecord,
 } from '../store/delivery-store.js';

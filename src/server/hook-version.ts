@@ -1,14 +1,10 @@
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { etagOf as hookEtag } from '../hook/hook-etag.js';
 
-/**
- * A hook's version for conditional requests (RFC 9110 §8.8.3, §13.1.1): its `Modified` value in
- * quotes. `Modified` changes on every replace (strictly later, see HookService), so the ETag does
- * too, and a client holding the JSON of a hook (`hookctl get > file`) knows the version it read
- * without having kept the header.
- */
+/** The ETag of a stored hook (src/hook/hook-etag.ts). */
 export function etagOf(hook: Pick<Hook, 'Modified'>): string {
-  return `"${hook.Modified}"`;
+  return hookEtag(hook) ?? '"0"';
 }
 
 /**

@@ -95,7 +95,12 @@ export class TailServer {
     if (!principal)
       return refuse(
         socket,
-        new HookdError('UNAUTHENTICATED', 'send Authorization: Bearer <token> with the upgrade request'),
+        new HookdError(
+          'UNAUTHENTICATED',
+          req.headers.authorization
+            ? 'the bearer token is not valid (unknown, revoked or malformed)'
+            : 'send Authorization: Bearer <token> with the upgrade request',
+        ),
       );
     const hooks = new Set(url.searchParams.getAll('hook'));
     const status = url.searchParams.get('status') as StatusFilter | null;
