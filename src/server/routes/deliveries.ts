@@ -59,7 +59,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 
   resource(
     app,
-    '/deliveries/:id',
+    '/_hookd/deliveries/:id',
     {
       GET: async (req, reply) => {
         const id = deliveryIdOf(req);
@@ -77,7 +77,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 
   resource(
     app,
-    '/deliveries/:id/redeliver',
+    '/_hookd/deliveries/:id/redeliver',
     {
       POST: async (req, reply) => {
         const id = deliveryIdOf(req);

@@ -64,7 +64,7 @@ export function explain(r: BulkRedeliveryView, hook: string, f: Filter): string 
 }
 
 /**
- * Queues deliveries again: one by Id (POST /deliveries/{id}/redeliver, same delivery Id so the
+ * Queues deliveries again: one by Id (POST /_hookd/deliveries/{id}/redeliver, same delivery Id so the
  * receiver can de-duplicate) or a hook's deliveries (POST /hooks/{id}/redeliver): without a
  * filter every one of them, which on a terminal is confirmed first with the count (`--yes`
  * skips that; a run without a terminal needs `--yes` or a filter).
