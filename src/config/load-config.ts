@@ -197,7 +197,24 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
+    ...deliveryLimits(int),
   };
+}
+
+/** The delivery limits that were set (the pipeline has the defaults); absent keys stay absent. */
+function deliveryLimits(
+  int: (k: string, def: number, min: number, max: number) => number,
+): Partial<HookdConfig> {
+  const out: Partial<HookdConfig> = {};
+  const set = (key: keyof HookdConfig, fileKey: string, min: number, max: number) => {
+    const v = int(fileKey, -1, min, max);
+    if (v !== -1) (out as Record<string, number>)[key] = v;
+  };
+  set('deliveryConcurrency', 'delivery.concurrency', 1, 100_000);
+  set('deliveryPerHost', 'delivery.perHost', 1, 10_000);
+  set('deliveryPerEndpoint', 'delivery.perEndpoint', 1, 10_000);
+  set('storeFaultBuffer', 'delivery.faultBuffer', 0, 10_000_000);
+  return out;
 }
 
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
