@@ -168,6 +168,20 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
+      '/_hookd/validate': {
+        post: {
+          summary:
+            'Check a hook as create/replace would (callback policy included) and lint it; nothing is stored',
+          requestBody: hookBody,
+          responses: {
+            '200': {
+              description: 'The hook with its defaults filled in; `Warnings` when the lint found any',
+              ...hookOutWithWarnings,
+            },
+            ...errors(400, 401, 413, 415, 503),
+          },
+        },
+      },
       '/_hookd/report': {
         post: {
           summary: 'Report requests a service served without the proxy; hooks fire as for proxied ones',

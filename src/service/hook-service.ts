@@ -1,5 +1,5 @@
 import { HookdError } from '../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
+import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
 import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
 import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
 import type { HookStore, PageRequest } from '../store/store.js';
@@ -62,6 +62,11 @@ export class HookService {
       if (!users.has(h.Owner)) await this.ephemeral.deleteHook(h.Id);
     }
     return this.all();
+  }
+
+  /** The checks of create and replace (callback policy included), without storing anything. */
+  check(body: unknown): Promise<HookConfig> {
+    return validateHook(body, this.validation);
   }
 
   async create(owner: string, body: unknown): Promise<Hook> {

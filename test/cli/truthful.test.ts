@@ -379,6 +379,23 @@ describe('5. template lint: errors and Warnings', () => {
       },
     );
     assert.match(invalid.body.Warnings[0]!.Message, /is not valid JSON/);
+    const checked = await api<{ Methods: string[]; Warnings: { Field: string }[] }>(
+      daemon.url,
+      daemon.token,
+      'POST',
+      '/_hookd/validate',
+      { ...hookDoc(), Methods: ['GIT'] },
+    );
+    assert.equal(checked.status, 200, checked.text);
+    assert.deepEqual(
+      checked.body.Warnings.map((w) => w.Field),
+      ['Methods[0]'],
+    );
+    const refused = await api(daemon.url, daemon.token, 'POST', '/_hookd/validate', {
+      ...hookDoc(),
+      CallbackContent: '$2',
+    });
+    assert.equal(refused.status, 400);
   });
 });
 

@@ -40,6 +40,23 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
     { events: true },
   );
 
+  // The checks of create/replace (and the lint's warnings) without storing anything.
+  resource(
+    app,
+    '/_hookd/validate',
+    {
+      POST: async (req, reply) => {
+        const config = await hooks.check(req.body);
+        const { warnings } = lintHook(config);
+        return reply.send({
+          ...config,
+          ...(warnings.length && { Warnings: warnings.map((w) => ({ Field: w.field, Message: w.message })) }),
+        });
+      },
+    },
+    { events: true },
+  );
+
   resource(
     app,
     '/hooks/:id',
