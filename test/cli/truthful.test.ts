@@ -635,3 +635,55 @@ describe('9. the smaller things', () => {
     }
   });
 });
+
+describe('on a terminal too (points 4, 5, 6, 8, 9)', () => {
+  it('tail with a wrong token: exit 4, "not valid"', async (t) => {
+    if (skipWithoutPty(t)) return;
+    const r = await hookctlPty(['tail'], { env: { ...env, HOOKD_TOKEN: 'wrong' } });
+    assert.equal(r.code, 4, r.screen);
+    assert.match(r.screen, /not valid/);
+  });
+
+  it('create prints the warnings in colour on the terminal; $3 is an error there too', async (t) => {
+    if (skipWithoutPty(t)) return;
+    const warned = await hookctlPty(['create', '-f', file('tty-warn.json', hookDoc({ Methods: ['GIT'] }))], {
+      env,
+    });
+    assert.equal(warned.code, 0, warned.screen);
+    assert.match(warned.screen, /\u001b\[33mwarning:\u001b\[39m Methods\[0\]: "GIT"/);
+    const refused = await hookctlPty(
+      ['validate', '-f', file('tty-capture.json', hookDoc({ CallbackContent: '"$3"' }))],
+      { env },
+    );
+    assert.equal(refused.code, 1);
+    assert.match(plain(refused.screen), /\$3 refers to capture 3/);
+  });
+
+  it('a stale replace is refused on the terminal as well', async (t) => {
+    if (skipWithoutPty(t)) return;
+    const id = await create(hookDoc());
+    const f = join(dir, 'tty-stale.json');
+    writeFileSync(f, (await hookctl(['get', id], { env })).stdout);
+    assert.equal((await hookctl(['replace', id, '-f', f], { env })).code, 0);
+    const r = await hookctlPty(['replace', id, '-f', f], { env });
+    assert.equal(r.code, 1, r.screen);
+    assert.match(plain(r.screen), /was changed on the server after/);
+  });
+
+  it('secret get prints the secret on the terminal', async (t) => {
+    if (skipWithoutPty(t)) return;
+    const id = await create(hookDoc());
+    const r = await hookctlPty(['secret', 'get', id], { env });
+    assert.equal(r.code, 0, r.screen);
+    assert.match(r.screen, /^whsec_\S+$/m);
+  });
+
+  it('https:// against plain HTTP: the clear message, exit 3', async (t) => {
+    if (skipWithoutPty(t)) return;
+    const r = await hookctlPty(['list'], {
+      env: { ...env, HOOKD_URL: daemon.url.replace(/^http:/, 'https:') },
+    });
+    assert.equal(r.code, 3, r.screen);
+    assert.match(plain(r.screen), /answers plain HTTP, not HTTPS/);
+  });
+});
