@@ -78,11 +78,15 @@ export function newDeliveriesCommand(context: ContextFactory, run = runDeliverie
     .option('--limit <n>', 'show at most N deliveries', intArg('--limit', 1, 100000), 50)
     .addHelpText(
       'after',
-      examples([
+      `${examples([
         'hookctl deliveries hk_01jd3k…',
         'hookctl deliveries hk_01jd3k… --status failed --since 2026-11-22T00:00:00Z',
         "hookctl deliveries hk_01jd3k… -o json | jq '.[0]'",
-      ]),
+      ])}
+TRIGGER [UPSTREAM] is the request that fired the hook and, in brackets, the status its upstream
+answered ([-]: none, BeforeCompletion); LAST ANSWER is the receiver's answer to the callback
+(<-- 200); -o wide adds the callback itself (--> POST URL). tail writes the same.
+`,
     )
     .action(
       async (
