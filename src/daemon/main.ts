@@ -5,6 +5,7 @@ import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
+import { identityProviderFrom } from '../identity/from-config.js';
 import { CidrError } from '../policy/address-policy.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
 import type { Store } from '../store/store.js';
@@ -58,6 +59,8 @@ export function checkConfig(cfg: HookdConfig): HookdConfig {
     if (e instanceof CidrError) throw new ConfigError(`allowCallbackNets: ${e.message}`);
     throw new ConfigError(`trustedProxies: ${(e as Error).message}`);
   }
+  // Reads the JWT key file, so that a missing or wrong one fails at start, named.
+  identityProviderFrom(cfg, { trusts: () => false });
   return cfg;
 }
 

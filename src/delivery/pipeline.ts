@@ -23,7 +23,12 @@ import {
 } from './attempt-helpers.js';
 import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
-import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
+import {
+  type AttemptMessage,
+  type AttemptOutcome,
+  DeliveryEvents,
+  triggerMessage,
+} from './delivery-events.js';
 import {
   attemptRecord,
   DEFAULT_RETENTION,
@@ -229,11 +234,7 @@ export class DeliveryPipeline implements FiredEventSink {
             Time: time,
             HookId: d.hookId,
             DeliveryId: d.id,
-            Trigger: {
-              Method: d.trigger.method,
-              Path: d.trigger.path,
-              StatusCode: d.trigger.statusCode ?? null,
-            },
+            Trigger: triggerMessage(d.trigger),
           },
           d.owner,
         );
@@ -694,7 +695,7 @@ export class DeliveryPipeline implements FiredEventSink {
       LatencyMs: r.latencyMs,
       Outcome: outcome,
       Error: r.error,
-      Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+      Trigger: triggerMessage(d.trigger),
     };
     this.events.emit('attempt', message, d.owner);
   }

@@ -191,7 +191,9 @@ describe('hookctl tail against hookd', () => {
     const line = (id: string) => lines.find((l) => l.includes(id))!;
     assert.match(
       plain(line(ok.id)),
-      new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${ok.id} {2}GET ${ok.path} \\[200\\] {2}<-- 200 {2}\\d+(\\.\\d)?ms$`),
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d {2}${ok.id} {2}GET ${ok.path} \\[200\\] {2}<-- 200 {2}\\d+(\\.\\d)?ms$`,
+      ),
     );
     assert.match(plain(line(retry.id)), /\[200\] {2}<-- 500 \(retrying\) {2}\d+(\.\d)?ms$/);
     assert.match(plain(line(gone.id)), /\[200\] {2}<-- 410 \(failed\) {2}\d+(\.\d)?ms$/);

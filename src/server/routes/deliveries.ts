@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RedeliveryFilter } from '../../delivery/bulk-redelivery.js';
+import { triggerMessage } from '../../delivery/delivery-events.js';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import type { DeliveryPipeline } from '../../delivery/pipeline.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
@@ -157,7 +158,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     NextAttempt: d.nextAttempt === null ? null : isoTimestamp(new Date(d.nextAttempt)),
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
-    Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+    Trigger: triggerMessage(d.trigger),
     Request: {
       Method: d.request.method,
       Url: d.request.url,
