@@ -151,7 +151,7 @@ describe('hookctl tail against hookd', () => {
     assert.equal(e.HookId, b.id);
     assert.equal(e.Outcome, 'retrying');
     assert.equal(e.StatusCode, 500);
-    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200 });
+    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200, User: null });
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });
