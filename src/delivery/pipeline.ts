@@ -10,13 +10,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
-import type {
-  AttemptRecord,
-  DeliveryQuery,
-  DeliveryRecord,
-  DeliveryStatus,
-  DeliveryStore,
-} from '../store/delivery-store.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
 import type { Tracing } from '../tracing/types.js';
 import {
@@ -28,6 +22,7 @@ import {
   resolveLimits,
   verdictOf,
 } from './attempt-helpers.js';
+import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
 import {
   type AttemptMessage,
@@ -100,14 +95,6 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   lookup?: LookupAll;
 }
 
-/** Which deliveries `redeliverBulk` queues again. */
-export interface RedeliveryFilter {
-  /** Default `failed`. */
-  status?: DeliveryStatus;
-  since?: number;
-  until?: number;
-}
-
 export interface DeliveryDetail {
   delivery: DeliveryRecord;
   attempts: AttemptRecord[];
@@ -141,7 +128,6 @@ const RESERVED_HEADERS = new Set([
   'upgrade',
   'expect',
 ]);
-const BULK_PAGE = 1000;
 
 /**
  * Takes fired events from the engine and delivers them at least once, signed, within the
@@ -364,37 +350,26 @@ export class DeliveryPipeline implements FiredEventSink {
     return d;
   }
 
-  /**
-   * Queues again every delivery of a hook that matches the filter (default: the failed ones),
-   * each for a new round of the retry schedule. Deliveries already pending are left as they are.
-   * Resolves to how many were queued, once that is recorded.
-   */
-  async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<number> {
+  /** Queues again a hook's deliveries that match the filter (bulk-redelivery.ts). */
+  async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<BulkRedelivery> {
     this.assertActive(hookId);
-    const query: DeliveryQuery = { status: filter.status ?? 'failed', limit: BULK_PAGE };
-    if (filter.since !== undefined) query.since = filter.since;
-    if (filter.until !== undefined) query.until = filter.until;
-    const queued: Delivery[] = [];
-    const now = Date.now();
-    for (;;) {
-      const page = await this.log.list(hookId, query);
-      for (const r of page.items) {
-        if (this.live.has(r.id) || r.status === 'pending') continue;
-        const found = await this.log.get(r.id);
-        if (!found || this.live.has(r.id)) continue;
-        const d = Delivery.fromRecord(found.record, found.persist);
-        this.requeue(d, now);
-        this.live.set(d.id, d);
-        queued.push(d);
-      }
-      if (page.next === undefined) break;
-      query.after = page.next;
-    }
-    await this.outbox.flush();
-    const later = Date.now();
-    for (const d of queued) this.enqueue(d, later);
-    if (queued.length > 0) this.logger.info({ hookId, count: queued.length }, 'deliveries queued again');
-    return queued.length;
+    return redeliverBulk(
+      {
+        log: this.log,
+        logger: this.logger,
+        isHeld: (id) => this.live.has(id),
+        takeBack: (record, persist, now) => {
+          const d = Delivery.fromRecord(record, persist);
+          this.requeue(d, now);
+          this.live.set(d.id, d);
+          return d;
+        },
+        flush: () => this.outbox.flush(),
+        enqueue: (d, now) => this.enqueue(d, now),
+      },
+      hookId,
+      filter,
+    );
   }
 
   /** A hook's signing secret (`whsec_…`), created on first use. */
@@ -529,7 +504,7 @@ export class DeliveryPipeline implements FiredEventSink {
     if (!this.isActive(hookId)) {
       throw new HookdError(
         'CONFLICT',
-        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook (PUT) to enable it again`,
+        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook to enable it again (hookctl replace ID -f FILE, or PUT /hooks/{id})`,
       );
     }
   }

@@ -70,6 +70,8 @@ export interface Preview {
   hook: Hook;
   captures: string[];
   request: CallbackRequest;
+  /** No status was given and the hook's status lists decide: it fires for some statuses only. */
+  needsStatus?: true;
 }
 
 /**
@@ -325,14 +327,17 @@ export class MatchEngine {
       for (const m of this.indexes[phase].match(trigger.path)) {
         const h = m.value;
         if (h.hook.Owner !== owner || !methodFires(h, trigger.method)) continue;
-        if (phase === 'after') {
-          if (trigger.statusCode === undefined) {
-            if (h.whiteList.size > 0 || h.blackList.size > 0) continue;
-          } else if (!statusFires(h, trigger.statusCode)) continue;
-        }
+        // Without a status, a hook with status lists is listed as needing one (not dropped).
+        const needsStatus =
+          phase === 'after' &&
+          trigger.statusCode === undefined &&
+          (h.whiteList.size > 0 || h.blackList.size > 0);
+        if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
+          continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
         const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
-        if (request) out.push({ hook: h.hook, captures: m.captures, request });
+        if (request)
+          out.push({ hook: h.hook, captures: m.captures, request, ...(needsStatus && { needsStatus }) });
       }
     }
     return out;

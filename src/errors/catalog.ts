@@ -13,6 +13,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   CONFLICT: { status: 409, title: 'Conflict' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, title: 'Idempotency key in use' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency key reused' },

@@ -9,6 +9,7 @@ import {
   MAX_RATE_PER_SECOND,
   MAX_RETRY_DELAY_SECONDS,
 } from './hook-schema.js';
+import { lintHook } from './lint-hook.js';
 import { parseMediaType } from './media-type.js';
 import { compilePattern } from './pattern.js';
 
@@ -121,6 +122,18 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     });
   }
 
+  if (pattern && ok('CallbackContent')) {
+    // The template's errors (a capture the pattern lacks); its warnings come with the stored hook.
+    const lint = lintHook({
+      PathPattern: pattern,
+      Methods: [],
+      Type: type,
+      CallbackContent: doc.CallbackContent as string,
+      CallbackContentMediaType: mediaType,
+    });
+    errors.push(...lint.errors);
+  }
+
   const headers: Record<string, string> = {};
   if (ok('Headers')) {
     const seen = new Set<string>();
@@ -214,7 +227,11 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: `must be ${article(String(e.params.type))}` };
     case 'enum':
       if (top === 'Type')
-        return { field, message: 'must be 0 (BeforeCompletion) or 1 (AfterCompletion); see GET /hooktypes' };
+        return {
+          field,
+          message:
+            'must be 0 (BeforeCompletion) or 1 (AfterCompletion); list them with hookctl types (GET /hooktypes)',
+        };
       if (top === 'CallbackMethod')
         return { field, message: `must be one of ${CALLBACK_METHODS.join(', ')}` };
       return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };

@@ -17,6 +17,15 @@ const errors = (...codes: number[]) =>
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const etagHeader = {
+  ETag: {
+    description: "The hook's version: its Modified value in quotes; send it back as If-Match",
+    schema: { type: 'string' },
+  },
+};
+const hookOutWithWarnings = {
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/HookWithWarnings' } } },
+};
 const servedSchema = {
   type: 'object',
   required: ['Method', 'Path'],
@@ -76,7 +85,11 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           summary: 'Create a hook',
           requestBody: hookBody,
           responses: {
-            '201': { description: 'Created; `Location` names it', ...hookOut },
+            '201': {
+              description: 'Created; `Location` names it; `Warnings` when the lint found any',
+              headers: etagHeader,
+              ...hookOutWithWarnings,
+            },
             ...errors(400, 401, 413, 415, 503),
           },
         },
@@ -85,13 +98,33 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         parameters: [idParam],
         get: {
           summary: 'Get a hook',
-          responses: { '200': { description: 'The hook', ...hookOut }, ...errors(401, 404, 503) },
+          responses: {
+            '200': { description: 'The hook', headers: etagHeader, ...hookOut },
+            ...errors(401, 404, 503),
+          },
         },
         put: {
           summary: 'Replace a hook (fields left out take their defaults)',
+          parameters: [
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Replace only if the hook is still at this version (its ETag); else 412',
+            },
+          ],
           requestBody: hookBody,
           responses: {
-            '200': { description: 'The stored hook', ...hookOut },
+            '200': {
+              description: 'The stored hook; `Warnings` when the lint found any',
+              headers: etagHeader,
+              ...hookOutWithWarnings,
+            },
+            '412': {
+              ...problem,
+              description: 'PRECONDITION_FAILED: If-Match is not the current ETag (sent in `ETag`)',
+            },
             ...errors(400, 401, 404, 413, 415, 503),
           },
         },
@@ -132,8 +165,25 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             'Dry run: which of your hooks a request would fire, with the rendered callbacks (nothing is sent)',
           requestBody: served,
           responses: {
-            '200': { description: 'The hooks that would fire and their callback requests' },
+            '200': {
+              description:
+                'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+            },
             ...errors(400, 401, 503),
+          },
+        },
+      },
+      '/_hookd/validate': {
+        post: {
+          summary:
+            'Check a hook as create/replace would (callback policy included) and lint it; nothing is stored',
+          requestBody: hookBody,
+          responses: {
+            '200': {
+              description: 'The hook with its defaults filled in; `Warnings` when the lint found any',
+              ...hookOutWithWarnings,
+            },
+            ...errors(400, 401, 413, 415, 503),
           },
         },
       },
@@ -220,8 +270,30 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       '/hooks/{id}/redeliver': {
         parameters: [idParam],
         post: {
-          summary: "Queue a hook's deliveries again, by status (default failed) and time range",
-          responses: { '202': { description: '{"queued": N}' }, ...errors(400, 401, 404, 409, 503) },
+          summary:
+            "Queue a hook's deliveries again: all of them, or by status and time range (pending ones keep their schedule)",
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+                    since: { type: 'string', format: 'date-time' },
+                    until: { type: 'string', format: 'date-time' },
+                    dryRun: { type: 'boolean', description: 'Count, queue nothing (answers 200)' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': { description: 'Dry run: {"queued": N, "pending": P, "dryRun": true}' },
+            '202': { description: '{"queued": N, "pending": P}' },
+            ...errors(400, 401, 404, 409, 503),
+          },
         },
       },
       '/hooks/{id}/secret': {
@@ -342,6 +414,19 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Label: { type: 'string' },
             Created: { type: 'string', format: 'date-time' },
             Token: { type: 'string', description: 'The token itself: in the answer to its creation only' },
+          },
+        },
+        HookWithWarnings: {
+          allOf: [{ $ref: '#/components/schemas/Hook' }],
+          properties: {
+            Warnings: {
+              type: 'array',
+              description: "The lint's warnings (docs/API.md); absent when there are none",
+              items: {
+                type: 'object',
+                properties: { Field: { type: 'string' }, Message: { type: 'string' } },
+              },
+            },
           },
         },
         Trigger: {

@@ -1,5 +1,5 @@
 import { HookdError } from '../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
+import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
 import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
 import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
 import type { HookStore, PageRequest } from '../store/store.js';
@@ -66,6 +66,11 @@ export class HookService {
     return this.all();
   }
 
+  /** The checks of create and replace (callback policy included), without storing anything. */
+  check(body: unknown): Promise<HookConfig> {
+    return validateHook(body, this.validation);
+  }
+
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
     await this.checkPattern?.(owner, config.PathPattern);
@@ -91,7 +96,7 @@ export class HookService {
       Id: existing.Id,
       Owner: owner,
       ...config,
-      Modified: isoTimestamp(),
+      Modified: modifiedAfter(existing.Modified),
       State: 'active',
     };
     await this.storeFor(hook).putHook(hook);
@@ -183,4 +188,14 @@ export class HookService {
   private emitSaved(hook: Hook): void {
     for (const l of this.listeners) l.hookSaved(hook);
   }
+}
+
+/**
+ * A new `Modified` that is later than the previous one even within the same millisecond: it is
+ * the hook's version (its ETag), so two replaces must never share it.
+ */
+export function modifiedAfter(previous: string | undefined): string {
+  const now = Date.now();
+  const before = previous === undefined ? Number.NaN : Date.parse(previous);
+  return isoTimestamp(new Date(Number.isNaN(before) || now > before ? now : before + 1));
 }

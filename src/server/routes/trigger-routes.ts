@@ -100,6 +100,12 @@ export function triggerRoutes(
             HookId: p.hook.Id,
             Type: p.hook.Type,
             Captures: p.captures,
+            // Which statuses it fires for; NeedsStatus: no StatusCode was given and these decide.
+            ...(p.hook.Type === 1 && {
+              StatusCodeWhiteList: p.hook.StatusCodeWhiteList,
+              StatusCodeBlackList: p.hook.StatusCodeBlackList,
+            }),
+            ...(p.needsStatus && { NeedsStatus: true }),
             Request: {
               Method: p.request.method,
               Url: p.request.url,
