@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
+
 /**
  * The PostgreSQL schema, as numbered versions applied in order (each in its own transaction, under
  * an advisory lock so that instances starting together do not race); `schema_migrations` records
@@ -136,5 +138,10 @@ export const MIGRATIONS: readonly Migration[] = [
     lease_until TIMESTAMPTZ NOT NULL
   );
   `,
+  },
+  {
+    version: 2,
+    name: 'console rollups',
+    sql: AGGREGATES_MIGRATION_SQL,
   },
 ];

@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION } from './sqlite-aggregates.js';
+
 /**
  * Schema versions, applied in order inside a transaction each; `PRAGMA user_version` records how
  * many ran. Append, never edit: a data dir written by an older hookd must still open.
@@ -67,4 +69,6 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
+  AGGREGATES_MIGRATION,
 ];
