@@ -37,6 +37,8 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /** The web console under `{apiBase}/_hookd/console/` (default on; `--no-console` turns it off). */
+  consoleEnabled: boolean;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

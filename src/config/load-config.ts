@@ -167,6 +167,10 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   if (events !== undefined && typeof events.value !== 'boolean')
     fail('events.enabled', 'must be true or false');
 
+  const consoleOn = get('console.enabled');
+  if (consoleOn !== undefined && typeof consoleOn.value !== 'boolean')
+    fail('console.enabled', 'must be true or false');
+
   const logLevel = str('logLevel') ?? 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
@@ -197,6 +201,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
+    consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
   };
 }
 

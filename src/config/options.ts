@@ -139,6 +139,14 @@ export const OPTIONS: readonly OptionSpec[] = [
       'delays before each delivery attempt, e.g. 0,5s,5m,30m,2h (default: Standard Webhooks, 0,5s,5m,30m,2h,5h,10h,14h,20h,24h)',
     fromText: asList,
   },
+  {
+    key: 'consoleEnabled',
+    fileKey: 'console.enabled',
+    flag: '--no-console',
+    env: 'HOOKD_CONSOLE',
+    description: 'turn off the web console (served under /_hookd/console/ by default)',
+    fromText: asBool,
+  },
 ];
 
 /** The options of a cluster on PostgreSQL. */

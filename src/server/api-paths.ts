@@ -15,6 +15,8 @@ export const API_ROOTS = new Set([
   'tail',
   'deliveries',
   'reload',
+  // hookd's reserved prefix (the web console lives under /_hookd/console/).
+  '_hookd',
 ]);
 
 export function apiPathMatcher(base: string): (url: string) => boolean {

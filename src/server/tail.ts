@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
 import { toProblem } from './problem.js';
 
@@ -45,6 +45,8 @@ type StatusFilter = '2xx' | '3xx' | '4xx' | '5xx' | 'failed';
 export class TailServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   private readonly heartbeat: NodeJS.Timeout;
+  /** The web console's session check: a browser cannot send an Authorization header on an upgrade. */
+  private sessionAuth: ((req: IncomingMessage) => Promise<Principal | undefined>) | undefined;
 
   constructor(private readonly opts: TailOptions) {
     this.heartbeat = setInterval(() => {
@@ -59,6 +61,11 @@ export class TailServer {
       }
     }, opts.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
+  }
+
+  /** Lets upgrades without an Authorization header sign in by a console session cookie. */
+  acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void {
+    this.sessionAuth = fn;
   }
 
   get clients(): number {
@@ -91,7 +98,10 @@ export class TailServer {
         ),
       );
     }
-    const principal = await this.opts.auth.authenticate(req.headers.authorization);
+    const principal =
+      req.headers.authorization === undefined && this.sessionAuth
+        ? await this.sessionAuth(req)
+        : await this.opts.auth.authenticate(req.headers.authorization);
     if (!principal)
       return refuse(
         socket,

@@ -55,6 +55,11 @@ export class HookService {
     return this.all();
   }
 
+  /** Validates a hook document as create and replace would, saving nothing (the console's live check). */
+  async validate(body: unknown): Promise<void> {
+    await validateHook(body, this.validation);
+  }
+
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
     const hook: Hook = {

@@ -90,7 +90,7 @@ type Row = Record<string, number | string | null>;
 export class SqliteAggregates implements DeliveryAggregates {
   private readonly s;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.s = {
       totals: db.prepare(
         'SELECT coalesce(sum(succeeded), 0) AS s, coalesce(sum(failed), 0) AS f, coalesce(sum(attempts), 0) AS a, ' +
