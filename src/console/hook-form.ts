@@ -159,12 +159,12 @@ ${errorSlot(k, errors.get(k))}</div>`;
     html`<div class="field wide"><label for="f-${k}">${LABELS[k]}</label>
 <textarea id="f-${k}" name="${k}" rows="${rows}" spellcheck="false"${described(k)}>${v(k)}</textarea>
 ${errorSlot(k, errors.get(k))}</div>`;
-  return html`<form id="hook-form" class="hook-form" method="post" action="${action}"
-  hx-post="${root}/hooks/validate" hx-trigger="input changed delay:400ms, change" hx-target="#validation" hx-swap="innerHTML">
+  return html`<form id="hook-form" class="hook-form" method="post" action="${action}" novalidate
+  hx-post="${root}/hooks/validate" hx-trigger="input delay:400ms, change" hx-target="#validation" hx-swap="innerHTML">
 <input type="hidden" name="_csrf" value="${csrf}">
 <div id="validation" class="summary" role="status" aria-live="polite">${summary(errors)}</div>
 <div class="grid">
-${input('PathPattern', 'text', html` required placeholder="/repositories/{repo}/items/{id}"`)}
+${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
 ${input('Methods')}
 ${select('Type', [
   ['0', '0 · BeforeCompletion'],
@@ -172,7 +172,7 @@ ${select('Type', [
 ])}
 ${input('StatusCodeWhiteList')}
 ${input('StatusCodeBlackList')}
-${input('Callback', 'url', html` required placeholder="https://receiver.example/hook"`)}
+${input('Callback', 'text', html` inputmode="url" placeholder="https://receiver.example/hook"`)}
 ${select(
   'CallbackMethod',
   CALLBACK_METHODS.map((m) => [m, m]),

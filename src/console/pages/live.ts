@@ -4,9 +4,11 @@ import { page } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
 import { sendHtml, sessionOf } from '../respond.js';
 
-/** The live tail as a page: console.js opens the tail WebSocket (signed in by the session cookie). */
+/** The live tail as a page: console.js opens the tail WebSocket, signed in by the session cookie. */
 export function livePage(app: FastifyInstance, deps: PageDeps): void {
-  const tailPath = `${deps.base === '/' ? '' : deps.base}/tail`;
+  // The tail WebSocket, under the console's path so that the session cookie (scoped to that
+  // path, never sent to the upstream) goes with the upgrade.
+  const tailPath = `${deps.root}/tail`;
   app.get('/live', async (req, reply) => {
     const { ctx } = sessionOf(req);
     const mine = (await deps.hooks.list(ctx.user)).items;
