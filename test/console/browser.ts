@@ -29,7 +29,10 @@ export function chromiumSkipReason(): string | undefined {
   if (!existsSync(CHROMIUM) && process.getuid?.() === 0 && CHROMIUM === '/usr/bin/chromium') {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const install = () =>
-      spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env, stdio: 'ignore' });
+      spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+        env,
+        stdio: 'ignore',
+      });
     if (install().status !== 0) {
       spawnSync('apt-get', ['update'], { env, stdio: 'ignore' });
       install();

@@ -21,6 +21,8 @@ async function startEvilReceiver(): Promise<{ url: string; close: () => Promise<
     req.resume();
     req.on('end', () => {
       if (req.url?.startsWith('/evil')) res.writeHead(200, { 'content-type': 'text/html' }).end(PAYLOAD);
+      else if (req.url?.startsWith('/fail'))
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
     });
   });
@@ -54,7 +56,9 @@ async function axe(page: Page, what: string): Promise<void> {
   })) as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    bad.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
     [],
     `accessibility of ${what}`,
   );
@@ -100,7 +104,10 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     assert.equal(session.sameSite, 'Strict');
     assert.equal(session.secure, false, 'plain http without a trusted proxy: not Secure');
     assert.equal(session.path, ROOT);
-    assert.ok(!cookies.some((c) => c.value.includes(d.token.slice(-20))), 'the token is not kept in the browser');
+    assert.ok(
+      !cookies.some((c) => c.value.includes(d.token.slice(-20))),
+      'the token is not kept in the browser',
+    );
   });
 
   it('creates a hook through the form after fixing the validation error it showed', async () => {
@@ -149,7 +156,21 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
   });
 
   it('draws the overview chart with data', async () => {
+    // A hook whose receiver fails: the chart shows both outcomes (two attempts, then failed).
+    const failing = await createHook(d, {
+      PathPattern: '/boom',
+      Methods: ['*'],
+      Type: 1,
+      Callback: `${receiver.url}/fail`,
+    });
+    for (let i = 0; i < 2; i++) await fetch(`${d.url}/boom`);
+    for (let t = Date.now(); Date.now() - t < 15_000; ) {
+      await page.goto(`${d.url}${ROOT}/hooks/${failing.Id}?status=failed`);
+      if ((await page.locator('#log tbody tr').count()) === 2) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     await page.goto(`${d.url}${ROOT}/`);
+    assert.equal(await page.textContent('[data-figure="failed"]'), '2');
     await page.waitForSelector('#chart[data-drawn] canvas');
     assert.ok(Number(await page.textContent('[data-figure="delivered"]')) >= 1);
     // Some pixels of the plot are painted (the series, not only the axes' empty frame).
@@ -241,14 +262,20 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
       for (const path of [`/hooks/${hookId}`, `/hooks/${hookId}/edit`, `/deliveries/${deliveryId}`]) {
         const r = await p.goto(`${d.url}${ROOT}${path}`);
         assert.equal(r!.status(), 404, path);
-        assert.doesNotMatch((await p.content()), /\/items\//, `${path} reveals nothing`);
+        assert.doesNotMatch(await p.content(), /\/items\//, `${path} reveals nothing`);
       }
       const token = (await p.getAttribute('meta[name="csrf-token"]', 'content').catch(() => null)) ?? '';
       await p.goto(`${d.url}${ROOT}/`);
       const csrf = (await p.getAttribute('meta[name="csrf-token"]', 'content'))!;
       assert.equal(token, '', 'the 404 page carries no session token');
-      for (const path of [`/hooks/${hookId}/delete`, `/hooks/${hookId}/secret`, `/deliveries/${deliveryId}/redeliver`]) {
-        const r = await p.context().request.post(`${d.url}${ROOT}${path}`, { form: { _csrf: csrf }, maxRedirects: 0 });
+      for (const path of [
+        `/hooks/${hookId}/delete`,
+        `/hooks/${hookId}/secret`,
+        `/deliveries/${deliveryId}/redeliver`,
+      ]) {
+        const r = await p
+          .context()
+          .request.post(`${d.url}${ROOT}${path}`, { form: { _csrf: csrf }, maxRedirects: 0 });
         assert.equal(r.status(), 404, path);
       }
       // Live: the first user's traffic does not reach the second user's tail.
@@ -266,9 +293,19 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
   it('is usable at phone width: no page scrolls sideways', async () => {
     const phone = await alice.context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
-    for (const path of ['/', '/hooks', '/hooks/new', `/hooks/${hookId}`, `/deliveries/${deliveryId}`, '/live']) {
+    for (const path of [
+      '/',
+      '/hooks',
+      '/hooks/new',
+      `/hooks/${hookId}`,
+      `/deliveries/${deliveryId}`,
+      '/live',
+    ]) {
       await phone.goto(`${d.url}${ROOT}${path}`);
-      const [scroll, width] = await phone.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      const [scroll, width] = await phone.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
       assert.ok(scroll! <= width! + 1, `${path} is ${scroll}px wide in a ${width}px viewport`);
     }
     await phone.close();

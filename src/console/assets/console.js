@@ -19,20 +19,33 @@
     const el = document.getElementById('chart');
     if (!el || typeof uPlot === 'undefined') return;
     const data = JSON.parse(el.dataset.chart ?? '{}');
-    // Stacked: the failed band at the bottom, delivered on top of it.
+    // Stacked bars: failed at the bottom, delivered on top of them.
     const top = data.ok.map((v, i) => v + data.failed[i]);
+    const bars = uPlot.paths.bars({ size: [0.8, 40] });
     const width = Math.max(280, el.clientWidth || 600);
     const plot = new uPlot(
       {
         width,
         height: 240,
-        scales: { x: { time: true } },
+        // Half a bucket of room at each end, so the first and last bars are whole.
+        scales: { x: { time: true, range: (_u, min, max) => [min - 150, max + 150] } },
         series: [
           {},
-          { label: 'Delivered', stroke: '#1a7f37', fill: 'rgba(26,127,55,0.35)', points: { show: false } },
-          { label: 'Failed', stroke: '#cf222e', fill: 'rgba(207,34,46,0.55)', points: { show: false } },
+          {
+            label: 'Delivered',
+            stroke: '#1a7f37',
+            fill: 'rgba(26,127,55,0.6)',
+            paths: bars,
+            points: { show: false },
+          },
+          {
+            label: 'Failed',
+            stroke: '#cf222e',
+            fill: 'rgba(207,34,46,0.8)',
+            paths: bars,
+            points: { show: false },
+          },
         ],
-        bands: [{ series: [1, 2] }],
         axes: [{}, { label: 'deliveries' }],
       },
       [data.x, top, data.failed],
