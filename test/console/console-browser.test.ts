@@ -9,6 +9,12 @@ import { REPO_ROOT, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, startUpstream, type Upstream } from '../helpers/servers.js';
 import { chromiumSkipReason, launchBrowser, type TestBrowser } from './browser.js';
 
+// The browser's globals, for the functions handed to page.evaluate (the tsconfig has no DOM lib).
+// biome-ignore lint/suspicious/noExplicitAny: code that runs in the page
+declare const window: any;
+// biome-ignore lint/suspicious/noExplicitAny: code that runs in the page
+declare const document: any;
+
 const skip = chromiumSkipReason();
 const ROOT = '/_hookd/console';
 const AXE = readFileSync(join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
@@ -175,7 +181,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     assert.ok(Number(await page.textContent('[data-figure="delivered"]')) >= 1);
     // Some pixels of the plot are painted (the series, not only the axes' empty frame).
     const painted = await page.evaluate(() => {
-      const c = document.querySelector('#chart canvas') as HTMLCanvasElement;
+      const c = document.querySelector('#chart canvas');
       const img = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let i = 0; i < img.length; i += 4) if (img[i + 1]! > 100 && img[i]! < 100 && img[i + 3]! > 0) n++;
