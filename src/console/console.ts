@@ -5,6 +5,7 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import { OWN_PREFIX } from '../server/api-paths.js';
 import type { HookService } from '../service/hook-service.js';
 import { CombinedAggregates, type DeliveryAggregates } from '../store/delivery-aggregates.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
@@ -20,7 +21,7 @@ import { overviewPage } from './pages/overview.js';
 import { type ConsoleRequestContext, SESSION, sendHtml } from './respond.js';
 import { type Session, SessionStore, sameToken } from './sessions.js';
 
-export const CONSOLE_PATH = '/_hookd/console';
+export const CONSOLE_PATH = `${OWN_PREFIX}/console`;
 const COOKIE = 'hookd_console';
 const PRE_COOKIE = 'hookd_signin';
 

@@ -81,7 +81,10 @@ export class TailServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!url.pathname.endsWith('/tail'))
+    // The web console's tail (`/_hookd/console/tail`) signs in by its session cookie, scoped to
+    // the console's path; the API's tail by the Authorization header.
+    const viaConsole = this.sessionAuth !== undefined && url.pathname.endsWith('/_hookd/console/tail');
+    if (!url.pathname.endsWith('/_hookd/tail') && !viaConsole)
       return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
     if (!this.opts.eventsEnabled()) {
       return refuse(
@@ -98,10 +101,9 @@ export class TailServer {
         ),
       );
     }
-    const principal =
-      req.headers.authorization === undefined && this.sessionAuth
-        ? await this.sessionAuth(req)
-        : await this.opts.auth.authenticate(req.headers.authorization);
+    const principal = viaConsole
+      ? await this.sessionAuth!(req)
+      : await this.opts.auth.authenticate(req.headers.authorization);
     if (!principal)
       return refuse(
         socket,

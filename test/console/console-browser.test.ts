@@ -212,7 +212,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     });
     await live.goto(`${d.url}${ROOT}/live`);
     await live.waitForSelector('#live-filters[data-connected="true"]');
-    const report = await fetch(`${d.url}/report`, {
+    const report = await fetch(`${d.url}/_hookd/report`, {
       method: 'POST',
       headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ Method: 'GET', Path: `/x/${PAYLOAD}`, StatusCode: 200 }),

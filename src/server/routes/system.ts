@@ -24,5 +24,5 @@ export function systemRoutes(app: FastifyInstance, base: string, state: SystemSt
     { public: true },
   );
   const doc = buildOpenApi(base);
-  resource(app, '/openapi.json', { GET: async (_req, reply) => reply.send(doc) }, { public: true });
+  resource(app, '/_hookd/openapi.json', { GET: async (_req, reply) => reply.send(doc) }, { public: true });
 }
