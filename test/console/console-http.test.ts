@@ -1,0 +1,243 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CONSOLE_CSP } from '../../src/console/console.js';
+import { formToHook, hookToForm } from '../../src/console/hook-form.js';
+import { escapeHtml, html } from '../../src/console/html.js';
+import { SessionStore } from '../../src/console/sessions.js';
+import type { Hook } from '../../src/hook/hook.js';
+import { startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { addUser } from '../helpers/servers.js';
+
+const ROOT = '/_hookd/console';
+
+/** The sign-in form's one-time value and cookie, then the session cookie (or the refusal). */
+async function signIn(url: string, token: string, headers: Record<string, string> = {}) {
+  const form = await fetch(`${url}${ROOT}/signin`, { headers });
+  const pre = form.headers.getSetCookie()[0]!.split(';')[0]!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+  const res = await fetch(`${url}${ROOT}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...headers, cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, token }),
+  });
+  const setCookie = res.headers.getSetCookie();
+  return { res, setCookie, cookie: setCookie[0]?.split(';')[0] ?? '' };
+}
+
+async function csrfOf(url: string, cookie: string): Promise<string> {
+  const page = await (await fetch(`${url}${ROOT}/`, { headers: { cookie } })).text();
+  return /name="csrf-token" content="([^"]+)"/.exec(page)![1]!;
+}
+
+describe('console sessions (unit)', () => {
+  it('ends a session after the idle limit and after the absolute limit, however active', () => {
+    let now = 1_000_000;
+    const store = new SessionStore({ idleMs: 1000, absoluteMs: 5000 }, () => now);
+    try {
+      const a = store.create('alice', 'tok1');
+      now += 900;
+      assert.equal(store.get(a.id)?.user, 'alice', 'within the idle limit');
+      now += 1001;
+      assert.equal(store.get(a.id), undefined, 'idle too long');
+      const b = store.create('alice');
+      for (let i = 0; i < 5; i++) {
+        now += 900;
+        assert.ok(store.get(b.id), `active at ${i}`);
+      }
+      now += 900;
+      assert.equal(store.get(b.id), undefined, 'past the absolute limit');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps only a hash of the session id, and random ids and CSRF tokens', () => {
+    const store = new SessionStore();
+    try {
+      const a = store.create('alice');
+      const b = store.create('alice');
+      assert.notEqual(a.id, b.id);
+      assert.notEqual(a.session.csrf, b.session.csrf);
+      assert.ok(a.id.length >= 43, '256 bits');
+      const keys = [...(store as unknown as { byHash: Map<string, unknown> }).byHash.keys()];
+      assert.ok(!keys.includes(a.id) && keys.every((k) => /^[0-9a-f]{64}$/.test(k)));
+      store.end(a.id);
+      assert.equal(store.get(a.id), undefined);
+      store.endUser('alice');
+      assert.equal(store.get(b.id), undefined);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('console HTML (unit)', () => {
+  it('escapes every interpolated value, attributes included', () => {
+    const evil = `<script>x</script>"><img onerror='y'>\`javascript:z`;
+    const out = html`<a title="${evil}">${evil}</a>`.text;
+    assert.ok(!out.includes('<script>') && !out.includes('<img') && !out.includes(`"><`));
+    assert.equal(escapeHtml(`&<>"'\``), '&amp;&lt;&gt;&quot;&#39;&#96;');
+    assert.equal(html`${[html`<b>`, '<i>']}`.text, '<b>&lt;i&gt;', 'trusted parts pass, others are escaped');
+  });
+
+  it('turns the form into the hook document the API takes, and a hook back into the form', () => {
+    const doc = formToHook({
+      PathPattern: '/a/(*)',
+      Methods: 'get, POST',
+      Type: '0',
+      StatusCodeWhiteList: '',
+      StatusCodeBlackList: '500 502',
+      Callback: 'https://r.example/x',
+      CallbackMethod: 'PUT',
+      Headers: 'X-A: 1\nX-B: two: three',
+      CallbackContent: '',
+      RetrySchedule: '0, 5',
+      Persist: 'on',
+    });
+    assert.deepEqual(doc, {
+      PathPattern: '/a/(*)',
+      Methods: ['get', 'POST'],
+      Type: 0,
+      StatusCodeWhiteList: [],
+      StatusCodeBlackList: [500, 502],
+      Callback: 'https://r.example/x',
+      CallbackMethod: 'PUT',
+      Headers: { 'X-A': '1', 'X-B': 'two: three' },
+      Persist: true,
+      RetrySchedule: [0, 5],
+    });
+    const back = hookToForm({ ...(doc as unknown as Hook), CallbackContentMediaType: 'application/json' });
+    assert.equal(back.Headers, 'X-A: 1\nX-B: two: three');
+    assert.equal(back.Methods, 'get, POST');
+  });
+});
+
+describe('console over HTTP', () => {
+  let d: TestDaemon;
+  before(async () => {
+    d = await startHookd({ trustedProxies: ['127.0.0.1'] });
+  });
+  after(async () => d?.close());
+
+  it('sends a strict CSP without inline script or style, and no framing, on every answer', async () => {
+    for (const path of ['/signin', '/', '/assets/console.js', '/nope']) {
+      const res = await fetch(`${d.url}${ROOT}${path}`, { redirect: 'manual' });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.equal(csp, CONSOLE_CSP, path);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    }
+    const page = await (await fetch(`${d.url}${ROOT}/signin`)).text();
+    assert.doesNotMatch(
+      page,
+      /<script>|<script [^>]*>[^<]|\son[a-z]+=|style=/i,
+      'no inline script, handler or style',
+    );
+  });
+
+  it('serves htmx and uPlot from their installed packages, and its own files', async () => {
+    for (const [name, type] of [
+      ['htmx.min.js', 'text/javascript'],
+      ['uPlot.iife.min.js', 'text/javascript'],
+      ['uPlot.min.css', 'text/css'],
+      ['console.css', 'text/css'],
+    ]) {
+      const res = await fetch(`${d.url}${ROOT}/assets/${name}`);
+      assert.equal(res.status, 200, name);
+      assert.ok(res.headers.get('content-type')!.startsWith(type!), name);
+      assert.ok((await res.arrayBuffer()).byteLength > 1000, name);
+    }
+  });
+
+  it('signs in only with a valid token and the form’s own one-time value', async () => {
+    const bad = await signIn(d.url, 'hkd_000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+    assert.equal(bad.res.status, 401);
+    assert.ok(!bad.setCookie.some((c) => c.startsWith('hookd_console=')));
+    // A cross-site form cannot sign the browser in as someone else: no matching one-time cookie.
+    const forged = await fetch(`${d.url}${ROOT}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: 'x', token: d.token }),
+    });
+    assert.equal(forged.status, 403);
+    const good = await signIn(d.url, d.token);
+    assert.equal(good.res.status, 303);
+    assert.match(
+      good.setCookie[0]!,
+      /^hookd_console=[A-Za-z0-9_-]{43}; Path=\/_hookd\/console; HttpOnly; SameSite=Strict$/,
+    );
+  });
+
+  it('marks the cookie Secure behind a trusted proxy that says https, and only then', async () => {
+    const viaProxy = await signIn(d.url, d.token, { 'x-forwarded-proto': 'https' });
+    assert.match(viaProxy.setCookie[0]!, /; Secure/);
+    const other = await startHookd();
+    try {
+      const untrusted = await signIn(other.url, other.token, { 'x-forwarded-proto': 'https' });
+      assert.doesNotMatch(untrusted.setCookie[0]!, /Secure/, 'an untrusted peer’s header is not believed');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses state-changing requests without the session’s CSRF token (form field or header)', async () => {
+    const { cookie } = await signIn(d.url, d.token);
+    const csrf = await csrfOf(d.url, cookie);
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${d.url}${ROOT}/hooks/validate`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
+    assert.equal((await post({}, 'PathPattern=/a')).status, 403);
+    assert.equal((await post({ 'x-csrf-token': 'wrong' }, 'PathPattern=/a')).status, 403);
+    assert.equal((await post({ 'x-csrf-token': csrf }, 'PathPattern=/a')).status, 200);
+    assert.equal((await post({}, `PathPattern=/a&_csrf=${encodeURIComponent(csrf)}`)).status, 200);
+    // Another session's token does not do either.
+    const other = await signIn(d.url, d.token);
+    assert.equal(
+      (await post({ 'x-csrf-token': await csrfOf(d.url, other.cookie) }, 'PathPattern=/a')).status,
+      403,
+    );
+  });
+
+  it('ends the session at sign-out and when its token is revoked', async () => {
+    const { cookie } = await signIn(d.url, d.token);
+    const csrf = await csrfOf(d.url, cookie);
+    const out = await fetch(`${d.url}${ROOT}/signout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf }),
+    });
+    assert.equal(out.status, 303);
+    const after = await fetch(`${d.url}${ROOT}/hooks`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(after.status, 303);
+    assert.match(after.headers.get('location')!, /\/signin$/);
+
+    const token = await addUser(d, 'carol');
+    const carol = await signIn(d.url, token);
+    assert.equal((await fetch(`${d.url}${ROOT}/`, { headers: { cookie: carol.cookie } })).status, 200);
+    const tokens = await d.hookd.store.listTokens('carol');
+    await d.hookd.store.revokeToken(tokens[0]!.id);
+    const revoked = await fetch(`${d.url}${ROOT}/`, {
+      headers: { cookie: carol.cookie },
+      redirect: 'manual',
+    });
+    assert.equal(revoked.status, 303, 'a revoked token ends its sessions');
+  });
+
+  it('is off with --no-console (consoleEnabled: false): its paths are not served', async () => {
+    const off = await startHookd({ consoleEnabled: false });
+    try {
+      const res = await fetch(`${off.url}${ROOT}/signin`);
+      assert.equal(res.status, 404);
+      assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
+    } finally {
+      await off.close();
+    }
+  });
+});
