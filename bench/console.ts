@@ -1,6 +1,6 @@
 /**
  * Console overview at scale (issue 17): a hookd whose store holds N deliveries (default
- * 1,000,000) of one user, spread over 7 days and 20 hooks, with a few thousand still pending; the
+ * 1,000,000) of one user, spread over 7 days and 100 hooks, with a few thousand still pending; the
  * overview page (`GET /_hookd/console/`) and the hook list (24 h sparklines, last status) are
  * fetched over loopback from a signed-in session, repeatedly, and timed. SQLite always;
  * PostgreSQL too when it answers at HOOKD_TEST_DATABASE_URL (default the local server).
@@ -20,7 +20,8 @@ import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { startHookd, tempDir } from './lib/peers.js';
 import { fmt, percentileSorted, table } from './lib/stats.js';
 
-const HOOKS = 20;
+// 100 hooks: 10,000 deliveries each at 1M, the daemon's default per-hook retention, so none is pruned.
+const HOOKS = 100;
 const WEEK = 7 * 86_400_000;
 
 interface Options {
@@ -43,8 +44,9 @@ function parse(argv: string[]): Options {
 async function fill(store: DeliveryStore, owner: string, hookIds: string[], n: number): Promise<number> {
   const t0 = Date.now();
   const now = Date.now();
-  const start = now - WEEK;
-  const step = WEEK / n;
+  // Inside the 7-day retention for the whole run.
+  const start = now - WEEK + 3_600_000;
+  const step = (now - start) / n;
   const BATCH = 5000;
   for (let i = 0; i < n; i += BATCH) {
     const batch = emptyBatch();
@@ -179,6 +181,9 @@ async function measure(kind: 'sqlite' | 'postgres', o: Options, log: (s: string)
     const overview = await time(`${hookd.url}/_hookd/console/`, cookie, o.rounds);
     const hooks = await time(`${hookd.url}/_hookd/console/hooks`, cookie, o.rounds);
     return { store: kind, fillS: fillMs / 1000, overview, hooks };
+  } catch (err) {
+    log(`hookd output:\n${hookd.running.lines.slice(-20).join('\n')}\n${hookd.running.stderr()}`);
+    throw err;
   } finally {
     await hookd.stop();
     await dropDb?.();
