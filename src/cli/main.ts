@@ -12,7 +12,9 @@ import { newProfileCommand } from './commands/profile/index.js';
 import { newRedeliverCommand } from './commands/redeliver/index.js';
 import { newReloadCommand } from './commands/reload/index.js';
 import { newTailCommand } from './commands/tail/index.js';
+import { newTokensCommand } from './commands/tokens/index.js';
 import { newTypesCommand } from './commands/types/index.js';
+import { newUsersCommand } from './commands/users/index.js';
 import { newValidateCommand } from './commands/validate/index.js';
 import { CliContext, type CliDeps, type GlobalOptions } from './context.js';
 import { CliError, EXIT, exitCodeOf, formatError, ReportedError } from './exit-codes.js';
@@ -78,6 +80,8 @@ Exit status: 0 success, 1 refused by the server, 2 usage or invalid JSON, 3 hook
     .addCommand(newReloadCommand(context))
     .addCommand(newLoginCommand(context))
     .addCommand(newProfileCommand(context))
+    .addCommand(newUsersCommand(context))
+    .addCommand(newTokensCommand(context))
     .addCommand(newCompletionCommand(context));
   return program;
 }

@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Accounts } from '../auth/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import type { ApiIdentity } from '../identity/api-identity.js';
+import { identityRequestOf } from '../identity/provider.js';
 import { OWN_PREFIX } from '../server/api-paths.js';
 import type { HookService } from '../service/hook-service.js';
 import { CombinedAggregates, type DeliveryAggregates } from '../store/delivery-aggregates.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import type { UserStore } from '../store/store.js';
+import { ADMIN_USER } from '../users/scopes.js';
 import { loadAssets } from './assets.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';
@@ -18,6 +22,7 @@ import { deliveryPages } from './pages/deliveries.js';
 import { hookPages } from './pages/hooks.js';
 import { livePage } from './pages/live.js';
 import { overviewPage } from './pages/overview.js';
+import { usersPage } from './pages/users.js';
 import { type ConsoleRequestContext, SESSION, sendHtml } from './respond.js';
 import { type Session, SessionStore, sameToken } from './sessions.js';
 
@@ -44,6 +49,13 @@ export interface ConsoleDeps {
   trustsProxy: (address: string | undefined) => boolean;
   /** `scheme://host` for a dry run's `$REQUEST_URI`. */
   reportBase: (req: FastifyRequest) => string;
+  /**
+   * The API's identity (tokens or the configured provider): a browser request the provider
+   * identifies is signed in without a token.
+   */
+  identity?: Pick<ApiIdentity, 'provider' | 'authenticate'>;
+  /** User and token administration, for the admin's Users page. */
+  accounts?: Accounts;
   /** The live tail: told how to recognise a console session on its WebSocket upgrade. */
   tail?: { acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void };
   sessions?: SessionStore;
@@ -64,16 +76,45 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   const assets = loadAssets();
   const isHttps = (req: IncomingMessage) => isHttpsWith(deps.trustsProxy, req);
 
-  /** The session of a request's cookie, still valid (and its token not revoked). */
-  const lookup = async (cookieHeader: string | undefined): Promise<Session | undefined> => {
-    const id = cookieValue(cookieHeader, COOKIE);
+  /** The user the identity provider says a browser request comes from, if one is configured and does. */
+  const providerUser = async (req: IncomingMessage): Promise<string | undefined> => {
+    if (!deps.identity?.provider) return undefined;
+    try {
+      const p = await deps.identity.authenticate(identityRequestOf(req));
+      // A hookd token in the request is not a browser sign-in.
+      return p.tokenId === undefined ? p.user : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * The session of a request's cookie, still valid: its token not revoked, or, for a session the
+   * identity provider started, the provider still naming the same user.
+   */
+  const lookup = async (req: IncomingMessage): Promise<Session | undefined> => {
+    const id = cookieValue(req.headers.cookie, COOKIE);
     const s = sessions.get(id);
     if (!s) return undefined;
-    if (s.tokenId !== undefined && !(await deps.users.getToken(s.tokenId))) {
+    const valid =
+      s.tokenId !== undefined
+        ? (await deps.users.getToken(s.tokenId)) !== undefined
+        : (await providerUser(req)) === s.user;
+    if (!valid) {
       sessions.end(id);
       return undefined;
     }
     return s;
+  };
+
+  /** A session from the identity provider for a browser without one; its cookie goes on the reply. */
+  const signInByProvider = async (req: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> => {
+    const user = await providerUser(req.raw);
+    if (user === undefined) return undefined;
+    const { id, session } = sessions.create(user);
+    reply.header('set-cookie', cookie(COOKIE, id, root, isHttps(req.raw)));
+    req.log.info({ user }, 'console: signed in through the identity provider');
+    return session;
   };
 
   deps.tail?.acceptSessions(async (req) => {
@@ -82,8 +123,8 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
     const origin = req.headers.origin;
     if (origin !== undefined && req.headers.host !== undefined && new URL(origin).host !== req.headers.host)
       return undefined;
-    const s = await lookup(req.headers.cookie);
-    return s && { user: s.user, tokenId: s.tokenId ?? '' };
+    const s = await lookup(req);
+    return s && { user: s.user, ...(s.tokenId !== undefined && { tokenId: s.tokenId }) };
   });
 
   api.register(
@@ -152,7 +193,8 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
       // Sign-in: a token exchanged for a session. The form carries a one-time value that must
       // match a cookie set with it (a cross-site page cannot sign a browser in as someone else).
       app.get('/signin', { config: { public: true } }, async (req, reply) => {
-        if (await lookup(req.headers.cookie)) return reply.redirect(`${root}/`, 303);
+        if ((await lookup(req.raw)) || (await signInByProvider(req, reply)))
+          return reply.redirect(`${root}/`, 303);
         return signinForm(req, reply, '');
       });
       app.post('/signin', { config: { public: true } }, async (req, reply) => {
@@ -175,7 +217,9 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
       // Everything below needs a session, and a CSRF token on every state-changing request.
       app.register(async (signed) => {
         signed.addHook('preHandler', async (req, reply) => {
-          const s = await lookup(req.headers.cookie);
+          const s =
+            (await lookup(req.raw)) ??
+            (req.method === 'GET' ? await signInByProvider(req, reply) : undefined);
           if (!s) {
             if (req.method === 'GET' || req.method === 'HEAD') {
               if (req.headers['hx-request'] === 'true') {
@@ -197,7 +241,7 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
           }
           (req as unknown as Record<symbol, ConsoleRequestContext>)[SESSION] = {
             session: s,
-            ctx: { root, user: s.user, csrf: s.csrf, admin: false },
+            ctx: { root, user: s.user, csrf: s.csrf, admin: s.user === ADMIN_USER },
           };
         });
         signed.post('/signout', { config: { public: true } }, async (req, reply) => {
@@ -210,6 +254,14 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         hookPages(signed, pageDeps);
         deliveryPages(signed, pageDeps);
         livePage(signed, pageDeps);
+        if (deps.accounts)
+          usersPage(signed, {
+            root,
+            accounts: deps.accounts,
+            users: deps.users,
+            hooks: deps.hooks,
+            sessions,
+          });
       });
     },
     { prefix: CONSOLE_PATH },

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
@@ -12,6 +11,7 @@ import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { assembleIdentity } from '../identity/assemble.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -22,9 +22,11 @@ import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { openStores } from './open-store.js';
@@ -90,7 +92,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   try {
     await member?.join();
     // Instances starting together on one database take turns: exactly one creates admin.
-    const bootstrap = () => bootstrapAdmin(store, config.dataDir, log);
+    const bootstrap = async () => {
+      await bootstrapAdmin(store, config.dataDir, log);
+      await migrateUserScopes(store, log);
+    };
     await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
   } catch (err) {
     await member?.leave().catch(() => undefined);
@@ -104,12 +109,18 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
-    const hooks = new HookService(store, opened.ephemeralHooks, {
-      checkCallback: async (url) => {
-        const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
+    const users = await userScopes(store);
+    const hooks = new HookService(
+      store,
+      opened.ephemeralHooks,
+      {
+        checkCallback: async (url) => {
+          const r = await checkCallbackTarget(url, settings.policy);
+          return r.ok ? undefined : r.message;
+        },
       },
-    });
+      users.checkPattern,
+    );
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -156,6 +167,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
+      scopes: users.scopes,
+      redactUri: settings.redactUri,
+      onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
@@ -209,7 +223,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           // Known here only if it was not this process that deleted it (it applied that already).
           for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
         }),
-      resync: () => resyncAll(),
+      resync: () => {
+        users.scopes.clear();
+        resyncAll();
+      },
+      userChanged: (name) => users.scopes.changed(name),
       secretChanged: (id) => deliveries.secretChanged(id),
       failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
     });
@@ -221,8 +239,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ? undefined
       : store.watchExternalChanges?.(() => {
           serially('resync after an external store change', async () => {
-            const users = await store.listUsers();
-            replaceAll(await hooks.resync(new Set(users.map((u) => u.name))));
+            users.scopes.clear();
+            const names = (await store.listUsers()).map((u) => u.name);
+            replaceAll(await hooks.resync(new Set(names)));
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
@@ -263,9 +282,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const auth = new Authenticator(store);
+    const identity = assembleIdentity(config, store, settings, log, users.accounts);
     const tail = new TailServer({
-      auth,
+      auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
       log,
       source: {
@@ -294,6 +313,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          ...(identity.requestUser && { requestUser: identity.requestUser }),
+          ...(identity.guardedHeader && { guardedHeader: identity.guardedHeader }),
         })
       : undefined;
 
@@ -325,7 +346,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     const app = await buildApp({
       config,
       hooks,
-      auth,
+      auth: identity.api.tokens,
+      identity: identity.api,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
       system: {
@@ -346,11 +368,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
+        userRoutes(api, { accounts: users.accounts, store, hooks });
         metricsRoutes(api, metrics);
         tailRoute(api);
         if (config.consoleEnabled)
           consoleRoutes(api, {
-            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, auth, users: store, tail },
+            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
+            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
             deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
             trustsProxy: (a) => settings.trusts(a),
             reportBase: (req) => settings.reportBase(req.headers.host),

@@ -8,6 +8,7 @@ export const HOT_KEYS = [
   'trustedProxies',
   'logLevel',
   'shutdownTimeoutMs',
+  'redactQueryParams',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export const RESTART_KEYS = [
@@ -20,6 +21,18 @@ export const RESTART_KEYS = [
   'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
+  'identityJwtJwksUrl',
+  'identityJwtKeyFile',
+  'identityJwtIssuer',
+  'identityJwtAudience',
+  'identityJwtUserClaim',
+  'identityJwtScopesClaim',
+  'identityHeader',
+  'identityForwardUrl',
+  'identityForwardUserHeader',
+  'identityForwardTtlMs',
+  'identityForwardTimeoutMs',
+  'identityRefuseUnknownUsers',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -21,7 +21,12 @@ import type {
 } from '../store/delivery-store.js';
 import { type BreakerOptions, DEFAULT_BREAKER, type DestinationOutcome } from './circuit-breaker.js';
 import { Delivery } from './delivery.js';
-import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
+import {
+  type AttemptMessage,
+  type AttemptOutcome,
+  DeliveryEvents,
+  triggerMessage,
+} from './delivery-events.js';
 import {
   attemptRecord,
   DEFAULT_RETENTION,
@@ -230,11 +235,7 @@ export class DeliveryPipeline implements FiredEventSink {
             Time: time,
             HookId: d.hookId,
             DeliveryId: d.id,
-            Trigger: {
-              Method: d.trigger.method,
-              Path: d.trigger.path,
-              StatusCode: d.trigger.statusCode ?? null,
-            },
+            Trigger: triggerMessage(d.trigger),
           },
           d.owner,
         );
@@ -694,7 +695,7 @@ export class DeliveryPipeline implements FiredEventSink {
       LatencyMs: r.latencyMs,
       Outcome: outcome,
       Error: r.error,
-      Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+      Trigger: triggerMessage(d.trigger),
     };
     this.events.emit('attempt', message, d.owner);
   }

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
+import { ApiIdentity } from '../identity/api-identity.js';
 import type { HookService } from '../service/hook-service.js';
 import { printable } from '../util/printable.js';
 import { apiPathMatcher } from './api-paths.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
   hooks: HookService;
   auth: Authenticator;
+  /** How API callers are identified: hookd tokens, then the identity provider (default: tokens only). */
+  identity?: ApiIdentity;
   logger: Logger;
   system: SystemState;
   eventsEnabled: () => boolean;
@@ -178,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await fastify.register(
     async (api) => {
-      installAuth(api, deps.auth, deps.eventsEnabled);
+      installAuth(api, deps.identity ?? new ApiIdentity({ tokens: deps.auth }), deps.eventsEnabled);
       hookRoutes(api, deps.hooks, deps.config.apiBase);
       hookTypeRoutes(api);
       systemRoutes(api, deps.config.apiBase, deps.system);

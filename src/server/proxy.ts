@@ -23,6 +23,16 @@ export interface ProxyOptions {
   onStatus?: (status: number) => void;
   /** True once hookd is shutting down: responses then close their connection. */
   closing?: () => boolean;
+  /**
+   * With an identity provider: makes the lazy resolver of a request's user (`Trigger.requestUser`).
+   * Called only for requests that some hook watches; the provider is asked only if one matched.
+   */
+  requestUser?: (req: IncomingMessage) => () => Promise<string | undefined>;
+  /**
+   * A header only trusted proxies may send (`--identity-header`, lower case): dropped from the
+   * requests of every other peer before they are forwarded.
+   */
+  guardedHeader?: string;
 }
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
@@ -70,10 +80,12 @@ export class ReverseProxy {
     const method = req.method ?? 'GET';
     const engine = this.opts.engine;
     let path: string | undefined;
+    let requestUser: (() => Promise<string | undefined>) | undefined;
     if (engine.watches('before')) {
       path = pathOf(url);
+      requestUser = this.opts.requestUser?.(req);
       try {
-        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req), requestUser });
       } catch (err) {
         // A hook must never take the proxied request down with it.
         this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
@@ -83,6 +95,7 @@ export class ReverseProxy {
       const p = path ?? pathOf(url);
       // Captured now: by 'finish' undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
+      const user = requestUser ?? this.opts.requestUser?.(req);
       // 'finish' is emitted once: `on` spares the wrapper `once` allocates per request.
       res.on('finish', () => {
         try {
@@ -91,6 +104,7 @@ export class ReverseProxy {
             path: p,
             uri: () => this.opts.uriOf(req, socket),
             statusCode: res.statusCode,
+            requestUser: user,
           });
         } catch (err) {
           this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
@@ -121,8 +135,10 @@ export class ReverseProxy {
         method: req.method ?? 'GET',
         path: pathOf(url),
         uri: () => this.opts.uriOf(req),
+        requestUser: this.opts.requestUser?.(req),
       });
     }
+    const guarded = this.untrustedGuard(req);
     const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
     const host = this.origin.hostname.replace(/^\[|\]$/g, '');
     const upstream: Socket =
@@ -133,7 +149,7 @@ export class ReverseProxy {
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
-      if (FORWARDED.has(name)) continue;
+      if (FORWARDED.has(name) || name === guarded) continue;
       lines.push(`${raw[i]}: ${raw[i + 1]}`);
     }
     const forwarded: string[] = [];
@@ -173,6 +189,14 @@ export class ReverseProxy {
     await this.pool.close();
   }
 
+  /** The guarded identity header when this request's peer may not send it; else undefined. */
+  private untrustedGuard(req: IncomingMessage): string | undefined {
+    const guarded = this.opts.guardedHeader;
+    if (guarded === undefined) return undefined;
+    const peer = req.socket.remoteAddress;
+    return !this.opts.trusted.empty && this.opts.trusted.trusts(peer) ? undefined : guarded;
+  }
+
   /**
    * The request's headers as forwarded: hop-by-hop ones and those its Connection header lists
    * dropped, X-Forwarded-* set. One pass over `rawHeaders`: reading `req.headers` would make Node
@@ -189,9 +213,11 @@ export class ReverseProxy {
       xfh: undefined,
     };
     let hasBody = false;
+    const guarded = this.untrustedGuard(req);
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       const value = raw[i + 1]!;
+      if (name === guarded) continue;
       if (HOP_BY_HOP.has(name)) {
         if (name === 'connection') seen.connection = seen.connection ? `${seen.connection}, ${value}` : value;
         else if (name === 'transfer-encoding') hasBody = true;

@@ -28,6 +28,8 @@ export class HookService {
     private readonly durable: HookStore,
     private readonly ephemeral: HookStore,
     private readonly validation: ValidateOptions = {},
+    /** The scope rule for PathPatterns (src/users/pattern-check.ts); throws to refuse. */
+    private readonly checkPattern?: (owner: string, pathPattern: string) => Promise<void>,
   ) {}
 
   onChange(listener: HookChangeListener): void {
@@ -62,6 +64,7 @@ export class HookService {
 
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
+    await this.checkPattern?.(owner, config.PathPattern);
     const hook: Hook = {
       Id: newHookId(),
       Owner: owner,
@@ -77,6 +80,7 @@ export class HookService {
   async replace(owner: string, id: string, body: unknown): Promise<Hook> {
     const existing = await this.get(owner, id);
     const config = await validateHook(body, this.validation);
+    await this.checkPattern?.(owner, config.PathPattern);
     // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.
     const hook: Hook = {
       Id: existing.Id,
@@ -117,6 +121,20 @@ export class HookService {
     await this.storeFor(updated).putHook(updated);
     this.emitSaved(updated);
     return updated;
+  }
+
+  /** Deletes every hook of `owner` (the user is being removed), telling the listeners of each. */
+  async deleteAll(owner: string): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const page = await this.list(owner, { limit: 500 });
+      for (const h of page.items) {
+        await this.storeFor(h).deleteHook(h.Id);
+        for (const l of this.listeners) l.hookDeleted(h.Id);
+        n++;
+      }
+      if (page.next === undefined) return n;
+    }
   }
 
   async list(owner: string, page: PageRequest = {}): Promise<HookPage> {

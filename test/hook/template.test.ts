@@ -61,7 +61,15 @@ describe('template variables', () => {
   test('TEMPLATE_VARIABLES lists exactly the names the renderer knows', () => {
     assert.deepEqual(
       [...TEMPLATE_VARIABLES].sort(),
-      ['$HOOK_ID', '$REQUEST_METHOD', '$REQUEST_PATH', '$REQUEST_URI', '$STATUS_CODE', '$TIMESTAMP'].sort(),
+      [
+        '$HOOK_ID',
+        '$REQUEST_METHOD',
+        '$REQUEST_PATH',
+        '$REQUEST_URI',
+        '$REQUEST_USER',
+        '$STATUS_CODE',
+        '$TIMESTAMP',
+      ].sort(),
     );
     for (const name of TEMPLATE_VARIABLES) {
       assert.notEqual(render(`[${name}]`), `[${name}]`, `${name} was not replaced`);

@@ -36,7 +36,7 @@ function configOf(h: Record<string, unknown>): Record<string, unknown> {
 /** A new user with a token, straight through the store of the running daemon. */
 async function addUser(d: TestDaemon, name: string): Promise<string> {
   const accounts = new Accounts(d.hookd.store);
-  await accounts.addUser(name);
+  await accounts.addUser(name, ['/']);
   return (await accounts.createToken(name, 'test')).token;
 }
 

@@ -168,10 +168,11 @@ ${jsonView(doc, true)}`,
       );
     const i = path.indexOf('?');
     const p = i === -1 ? path : path.slice(0, i);
-    const previews = deps.engine.preview(ctx.user, {
+    const previews = await deps.engine.preview(ctx.user, {
       method,
       path: p,
       uri: () => `${deps.reportBase(req)}${path}`,
+      user: (f.User ?? '').trim(),
       ...(status !== undefined && { statusCode: status }),
     });
     if (previews.length === 0)
@@ -333,6 +334,7 @@ function dryRunPanel(root: string, csrf: string): Html {
 <label for="dr-method">Method</label> <input id="dr-method" name="Method" value="GET" size="7">
 <label for="dr-path">Path</label> <input id="dr-path" name="Path" placeholder="/repositories/r1/items/7">
 <label for="dr-status">Status</label> <input id="dr-status" name="StatusCode" inputmode="numeric" size="4" placeholder="200">
+<label for="dr-user">Requested by</label> <input id="dr-user" name="User" size="10" placeholder="anonymous">
 <button type="submit">Try</button>
 </form>
 <div id="dry-result" role="status" aria-live="polite"></div></section>`;

@@ -141,6 +141,34 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    name: 'the user who made the triggering request',
+    sql: `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN t_user TEXT;
+  `,
+  },
+  {
+    version: 3,
+    name: 'users: scopes, change notifications',
+    // NULL scopes: a user from before; the daemon's start-up gives it the default (docs/DECISIONS.md
+    // "Scopes"). Every instance caches users' scopes: a change made anywhere is announced.
+    sql: `
+  ALTER TABLE users ADD COLUMN scopes TEXT;
+  CREATE FUNCTION hookd_notify_user() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'DELETE' THEN
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'user', 'id', OLD.name)::text);
+    ELSE
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'user', 'id', NEW.name)::text);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER users_notify AFTER INSERT OR UPDATE OR DELETE ON users
+    FOR EACH ROW EXECUTE FUNCTION hookd_notify_user();
+  `,
+  },
+  {
+    version: 4,
     name: 'console rollups',
     sql: AGGREGATES_MIGRATION_SQL,
   },

@@ -69,6 +69,15 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // Who made the request that fired a delivery (the identity provider's user; null: anonymous).
+  `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  `,
+  // Users' scopes (issue 12), a JSON list. NULL for users from before: the daemon's start-up gives
+  // them the default and logs whose hooks now fire less (docs/DECISIONS.md "Scopes").
+  `
+  ALTER TABLE users ADD COLUMN scopes TEXT;
+  `,
   // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
   AGGREGATES_MIGRATION,
 ];
