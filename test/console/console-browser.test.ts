@@ -296,6 +296,19 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     }
   });
 
+  it("shows the admin the users, their scopes and tokens (the admin's pages)", async () => {
+    await page.goto(`${d.url}${ROOT}/users`);
+    assert.match((await page.textContent('main table'))!, /bob/);
+    await axe(page, 'the users page');
+    await page.click('text=bob');
+    await page.waitForURL(/\/users\/bob$/);
+    assert.ok((await page.inputValue('#scopes')).length > 0, 'the scopes are shown');
+    await page.fill('#t-label', 'from the console');
+    await page.click('text=Create token');
+    assert.match((await page.textContent('#new-token'))!, /^hkd_/);
+    await axe(page, 'a user page');
+  });
+
   it('is usable at phone width: no page scrolls sideways', async () => {
     const phone = await alice.context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
@@ -306,6 +319,8 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
       `/hooks/${hookId}`,
       `/deliveries/${deliveryId}`,
       '/live',
+      '/users',
+      '/users/bob',
     ]) {
       await phone.goto(`${d.url}${ROOT}${path}`);
       const [scroll, width] = await phone.evaluate(() => [

@@ -240,4 +240,70 @@ describe('console over HTTP', () => {
       await off.close();
     }
   });
+
+  it('lets the admin manage users, scopes and tokens on the Users page; to anyone else it is 404', async () => {
+    const { cookie } = await signIn(d.url, d.token);
+    const csrf = await csrfOf(d.url, cookie);
+    const post = (path: string, form: Record<string, string>) =>
+      fetch(`${d.url}${ROOT}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...form }),
+      });
+    const list = await fetch(`${d.url}${ROOT}/users`, { headers: { cookie } });
+    assert.equal(list.status, 200);
+    assert.match(await list.text(), />admin</);
+    const bad = await post('/users', { Name: '1nvalid' });
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /is invalid/);
+    const added = await post('/users', { Name: 'frank', Scopes: 'own' });
+    assert.equal(added.status, 303);
+    assert.equal(added.headers.get('location'), `${ROOT}/users/frank`);
+    assert.deepEqual((await d.hookd.store.getUser('frank'))?.scopes, ['own']);
+    const created = await post('/users/frank/tokens', { Label: 'laptop' });
+    const token = /id="new-token">([^<]+)</.exec(await created.text())![1]!;
+    const frank = await signIn(d.url, token);
+    assert.equal(frank.res.status, 303, 'the new token signs in');
+    for (const path of ['/users', '/users/admin']) {
+      const r = await fetch(`${d.url}${ROOT}${path}`, { headers: { cookie: frank.cookie } });
+      assert.equal(r.status, 404, `${path} for a non-admin`);
+    }
+    assert.equal((await fetch(`${d.url}${ROOT}/`, { headers: { cookie: frank.cookie } })).status, 200);
+    const tokenId = token.split('_')[1]!;
+    assert.equal((await post(`/users/frank/tokens/${tokenId}/revoke`, {})).status, 303);
+    assert.equal(
+      (await fetch(`${d.url}${ROOT}/`, { headers: { cookie: frank.cookie }, redirect: 'manual' })).status,
+      303,
+      'revoking the token ended its session',
+    );
+    assert.equal((await post('/users/frank/delete', {})).status, 303);
+    assert.equal(await d.hookd.store.getUser('frank'), undefined);
+  });
+});
+
+describe('console sign-in through the identity provider', () => {
+  let d: TestDaemon;
+  before(async () => {
+    d = await startHookd({ identityHeader: 'X-Forwarded-User', trustedProxies: ['127.0.0.1'] });
+  });
+  after(async () => d?.close());
+
+  it('signs a browser the provider identifies in without a token, and follows the provider', async () => {
+    const first = await fetch(`${d.url}${ROOT}/`, { headers: { 'x-forwarded-user': 'dave' } });
+    assert.equal(first.status, 200);
+    assert.match(await first.text(), /<span>dave<\/span>/);
+    const cookie = first.headers.getSetCookie()[0]!.split(';')[0]!;
+    assert.match(cookie, /^hookd_console=/);
+    // The same session while the provider names the same user…
+    const again = await fetch(`${d.url}${ROOT}/hooks`, { headers: { cookie, 'x-forwarded-user': 'dave' } });
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.getSetCookie().length, 0);
+    // …and not once it names someone else or no one.
+    const other = await fetch(`${d.url}${ROOT}/`, { headers: { cookie, 'x-forwarded-user': 'erin' } });
+    assert.match(await other.text(), /<span>erin<\/span>/);
+    const anonymous = await fetch(`${d.url}${ROOT}/`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(anonymous.status, 303);
+    assert.match(anonymous.headers.get('location')!, /\/signin$/);
+  });
 });
