@@ -6,7 +6,7 @@ import { escapeHtml, html } from '../../src/console/html.js';
 import { SessionStore } from '../../src/console/sessions.js';
 import type { Hook } from '../../src/hook/hook.js';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { addUser } from '../helpers/servers.js';
+import { addUser, createHook, startReceiver } from '../helpers/servers.js';
 
 const ROOT = '/_hookd/console';
 
@@ -238,6 +238,65 @@ describe('console over HTTP', () => {
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
     } finally {
       await off.close();
+    }
+  });
+
+  it('reveals and rotates a secret, counts before a bulk redelivery, dry-runs, and deletes', async () => {
+    const receiver = await startReceiver({ status: 500 });
+    try {
+      const hook = await createHook(d, {
+        PathPattern: '/_hookd-test/(*)',
+        Methods: ['*'],
+        Type: 0,
+        Callback: `${receiver.url}/r`,
+        RetrySchedule: [0],
+      });
+      const { cookie } = await signIn(d.url, d.token);
+      const csrf = await csrfOf(d.url, cookie);
+      const htmx = (path: string, form: Record<string, string> = {}) =>
+        fetch(`${d.url}${ROOT}${path}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            cookie,
+            'hx-request': 'true',
+            'x-csrf-token': csrf,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams(form),
+        });
+      const secret = /whsec_[A-Za-z0-9+/=]+/.exec(await (await htmx(`/hooks/${hook.Id}/secret`)).text())![0];
+      const rotated = await (await htmx(`/hooks/${hook.Id}/secret/rotate`)).text();
+      assert.match(rotated, /Rotated/);
+      assert.doesNotMatch(rotated, new RegExp(secret.replace(/[+/]/g, '\\$&')), 'a new secret');
+
+      const dry = await (await htmx('/hooks/dry-run', { Method: 'GET', Path: '/_hookd-test/7' })).text();
+      assert.match(dry, new RegExp(`${hook.Id}`));
+      assert.match(dry, /\/r/);
+
+      // Three reported requests fail at the receiver (one attempt each): the count comes first.
+      await fetch(`${d.url}/_hookd/report`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify([1, 2, 3].map((i) => ({ Method: 'GET', Path: `/_hookd-test/${i}` }))),
+      });
+      await receiver.waitFor(3, 10_000);
+      let count = '';
+      for (let t = Date.now(); Date.now() - t < 10_000; await new Promise((r) => setTimeout(r, 200))) {
+        count = await (await htmx(`/hooks/${hook.Id}/redeliver/count`, { status: 'failed' })).text();
+        if (/data-count="3"/.test(count)) break;
+      }
+      assert.match(count, /queues <strong data-count="3">3<\/strong> failed deliveries again/);
+      assert.equal(receiver.calls.length, 3, 'counting redelivers nothing');
+      const done = await (await htmx(`/hooks/${hook.Id}/redeliver`, { status: 'failed' })).text();
+      assert.match(done, /3 deliveries queued again/);
+      await receiver.waitFor(6, 10_000);
+
+      const del = await htmx(`/hooks/${hook.Id}/delete`);
+      assert.equal(del.status, 303);
+      assert.equal(await d.hookd.hooks.find(hook.Id), undefined);
+    } finally {
+      await receiver.close();
     }
   });
 
