@@ -68,6 +68,14 @@ export interface HookdConfig {
   identityRefuseUnknownUsers?: boolean;
   /** The web console under `{apiBase}/_hookd/console/` (default on; `--no-console` turns it off). */
   consoleEnabled: boolean;
+  /** Callback attempts in flight at once over all hosts (default 256). */
+  deliveryConcurrency?: number;
+  /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */
+  deliveryPerHost?: number;
+  /** Callback attempts in flight at once to one endpoint (callback URL) inside its host (default 8). */
+  deliveryPerEndpoint?: number;
+  /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
+  storeFaultBuffer?: number;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

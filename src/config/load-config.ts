@@ -205,6 +205,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
     redactQueryParams: redactListOf(get('redactQueryParams'), list),
+    ...deliveryLimits(int),
     ...identity,
     consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
   };
@@ -217,6 +218,22 @@ function redactListOf(r: { value: unknown } | undefined, list: (k: string) => st
     .flatMap((n) => n.split(/[\s,]+/))
     .filter(Boolean);
   return names.length === 1 && names[0]!.toLowerCase() === 'none' ? [] : names;
+}
+
+/** The delivery limits that were set (the pipeline has the defaults); absent keys stay absent. */
+function deliveryLimits(
+  int: (k: string, def: number, min: number, max: number) => number,
+): Partial<HookdConfig> {
+  const out: Partial<HookdConfig> = {};
+  const set = (key: keyof HookdConfig, fileKey: string, min: number, max: number) => {
+    const v = int(fileKey, -1, min, max);
+    if (v !== -1) (out as Record<string, number>)[key] = v;
+  };
+  set('deliveryConcurrency', 'delivery.concurrency', 1, 100_000);
+  set('deliveryPerHost', 'delivery.perHost', 1, 10_000);
+  set('deliveryPerEndpoint', 'delivery.perEndpoint', 1, 10_000);
+  set('storeFaultBuffer', 'delivery.faultBuffer', 0, 10_000_000);
+  return out;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;

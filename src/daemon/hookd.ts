@@ -7,11 +7,12 @@ import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { consoleRoutes } from '../console/console.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { assembleIdentity } from '../identity/assemble.js';
+import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -29,9 +30,11 @@ import type { Store } from '../store/store.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { deliveryOptions, hookSchedule } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
+import { storeFaults } from './store-faults.js';
 
 export { STORE_FILE } from './open-store.js';
 
@@ -49,19 +52,6 @@ export interface Hookd {
   reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
-}
-
-const schedules = new WeakMap<Hook, RetrySchedule>();
-
-/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
-function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
-  if (hook?.RetrySchedule === undefined) return undefined;
-  let s = schedules.get(hook);
-  if (s === undefined) {
-    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
-    schedules.set(hook, s);
-  }
-  return s;
 }
 
 export interface HookdOptions {
@@ -110,6 +100,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     let current = config;
     const settings = new RuntimeSettings(config);
     const users = await userScopes(store);
+    const faults = storeFaults(opened.deliveries.durable, log);
     const hooks = new HookService(
       store,
       opened.ephemeralHooks,
@@ -121,6 +112,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       users.checkPattern,
     );
+    // The signing secret is made with the hook: delivery never waits on a first-use write.
+    hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -137,6 +130,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
+      health: faults.health,
+      ...deliveryOptions(config),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -146,6 +141,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks: () => engine.size,
       tailClients: () => tail.clients,
     });
+    registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       log.info(
@@ -313,8 +309,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
-          ...(identity.requestUser && { requestUser: identity.requestUser }),
-          ...(identity.guardedHeader && { guardedHeader: identity.guardedHeader }),
+          ...identity.proxy,
+          recorded: () => deliveries.settled(),
         })
       : undefined;
 
@@ -346,17 +342,17 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     const app = await buildApp({
       config,
       hooks,
-      auth: identity.api.tokens,
-      identity: identity.api,
+      auth: identity.api,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
       system: {
         draining: () => draining,
         storeReady: async () => {
           await store.listUsers();
-          return true;
+          return faults.health.available;
         },
       },
+      mapError: faults.mapError,
       extraRoutes: (api) => {
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
@@ -365,7 +361,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
             await deliveries.flush().catch(() => undefined);
           return payload;
         });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         userRoutes(api, { accounts: users.accounts, store, hooks });
@@ -451,6 +447,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await member.leave();
         }
         await store.close();
+        faults.stop();
       },
     };
   };

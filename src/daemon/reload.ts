@@ -33,6 +33,10 @@ export const RESTART_KEYS = [
   'identityForwardTtlMs',
   'identityForwardTimeoutMs',
   'identityRefuseUnknownUsers',
+  'deliveryConcurrency',
+  'deliveryPerHost',
+  'deliveryPerEndpoint',
+  'storeFaultBuffer',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -16,6 +16,11 @@ export interface ApiIdentityOptions {
 }
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="hookd"' };
+/**
+ * hookd's own administrator (src/daemon/bootstrap.ts ADMIN_USER) is reached with its token only:
+ * a service user who happens to be called `admin` must not inherit hookd's admin rights.
+ */
+const RESERVED_USERS: ReadonlySet<string> = new Set(['admin']);
 
 /**
  * Who is calling the API (hooks, dry run, deliveries, secrets, the tail): one path for all of
@@ -73,6 +78,12 @@ export class ApiIdentity {
       throw new HookdError(
         'FORBIDDEN',
         `the identity provider names the user "${result.user.slice(0, 80)}", which is not a valid hookd user name: it must be ${USER_NAME_RULE}`,
+      );
+    }
+    if (RESERVED_USERS.has(result.user)) {
+      throw new HookdError(
+        'FORBIDDEN',
+        `the identity provider names the user "${result.user}", which is reserved for hookd's own administrator; it signs in with its hookd token (admin.token)`,
       );
     }
     const refuse = this.opts.refuseUnknownUsers === true;

@@ -14,10 +14,13 @@ import { type RequestUser, requestUserResolver } from './request-user.js';
 export interface DaemonIdentity {
   api: ApiIdentity;
   provider: IdentityProvider | undefined;
-  /** The lazy user of a proxied request; absent without a provider (nothing to pay per request). */
-  requestUser?: (req: IncomingMessage) => RequestUser;
-  /** The header the proxy drops from untrusted peers (`--identity-header`). */
-  guardedHeader?: string;
+  /** Options of the reverse proxy (ProxyOptions); empty without a provider. */
+  proxy: {
+    /** The lazy user of a proxied request; absent without a provider (nothing to pay per request). */
+    requestUser?: (req: IncomingMessage) => RequestUser;
+    /** The header the proxy drops from untrusted peers (`--identity-header`). */
+    guardedHeader?: string;
+  };
 }
 
 /** Builds the identity side of a daemon from its configuration. */
@@ -36,7 +39,7 @@ export function assembleIdentity(
     accounts,
     refuseUnknownUsers: config.identityRefuseUnknownUsers === true,
   });
-  if (!provider) return { api, provider };
+  if (!provider) return { api, provider, proxy: {} };
   if (provider.kind === 'header' && trusted.empty) {
     log.warn(
       { header: config.identityHeader },
@@ -50,7 +53,9 @@ export function assembleIdentity(
   return {
     api,
     provider,
-    requestUser: requestUserResolver(provider, log),
-    ...(provider.guardedHeader !== undefined && { guardedHeader: provider.guardedHeader }),
+    proxy: {
+      requestUser: requestUserResolver(provider, log),
+      ...(provider.guardedHeader !== undefined && { guardedHeader: provider.guardedHeader }),
+    },
   };
 }

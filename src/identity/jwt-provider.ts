@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { IdentityProvider, IdentityRequest, IdentityResult } from './provider.js';
 import { bearerOf } from './provider.js';
@@ -29,6 +29,13 @@ export const JWKS_COOLDOWN_MS = 30_000;
 export const JWKS_MAX_AGE_MS = 10 * 60_000;
 /** How long a JWKS fetch may take before the token counts as "provider unavailable". */
 export const JWKS_TIMEOUT_MS = 5_000;
+/**
+ * A verified token is remembered this long at most (and never past its `exp`): a signature check
+ * costs about 100 µs of CPU (ES256), and a client sends the same token with every request.
+ */
+export const VERIFIED_TTL_MS = 60_000;
+/** Verified tokens remembered at most; the oldest goes first. */
+export const VERIFIED_ENTRIES = 10_000;
 
 export interface JwtProviderOptions {
   /** The identity provider's JWKS URL, or a public key (one of the two). */
@@ -42,6 +49,7 @@ export interface JwtProviderOptions {
   scopesClaim?: string;
   /** Tests only: the JWKS refetch cooldown (default {@link JWKS_COOLDOWN_MS}). */
   cooldownMs?: number;
+  now?: () => number;
 }
 
 // The JWKS could not be fetched or parsed: nothing is known about the token's validity.
@@ -52,6 +60,9 @@ export class JwtProvider implements IdentityProvider {
   readonly kind = 'jwt';
   private readonly key: JWTVerifyGetKey | KeyObject;
   private readonly userClaim: string;
+  /** Identified users by the SHA-256 of their token (never the token), until `expires`. */
+  private readonly verified = new Map<string, { result: IdentityResult; expires: number }>();
+  private readonly now: () => number;
 
   constructor(private readonly opts: JwtProviderOptions) {
     if (opts.jwksUrl !== undefined) {
@@ -66,12 +77,32 @@ export class JwtProvider implements IdentityProvider {
       throw new Error('a JWT provider needs a JWKS URL or a key');
     }
     this.userClaim = opts.userClaim ?? 'sub';
+    this.now = opts.now ?? Date.now;
   }
 
   async identify(req: IdentityRequest): Promise<IdentityResult> {
     const token = bearerOf(req.authorization);
     if (token === undefined) return { kind: 'anonymous' };
     if (token.split('.').length !== 3) return { kind: 'refused', reason: 'the bearer token is not a JWT' };
+    const key = createHash('sha256').update(token).digest('base64url');
+    const hit = this.verified.get(key);
+    if (hit !== undefined) {
+      if (hit.expires > this.now()) return hit.result;
+      this.verified.delete(key);
+    }
+    const { result, exp } = await this.verify(token);
+    if (result.kind === 'user') {
+      const expires = Math.min(this.now() + VERIFIED_TTL_MS, exp === undefined ? Infinity : exp * 1000);
+      if (this.verified.size >= VERIFIED_ENTRIES) {
+        const oldest = this.verified.keys().next().value;
+        if (oldest !== undefined) this.verified.delete(oldest);
+      }
+      this.verified.set(key, { result, expires });
+    }
+    return result;
+  }
+
+  private async verify(token: string): Promise<{ result: IdentityResult; exp?: number }> {
     let payload: JWTPayload;
     try {
       const verified = await jwtVerify(token, this.key as JWTVerifyGetKey, {
@@ -84,10 +115,16 @@ export class JwtProvider implements IdentityProvider {
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (typeof code !== 'string' || !code.startsWith('ERR_J') || UNAVAILABLE_CODES.has(code)) {
-        return { kind: 'unavailable', reason: `the JWKS could not be fetched: ${(err as Error).message}` };
+        return {
+          result: { kind: 'unavailable', reason: `the JWKS could not be fetched: ${(err as Error).message}` },
+        };
       }
-      return { kind: 'refused', reason: `the JWT is not valid: ${(err as Error).message}` };
+      return { result: { kind: 'refused', reason: `the JWT is not valid: ${(err as Error).message}` } };
     }
+    return { result: this.identityOf(payload), ...(payload.exp !== undefined && { exp: payload.exp }) };
+  }
+
+  private identityOf(payload: JWTPayload): IdentityResult {
     const user = payload[this.userClaim];
     if (typeof user !== 'string' || user === '') {
       return { kind: 'refused', reason: `the JWT has no "${this.userClaim}" claim naming the user` };

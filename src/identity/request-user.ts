@@ -22,11 +22,12 @@ export function requestUserResolver(
 ): (req: IncomingMessage) => RequestUser {
   let lastWarn = 0;
   return (req) => {
-    // Read now: by the time an AfterCompletion hook asks, the socket may be gone.
-    const identity = identityRequestOf(req);
+    // Read now: by the time an AfterCompletion hook asks, the socket may be gone. Nothing else
+    // is done until a hook matched: this runs for every request that hooks watch.
+    const peer = req.socket?.remoteAddress;
     let answer: Promise<string | undefined> | undefined;
     return () => {
-      answer ??= provider.identify(identity).then(
+      answer ??= provider.identify(identityRequestOf(req, peer)).then(
         (r) => {
           if (r.kind === 'user') return r.user;
           if (r.kind === 'unavailable' && Date.now() - lastWarn > WARN_EVERY_MS) {

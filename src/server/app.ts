@@ -26,12 +26,16 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface AppDeps {
   config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
   hooks: HookService;
-  auth: Authenticator;
-  /** How API callers are identified: hookd tokens, then the identity provider (default: tokens only). */
-  identity?: ApiIdentity;
+  /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
+  auth: Authenticator | ApiIdentity;
   logger: Logger;
   system: SystemState;
   eventsEnabled: () => boolean;
+  /**
+   * Maps an error no route turned into a `HookdError` (a store fault → 503 `STORE_UNAVAILABLE`)
+   * before it would become a 500 `INTERNAL`; undefined leaves it to the default.
+   */
+  mapError?: (err: Error) => HookdError | undefined;
   /** Plugins that add routes (proxy-side features register here as they arrive). */
   extraRoutes?: (app: FastifyInstance) => void;
   /** Everything outside the API: the reverse proxy, or a 404 when there is no upstream. */
@@ -96,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   fastify.setErrorHandler((err, req, reply) => {
-    const mapped = fromFrameworkError(err as Error, deps.config.bodyLimit);
+    const mapped = fromFrameworkError(err as Error, deps.config.bodyLimit) ?? deps.mapError?.(err as Error);
     if (mapped) {
       if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
       return sendProblem(reply, mapped);
@@ -181,7 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await fastify.register(
     async (api) => {
-      installAuth(api, deps.identity ?? new ApiIdentity({ tokens: deps.auth }), deps.eventsEnabled);
+      const auth = deps.auth instanceof ApiIdentity ? deps.auth : new ApiIdentity({ tokens: deps.auth });
+      installAuth(api, auth, deps.eventsEnabled);
       hookRoutes(api, deps.hooks, deps.config.apiBase);
       hookTypeRoutes(api);
       systemRoutes(api, deps.config.apiBase, deps.system);

@@ -4,7 +4,15 @@ const problem = {
   description: 'RFC 9457 problem details',
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 };
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), problem]));
+// 503: events switched off (EVENTS_DISABLED), draining (UNAVAILABLE), or the store refuses
+// writes (STORE_UNAVAILABLE: disk full, read-only, database down), with Retry-After.
+const unavailable = {
+  ...problem,
+  description: 'RFC 9457 problem details: EVENTS_DISABLED, UNAVAILABLE (draining) or STORE_UNAVAILABLE',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+};
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [String(c), c === 503 ? unavailable : problem]));
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
@@ -21,6 +29,10 @@ const servedSchema = {
     Uri: {
       type: 'string',
       description: 'Absolute URI for $REQUEST_URI (default: publicBaseUrl or this request’s host)',
+    },
+    User: {
+      type: 'string',
+      description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
     },
   },
 };
@@ -246,7 +258,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           security: [],
           responses: {
             '200': { description: 'Ready' },
-            '503': { description: 'Draining or store unreachable' },
+            '503': { description: 'Draining, store unreachable, or the store refuses writes' },
           },
         },
       },
@@ -256,7 +268,14 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       ...userPaths(),
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A hookd token (hkd_…), or, with an identity provider configured, a JWT of the service (--identity-jwt-*); the trusted-proxy header and forward-auth credentials are accepted too (docs/API.md "Authentication")',
+        },
+      },
       schemas: {
         HookInput: input,
         Hook: {
@@ -291,6 +310,16 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Label: { type: 'string' },
             Created: { type: 'string', format: 'date-time' },
             Token: { type: 'string', description: 'The token itself: in the answer to its creation only' },
+          },
+        },
+        Trigger: {
+          type: 'object',
+          description: 'The request that fired a delivery (in deliveries and tail events)',
+          properties: {
+            Method: { type: 'string' },
+            Path: { type: 'string' },
+            StatusCode: { type: ['integer', 'null'] },
+            User: { type: ['string', 'null'], description: 'Who made the request; null: anonymous' },
           },
         },
         Problem: {

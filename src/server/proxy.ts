@@ -24,6 +24,11 @@ export interface ProxyOptions {
   /** True once hookd is shutting down: responses then close their connection. */
   closing?: () => boolean;
   /**
+   * Resolves once the callbacks fired so far are recorded (the delivery pipeline's `settled`):
+   * the end of a response whose AfterCompletion hooks fired waits for it. Left out, nothing waits.
+   */
+  recorded?: () => Promise<void>;
+  /**
    * With an identity provider: makes the lazy resolver of a request's user (`Trigger.requestUser`).
    * Called only for requests that some hook watches; the provider is asked only if one matched.
    */
@@ -34,6 +39,9 @@ export interface ProxyOptions {
    */
   guardedHeader?: string;
 }
+
+/** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
+type AfterCompletion = (statusCode: number) => Promise<void> | undefined;
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
 const HOP_BY_HOP = new Set([
@@ -55,8 +63,9 @@ const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-
  * The reverse proxy: everything outside the API goes to the upstream, bodies streamed both ways
  * with manual backpressure (PERF-NOTES: `pipeline()` doubled the CPU per request), through one
  * keep-alive pool. BeforeCompletion hooks fire on arrival, before the request is forwarded and
- * without waiting for any callback; AfterCompletion hooks when the response has been sent,
- * including a 502/504 that hookd produced itself.
+ * without waiting for any callback; AfterCompletion hooks when the whole response is known,
+ * including a 502/504 that hookd produced itself, and the end of that response reaches the client
+ * only once the callbacks they fired are recorded (`recorded`).
  */
 export class ReverseProxy {
   private readonly pool: Pool;
@@ -91,25 +100,35 @@ export class ReverseProxy {
         this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
       }
     }
+    let after: AfterCompletion | undefined;
     if (engine.watches('after')) {
       const p = path ?? pathOf(url);
-      // Captured now: by 'finish' undici may have destroyed the request stream, which nulls req.socket.
+      // Captured now: by the end undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
       const user = requestUser ?? this.opts.requestUser?.(req);
-      // 'finish' is emitted once: `on` spares the wrapper `once` allocates per request.
-      res.on('finish', () => {
+      // Fired when the whole response is known, before its end goes to the client: the end waits
+      // until the fired callbacks are recorded (docs/DECISIONS.md "AfterCompletion: recorded
+      // before the response ends"), so a client that has its response can rely on them.
+      after = (statusCode) => {
+        let fired = 0;
         try {
-          engine.fire('after', {
+          fired = engine.fire('after', {
             method,
             path: p,
             uri: () => this.opts.uriOf(req, socket),
-            statusCode: res.statusCode,
+            statusCode,
             requestUser: user,
           });
         } catch (err) {
           this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
         }
-      });
+        const recorded = this.opts.recorded;
+        if (fired === 0 || !recorded) return undefined;
+        // With a provider the callbacks are recorded once the user is known (the engine asked for
+        // it; the answer is shared and settles first for the engine, which registered first): the
+        // end waits for that too, so the guarantee holds with a provider as without.
+        return user ? user().then(recorded) : recorded();
+      };
     }
 
     const forward = this.forwardHeaders(req);
@@ -120,12 +139,16 @@ export class ReverseProxy {
         headers: forward.headers,
         body: forward.hasBody ? req : null,
       },
-      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing),
+      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing, after),
     );
   };
 
-  private readonly failed = (req: IncomingMessage, res: ServerResponse, err: Error): void =>
-    this.fail(req, res, err);
+  private readonly failed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    err: Error,
+    after: AfterCompletion | undefined,
+  ): void => this.fail(req, res, err, after);
 
   /** WebSocket and other Upgrade requests: a raw byte tunnel to the upstream after the handshake. */
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -138,7 +161,8 @@ export class ReverseProxy {
         requestUser: this.opts.requestUser?.(req),
       });
     }
-    const guarded = this.untrustedGuard(req);
+    const trusted = this.trustedPeer(req);
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
     const host = this.origin.hostname.replace(/^\[|\]$/g, '');
     const upstream: Socket =
@@ -161,7 +185,7 @@ export class ReverseProxy {
       xfh: undefined,
     };
     for (let i = 0; i < raw.length; i += 2) rememberForwarded(seen, raw[i]!.toLowerCase(), raw[i + 1]!);
-    this.pushForwarded(req, seen, forwarded);
+    this.pushForwarded(req, seen, forwarded, trusted);
     for (let i = 0; i < forwarded.length; i += 2) lines.push(`${forwarded[i]}: ${forwarded[i + 1]}`);
     upstream.once('connect', () => {
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -189,12 +213,9 @@ export class ReverseProxy {
     await this.pool.close();
   }
 
-  /** The guarded identity header when this request's peer may not send it; else undefined. */
-  private untrustedGuard(req: IncomingMessage): string | undefined {
-    const guarded = this.opts.guardedHeader;
-    if (guarded === undefined) return undefined;
-    const peer = req.socket.remoteAddress;
-    return !this.opts.trusted.empty && this.opts.trusted.trusts(peer) ? undefined : guarded;
+  /** Whether the peer is a trusted proxy: asked once per request (it parses the address). */
+  private trustedPeer(req: IncomingMessage): boolean {
+    return !this.opts.trusted.empty && this.opts.trusted.trusts(req.socket.remoteAddress ?? '');
   }
 
   /**
@@ -213,7 +234,9 @@ export class ReverseProxy {
       xfh: undefined,
     };
     let hasBody = false;
-    const guarded = this.untrustedGuard(req);
+    const trusted = this.trustedPeer(req);
+    // The identity header (`--identity-header`) is only for trusted proxies to send.
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       const value = raw[i + 1]!;
@@ -234,14 +257,13 @@ export class ReverseProxy {
     const listed = seen.connection;
     const headers =
       listed && listed !== 'keep-alive' && listed !== 'close' ? withoutListed(out, listed) : out;
-    this.pushForwarded(req, seen, headers);
+    this.pushForwarded(req, seen, headers, trusted);
     return { headers, hasBody };
   }
 
   /** Appends X-Forwarded-For/-Proto/-Host as name, value pairs. */
-  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[]): void {
+  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[], trusted: boolean): void {
     const peer = req.socket.remoteAddress ?? '';
-    const trusted = !this.opts.trusted.empty && this.opts.trusted.trusts(peer);
     const proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
     out.push(
       'x-forwarded-for',
@@ -253,7 +275,7 @@ export class ReverseProxy {
     );
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, err: Error): void {
+  private fail(req: IncomingMessage, res: ServerResponse, err: Error, after?: AfterCompletion): void {
     const code = (err as { code?: string }).code ?? '';
     if (res.headersSent) {
       res.destroy();
@@ -286,8 +308,11 @@ export class ReverseProxy {
       'content-type': 'application/problem+json',
       'content-length': Buffer.byteLength(body),
     });
-    res.end(body);
     this.opts.onStatus?.(problem.status);
+    // hookd's own 502/504 fires AfterCompletion hooks too, and waits for them like any answer.
+    const wait = after?.(problem.status);
+    if (wait === undefined) res.end(body);
+    else void wait.then(() => res.end(body));
   }
 }
 
@@ -322,6 +347,17 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/** The Content-Length of a flat name/value header list, or -1 when absent or not one number. */
+function contentLength(headers: string[]): number {
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i]!.length === 14 && headers[i]!.toLowerCase() === 'content-length') {
+      const n = Number(headers[i + 1]);
+      return Number.isSafeInteger(n) && n >= 0 ? n : -1;
+    }
+  }
+  return -1;
+}
+
 /**
  * The upstream's raw response headers as the flat name/value list `writeHead` takes, names as
  * the upstream spelled them, minus hop-by-hop ones and any that its Connection header lists.
@@ -351,6 +387,14 @@ function responseHeaders(raw: Buffer[]): string[] {
 class Exchange implements Dispatcher.DispatchHandler {
   private abort: ((err?: Error) => void) | undefined;
   private resume: (() => void) | undefined;
+  private statusCode = 0;
+  /**
+   * With AfterCompletion hooks watching: body bytes still to come when the upstream said its
+   * Content-Length (the final chunk is then held back, since it alone tells the client that the
+   * response is complete); -1 otherwise (the end of a chunked response is `res.end()` itself).
+   */
+  private remaining = -1;
+  private last: Buffer | undefined;
   /** The upstream exchange ended (complete or failed): a later client 'close' is not an abort. */
   private settled = false;
   /** The client went away before undici connected the request: abort it as soon as it does. */
@@ -359,9 +403,15 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly failed: (req: IncomingMessage, res: ServerResponse, err: Error) => void,
+    private readonly failed: (
+      req: IncomingMessage,
+      res: ServerResponse,
+      err: Error,
+      after: AfterCompletion | undefined,
+    ) => void,
     private readonly onStatus: ((status: number) => void) | undefined,
     private readonly closing: (() => boolean) | undefined,
+    private readonly after: AfterCompletion | undefined,
   ) {
     res.on('close', () => {
       if (this.settled || res.writableFinished) return;
@@ -379,7 +429,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     // 1xx interim responses are the upstream connection's business; Node sends its own 100.
     if (statusCode < 200) return true;
     this.resume = resume;
+    this.statusCode = statusCode;
     const headers = responseHeaders(rawHeaders);
+    if (this.after !== undefined) this.remaining = contentLength(headers);
     // Draining: this answer ends its keep-alive connection, so the client reconnects elsewhere.
     if (this.closing?.()) headers.push('connection', 'close');
     this.res.writeHead(statusCode, headers);
@@ -388,6 +440,14 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.remaining >= 0) {
+      this.remaining -= chunk.length;
+      if (this.remaining <= 0) {
+        // The final bytes: they go with the end, once the AfterCompletion callbacks are recorded.
+        this.last = chunk;
+        return true;
+      }
+    }
     if (this.res.write(chunk)) return true;
     this.res.once('drain', this.resume!);
     return false;
@@ -395,11 +455,21 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.settled = true;
-    this.res.end();
+    // A client that went away gets nothing, and fires nothing (as before: no completed response).
+    const wait = this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode) : undefined;
+    if (wait === undefined) this.end();
+    else void wait.then(this.end);
   }
 
   onError(err: Error): void {
     this.settled = true;
-    this.failed(this.req, this.res, err);
+    this.failed(this.req, this.res, err, this.res.headersSent ? undefined : this.after);
   }
+
+  private readonly end = (): void => {
+    const last = this.last;
+    this.last = undefined;
+    if (last === undefined) this.res.end();
+    else this.res.end(last);
+  };
 }

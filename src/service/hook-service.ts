@@ -23,6 +23,7 @@ export interface HookPage {
  */
 export class HookService {
   private readonly listeners: HookChangeListener[] = [];
+  private creating: ((hook: Hook) => Promise<void>) | undefined;
 
   constructor(
     private readonly durable: HookStore,
@@ -31,6 +32,14 @@ export class HookService {
     /** The scope rule for PathPatterns (src/users/pattern-check.ts); throws to refuse. */
     private readonly checkPattern?: (owner: string, pathPattern: string) => Promise<void>,
   ) {}
+
+  /**
+   * Runs before a new hook is stored (the daemon creates its signing secret there, so delivery
+   * never waits on a first-use write); when it throws, the hook is not created.
+   */
+  beforeCreate(fn: (hook: Hook) => Promise<void>): void {
+    this.creating = fn;
+  }
 
   onChange(listener: HookChangeListener): void {
     this.listeners.push(listener);
@@ -72,6 +81,7 @@ export class HookService {
       Modified: isoTimestamp(),
       State: 'active',
     };
+    await this.creating?.(hook);
     await this.storeFor(hook).putHook(hook);
     this.emitSaved(hook);
     return hook;

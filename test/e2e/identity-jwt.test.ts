@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import type { Hook } from '../../src/hook/hook.js';
+import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import {
   createHook,
@@ -98,12 +99,28 @@ describe('API through a JWT', () => {
     assert.equal((await api(d.url, d.token, 'GET', '/hooks')).status, 200);
   });
 
+  it('hookctl with a JWT in HOOKD_TOKEN acts as that user', async () => {
+    assertBuilt();
+    const list = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: carol }) });
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(list.stdout.includes(userHook.Id) && list.stdout.includes(docHook.Id), list.stdout);
+    const expired = await sign(rsa, { sub: 'carol' }, { exp: Math.floor(Date.now() / 1000) - 3600 });
+    const refused = await hookctl(['list'], { env: cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: expired }) });
+    assert.equal(refused.code, 4, refused.stderr);
+  });
+
   it('the dry run renders $REQUEST_USER from its User', async () => {
-    const r = await api<{ HookId: string; Request: { Body: string } }[]>(d.url, carol, 'POST', '/match', {
-      Method: 'GET',
-      Path: '/repositories/r1',
-      User: 'erin',
-    });
+    const r = await api<{ HookId: string; Request: { Body: string } }[]>(
+      d.url,
+      carol,
+      'POST',
+      '/_hookd/match',
+      {
+        Method: 'GET',
+        Path: '/repositories/r1',
+        User: 'erin',
+      },
+    );
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.length, 1);
     assert.equal(JSON.parse(r.body[0]!.Request.Body).user, 'erin');
@@ -131,7 +148,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('is in the default event document, the delivery Trigger and the tail', async () => {
     receiver.reset();
-    const ws = new WebSocket(`${d.url.replace('http', 'ws')}/tail`, { headers: auth(carol) });
+    const ws = new WebSocket(`${d.url.replace('http', 'ws')}/_hookd/tail`, { headers: auth(carol) });
     const events: { kind: string; HookId: string; Trigger: { User: string | null } }[] = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m))));
     await new Promise((resolve, reject) => {
@@ -170,7 +187,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('the tail refuses a bad JWT', async () => {
     const status = await new Promise<number>((resolve) => {
-      const ws = new WebSocket(`${d.url.replace('http', 'ws')}/tail`, {
+      const ws = new WebSocket(`${d.url.replace('http', 'ws')}/_hookd/tail`, {
         headers: auth(`${carol.slice(0, -3)}abc`),
       });
       ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
@@ -182,7 +199,7 @@ describe('$REQUEST_USER of proxied requests', () => {
 
   it('POST /report takes a User: the request counts as made by that user', async () => {
     receiver.reset();
-    const r = await api<{ fired: number }>(d.url, carol, 'POST', '/report', [
+    const r = await api<{ fired: number }>(d.url, carol, 'POST', '/_hookd/report', [
       { Method: 'GET', Path: '/repositories/r9?as=report', User: 'erin' },
       { Method: 'GET', Path: '/repositories/r9?as=anon' },
     ]);
@@ -196,7 +213,7 @@ describe('$REQUEST_USER of proxied requests', () => {
       }),
     );
     assert.deepEqual(users, { report: 'erin', anon: '' });
-    const bad = await api<{ errors: { field: string }[] }>(d.url, carol, 'POST', '/report', {
+    const bad = await api<{ errors: { field: string }[] }>(d.url, carol, 'POST', '/_hookd/report', {
       Method: 'GET',
       Path: '/x',
       User: 'not a name',

@@ -77,6 +77,14 @@ describe('template variables', () => {
     }
   });
 
+  test('$REQUEST_USER: the user, escaped like any value; empty when anonymous', () => {
+    assert.equal(render('[$REQUEST_USER]', ctx({ requestUser: 'alice' })), '[alice]');
+    assert.equal(render('[$REQUEST_USER]', ctx()), '[]');
+    assert.equal(render('[$REQUEST_USER]', ctx({ requestUser: '' })), '[]');
+    const json = render('{"u":"$REQUEST_USER"}', ctx({ requestUser: 'a"b' }), JSON_TYPE);
+    assert.equal(JSON.parse(json).u, 'a"b');
+  });
+
   test('braced forms separate a variable from the text after it', () => {
     assert.equal(render('${REQUEST_METHOD}S'), 'GETS');
     assert.equal(render('$REQUEST_METHODS'), '$REQUEST_METHODS');
@@ -318,6 +326,13 @@ describe('XML, form and text escaping', () => {
 });
 
 describe('default event document', () => {
+  test("names the request's user when there is one, and only then", () => {
+    const withUser = JSON.parse(defaultEventDocument(ctx({ requestUser: 'alice' })));
+    assert.equal(withUser.request.user, 'alice');
+    assert.deepEqual(Object.keys(withUser.request), ['method', 'path', 'uri', 'user']);
+    assert.equal('user' in JSON.parse(defaultEventDocument(ctx())).request, false);
+  });
+
   test('AfterCompletion: every field, in order, statusCode included', () => {
     const out = compileTemplate(undefined, JSON_TYPE).render(ctx({ statusCode: 404 }));
     assert.equal(out, defaultEventDocument(ctx({ statusCode: 404 })));

@@ -99,6 +99,9 @@ describe('API identity: hookd tokens, then the provider', () => {
     );
     assert.equal(expired.code, 'UNAUTHENTICATED');
     assert.match(expired.message, /refused.*exp/);
+    const admin = await refusal(identity().authenticate(bearer(await sign(key, { sub: 'admin' }))));
+    assert.equal(admin.code, 'FORBIDDEN', "a provider's user never becomes hookd's admin");
+    assert.match(admin.message, /reserved/);
     const odd = await refusal(identity().authenticate(bearer(await sign(key, { sub: 'auth0|12345' }))));
     assert.equal(odd.code, 'FORBIDDEN');
     assert.match(odd.message, /not a valid hookd user name/);

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
 import { identityProviderFrom } from '../../src/identity/from-config.js';
-import { JWKS_COOLDOWN_MS, JWT_CLOCK_TOLERANCE_S, JwtProvider } from '../../src/identity/jwt-provider.js';
+import {
+  JWKS_COOLDOWN_MS,
+  JWT_CLOCK_TOLERANCE_S,
+  JwtProvider,
+  VERIFIED_TTL_MS,
+} from '../../src/identity/jwt-provider.js';
 import { tempDir } from '../helpers/hookd.js';
 import { sleep } from '../helpers/servers.js';
 import {
@@ -180,11 +185,50 @@ describe('JWT provider (real JWKS endpoint on loopback)', () => {
       });
       assert.equal(server.fetches, 2, 'one refetch for the unknown kid');
       await sleep(400);
+      // A token not seen before (a verified one is remembered for up to a minute: see below).
       assert.equal(
-        (await p.identify(bearer(await sign(k1, { sub: 'alice' })))).kind,
+        (await p.identify(bearer(await sign(k1, { sub: 'alice', jti: 'after-rotation' })))).kind,
         'refused',
         'k1 retired',
       );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('remembers a verified token for at most VERIFIED_TTL_MS and never past its exp', async () => {
+    const k1 = await makeKey('ES256', 'k1');
+    const server = await startJwks([k1]);
+    let now = Date.now();
+    try {
+      const p = new JwtProvider({
+        jwksUrl: server.url,
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        cooldownMs: 0,
+        now: () => now,
+      });
+      const token = await sign(k1, { sub: 'alice' });
+      assert.equal((await p.identify(bearer(token))).kind, 'user');
+      // The identity provider withdraws the key: the remembered verification still holds…
+      server.keys = [await makeKey('ES256', 'k2')];
+      await (p as unknown as { key: { reload(): Promise<void> } }).key.reload();
+      assert.equal((await p.identify(bearer(token))).kind, 'user', 'remembered');
+      // …until VERIFIED_TTL_MS has passed: then it is verified again, and refused.
+      now += VERIFIED_TTL_MS + 1;
+      assert.equal((await p.identify(bearer(token))).kind, 'refused');
+      // Never past exp: a token expiring in 1 s is verified again once that second is over.
+      const short = await sign(k1, { sub: 'bob' }, { exp: Math.floor(now / 1000) + 1 });
+      server.keys = [k1];
+      await (p as unknown as { key: { reload(): Promise<void> } }).key.reload();
+      assert.equal((await p.identify(bearer(short))).kind, 'user');
+      server.keys = [];
+      await (p as unknown as { key: { reload(): Promise<void> } }).key.reload();
+      now += 2000;
+      assert.equal((await p.identify(bearer(short))).kind, 'refused', 'its exp ended the memory');
+      const keys = [...(p as unknown as { verified: Map<string, unknown> }).verified.keys()];
+      for (const k of keys)
+        assert.ok(!token.includes(k) && k.length === 43, 'keyed by a hash, not the token');
     } finally {
       await server.close();
     }
