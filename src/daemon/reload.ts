@@ -37,6 +37,7 @@ export const RESTART_KEYS = [
   'deliveryPerHost',
   'deliveryPerEndpoint',
   'storeFaultBuffer',
+  'consoleEnabled',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {
