@@ -104,7 +104,12 @@
         row.className = 'live-event';
         cell(row, e.Time ?? '');
         cell(row, e.kind === 'attempt' ? `attempt ${e.Attempt}` : 'fired');
-        cell(row, e.Trigger ? `${e.Trigger.Method} ${e.Trigger.Path}` : '');
+        cell(
+          row,
+          e.Trigger
+            ? `${e.Trigger.Method} ${e.Trigger.Path}${e.Trigger.User ? ` (${e.Trigger.User})` : ''}`
+            : '',
+        );
         cell(
           row,
           e.kind === 'attempt' ? `${e.Outcome} ${e.StatusCode ?? ''} ${Math.round(e.LatencyMs)} ms` : '',

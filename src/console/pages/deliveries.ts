@@ -33,6 +33,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
 <dl class="facts">
 <dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code></dd>
 <dt>Status served</dt><dd>${d.trigger.statusCode ?? '– (before completion)'}</dd>
+<dt>Requested by</dt><dd>${d.trigger.user ?? 'anonymous'}</dd>
 <dt>Hook</dt><dd><a href="${root}/hooks/${seg(hook.Id)}">${hook.PathPattern}</a> (<code>${hook.Id}</code>)</dd>
 <dt>Created</dt><dd>${time(d.created)}</dd>
 </dl></section>
