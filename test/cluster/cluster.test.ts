@@ -5,6 +5,7 @@
  * instance shows the callbacks of all, and `Persist: false` hooks live as long as the cluster.
  * Skipped, saying so, when PostgreSQL is not reachable (HOOKD_TEST_DATABASE_URL).
  */
+
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import type { Hook } from '../../src/hook/hook.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { api, HOOKCTL_BIN, tempDir } from '../helpers/hookd.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 import { assertBuilt, type Instance, pool, startInstance, until } from './cluster-helpers.js';
@@ -99,7 +101,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
     const tokens = await tdb.query('SELECT id FROM tokens');
     assert.equal(tokens.rows.length, 1);
     const versions = await tdb.query('SELECT version FROM schema_migrations');
-    assert.equal(versions.rows.length, 1);
+    assert.equal(versions.rows.length, MIGRATIONS.length, 'each migration ran once');
     const instances = await tdb.query('SELECT id FROM hookd_instances');
     assert.equal(instances.rows.length, 3);
     for (const inst of [a!, b!, c!]) {
