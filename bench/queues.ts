@@ -316,19 +316,27 @@ async function startQuietHookd(
   profileDir?: string,
 ): Promise<{ url: string; token: string; running: Running }> {
   const port = await freePort();
-  const running = await start(process.execPath, [
-    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-    HOOKD_BIN,
-    ...(databaseUrl ? ['--database-url', databaseUrl] : []),
-    '--data-dir',
-    dataDir,
-    '--listen',
-    `127.0.0.1:${port}`,
-    '--allow-callback-net',
-    '127.0.0.0/8',
-    '--log-level',
-    'warn',
-  ]);
+  const running = await start(
+    process.execPath,
+    [
+      ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+      HOOKD_BIN,
+      ...(databaseUrl ? ['--database-url', databaseUrl] : []),
+      '--data-dir',
+      dataDir,
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--allow-callback-net',
+      '127.0.0.0/8',
+      '--log-level',
+      'warn',
+    ],
+    {
+      // The operations listener on a free port: its fixed default would collide between instances
+      // (a variable, which a hookd without that option ignores).
+      env: { ...process.env, HOOKD_OPS_LISTEN: '127.0.0.1:0' },
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -15,6 +15,7 @@ import type { LeaseIdentity } from '../store/postgres/postgres-delivery-store.js
 import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { HookStore, Store } from '../store/store.js';
+import { guardStore } from '../store/store-fault.js';
 
 /** The SQLite file in the data dir. */
 export const STORE_FILE = 'hookd.db';
@@ -53,7 +54,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     const store = new PostgresStore(db);
     // Registered when the instance joins the cluster; nothing is written before that.
     const lease: LeaseIdentity = { id: newInstanceId() };
-    return {
+    return guarded({
       store,
       ephemeralHooks: store.ephemeralHooks,
       deliveries: {
@@ -62,16 +63,26 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
       },
       cluster: { db, lease },
       location: db.redacted,
-    };
+    });
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, STORE_FILE);
   const store = new SqliteStore(file, { backgroundCheckpoint: true });
-  return {
+  return guarded({
     store,
     ephemeralHooks: new MemoryStore(),
     deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
     location: file,
+  });
+}
+
+/** Store faults thrown by any of them are marked, for the API's 503 STORE_UNAVAILABLE. */
+function guarded(o: OpenedStores): OpenedStores {
+  return {
+    ...o,
+    store: guardStore(o.store),
+    ephemeralHooks: guardStore(o.ephemeralHooks),
+    deliveries: { durable: guardStore(o.deliveries.durable), ephemeral: guardStore(o.deliveries.ephemeral) },
   };
 }
 

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { buildProgram } from '../../src/cli/main.js';
 import { ALL_OPTIONS } from '../../src/config/options.js';
 import { ROOT } from './helpers.js';
 
@@ -57,6 +58,14 @@ describe('man pages', () => {
       'login',
       'profile list',
       'completion bash|zsh|fish',
+      'users list',
+      'users add NAME',
+      'users remove NAME',
+      'users grant NAME',
+      'users revoke NAME',
+      'tokens create USER',
+      'tokens list',
+      'tokens revoke USER',
     ]) {
       assert.ok(
         headings.some((h) => h.includes(c)),
@@ -74,6 +83,8 @@ describe('man pages', () => {
       '--until',
       '--limit',
       '--hook',
+      '--scope',
+      '--label',
     ]) {
       assert.ok(page.includes(o), `option ${o}`);
     }
@@ -89,6 +100,21 @@ describe('man pages', () => {
     }
     for (const code of ['0', '1', '2', '3', '4'])
       assert.match(page, new RegExp(`^\\.TP\\n\\.B ${code}$`, 'm'), `exit ${code}`);
+  });
+
+  it('hookctl.1 documents every option of the users and tokens commands', () => {
+    const page = text(HOOKCTL);
+    const program = buildProgram(() => {
+      throw new Error('not run');
+    });
+    for (const name of ['users', 'tokens']) {
+      const cmd = program.commands.find((c) => c.name() === name);
+      assert.ok(cmd, name);
+      for (const sub of cmd.commands) {
+        assert.ok(page.includes(`.SS "${name} ${sub.name()}`), `${name} ${sub.name()} has a heading`);
+        for (const o of sub.options) assert.ok(page.includes(o.long!), `${name} ${sub.name()} ${o.long}`);
+      }
+    }
   });
 
   it('hookd.8 documents every daemon option with its variable and config key', () => {
