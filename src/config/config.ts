@@ -66,6 +66,8 @@ export interface HookdConfig {
   identityForwardTimeoutMs?: number;
   /** Refuse API callers a provider identifies but who were never added, instead of creating them. */
   identityRefuseUnknownUsers?: boolean;
+  /** The web console under `{apiBase}/_hookd/console/` (default on; `--no-console` turns it off). */
+  consoleEnabled: boolean;
   /** Callback attempts in flight at once over all hosts (default 256). */
   deliveryConcurrency?: number;
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */

@@ -173,6 +173,10 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   if (events !== undefined && typeof events.value !== 'boolean')
     fail('events.enabled', 'must be true or false');
 
+  const consoleOn = get('console.enabled');
+  if (consoleOn !== undefined && typeof consoleOn.value !== 'boolean')
+    fail('console.enabled', 'must be true or false');
+
   const logLevel = str('logLevel') ?? 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
@@ -213,6 +217,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
       autoDisableFailures: int('autoDisable.failures', 10, 1, 1_000_000),
     }),
     ...operatorOptions(get, fail),
+    consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
   };
 }
 

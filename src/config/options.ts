@@ -167,6 +167,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: 'failed attempts in a row needed as well before a hook is auto-disabled (default 10)',
     fromText: asNumber,
   },
+  {
+    key: 'consoleEnabled',
+    fileKey: 'console.enabled',
+    flag: '--no-console',
+    env: 'HOOKD_CONSOLE',
+    description: 'turn off the web console (served under /_hookd/console/ by default)',
+    fromText: asBool,
+  },
 ];
 
 /**

@@ -5,6 +5,7 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
+import { consoleRoutes } from '../console/console.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
@@ -373,6 +374,14 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         metricsRoutes(api, metrics);
         tailRoute(api);
         operations.routes(api, config.apiBase);
+        if (config.consoleEnabled)
+          consoleRoutes(api, {
+            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
+            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+            trustsProxy: (a) => settings.trusts(a),
+            reportBase: (req) => settings.reportBase(req.headers.host),
+          });
       },
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),

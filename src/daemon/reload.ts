@@ -39,6 +39,7 @@ export const RESTART_KEYS = [
   'storeFaultBuffer',
   'autoDisableAfterMs',
   'autoDisableFailures',
+  'consoleEnabled',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

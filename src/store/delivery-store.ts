@@ -5,6 +5,8 @@
  * and compare cheaply, and the API formats them.
  */
 
+import type { DeliveryAggregates } from './delivery-aggregates.js';
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 /** The callback request as fired (the engine's `CallbackRequest`, restated so storage imports no engine). */
@@ -133,6 +135,8 @@ export interface RetentionRule {
 
 export interface DeliveryStore {
   readonly kind: string;
+  /** The web console's overview figures, from rollups this store keeps (delivery-aggregates.ts). */
+  readonly aggregates?: DeliveryAggregates;
   /**
    * Applies a batch atomically: a crash leaves all of it or none. Deliveries arrive in creation
    * order (the outbox inserts them as they fire), which a store may rely on to prune by age.

@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
+
 /**
  * The PostgreSQL schema, as numbered versions applied in order (each in its own transaction, under
  * an advisory lock so that instances starting together do not race); `schema_migrations` records
@@ -198,5 +200,10 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
   ALTER TABLE eph_delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
   `,
+  },
+  {
+    version: 6,
+    name: 'console rollups',
+    sql: AGGREGATES_MIGRATION_SQL,
   },
 ];

@@ -11,6 +11,7 @@ import type {
   RetentionRule,
 } from '../delivery-store.js';
 import { LOCK_CLASS, LOCKS, type PgDatabase } from './pg-database.js';
+import { PostgresAggregates } from './postgres-aggregates.js';
 
 /**
  * Who holds the deliveries this store inserts and claims: the instance's current lease id. An
@@ -49,6 +50,7 @@ const clean = (s: string | null | undefined): string | null =>
  */
 export class PostgresDeliveryStore implements DeliveryStore {
   readonly kind: string;
+  readonly aggregates: PostgresAggregates;
   private readonly t: { deliveries: string; attempts: string; secrets: string };
   private readonly lease: LeaseIdentity;
   private readonly pruneLock: number;
@@ -65,6 +67,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     this.pool = db.pool;
     const p = opts.ephemeral ? 'eph_' : '';
     this.kind = opts.ephemeral ? 'postgres-unlogged' : 'postgres';
+    this.aggregates = new PostgresAggregates(db.pool, p);
     this.t = { deliveries: `${p}deliveries`, attempts: `${p}delivery_attempts`, secrets: `${p}hook_secrets` };
     this.lease = opts.lease ?? { id: `store_${db.nodeId}` };
     this.pruneLock = opts.ephemeral ? LOCKS.prune + 100 : LOCKS.prune;

@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION } from './sqlite-aggregates.js';
+
 /**
  * Schema versions, applied in order inside a transaction each; `PRAGMA user_version` records how
  * many ran. Append, never edit: a data dir written by an older hookd must still open.
@@ -104,4 +106,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE deliveries ADD COLUMN trace_parent TEXT;
   ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms REAL;
   `,
+  // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
+  AGGREGATES_MIGRATION,
 ];

@@ -9,6 +9,7 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
+import { SqliteAggregates } from './sqlite-aggregates.js';
 
 type Row = Record<string, unknown>;
 
@@ -26,6 +27,7 @@ const AFTER_ALL = '~';
  */
 export class SqliteDeliveryStore implements DeliveryStore {
   readonly kind = 'sqlite';
+  readonly aggregates: SqliteAggregates;
   private readonly stmts;
   private readonly writeTx: (batch: DeliveryBatch) => void;
   private readonly pruneTx: (rows: Row[]) => void;
@@ -35,6 +37,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
   constructor(db: Database.Database) {
+    this.aggregates = new SqliteAggregates(db);
     this.stmts = {
       insert: db.prepare(
         `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
