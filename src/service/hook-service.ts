@@ -71,11 +71,6 @@ export class HookService {
     return validateHook(body, this.validation);
   }
 
-  /** Validates a hook document as create and replace would, saving nothing (the console's live check). */
-  async validate(body: unknown): Promise<void> {
-    await validateHook(body, this.validation);
-  }
-
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
     await this.checkPattern?.(owner, config.PathPattern);

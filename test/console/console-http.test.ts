@@ -204,6 +204,29 @@ describe('console over HTTP', () => {
     );
   });
 
+  it('shows the server lint warnings next to the fields as the user types', async () => {
+    const { cookie } = await signIn(d.url, d.token);
+    const csrf = await csrfOf(d.url, cookie);
+    const form = new URLSearchParams({
+      PathPattern: '/lint/(*)',
+      Methods: 'GET',
+      Type: '1',
+      Callback: 'http://127.0.0.1:9/hook',
+      CallbackContent: '{"p":"$REQEST_PATH"}',
+      CallbackContentMediaType: 'application/json',
+    });
+    const res = await fetch(`${d.url}${ROOT}/hooks/validate`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': csrf },
+      body: form,
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /<p class="warning">Warning: CallbackContent: [^<]*REQEST_PATH[^<]*REQUEST_PATH/);
+    assert.match(text, /id="err-CallbackContent"[^>]*>warning: [^<]*REQUEST_PATH/);
+    assert.doesNotMatch(text, /problems? to fix/, 'a warning does not stop saving');
+  });
+
   it('ends the session at sign-out and when its token is revoked', async () => {
     const { cookie } = await signIn(d.url, d.token);
     const csrf = await csrfOf(d.url, cookie);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
 import type { Hook } from '../../hook/hook.js';
+import { lintHook } from '../../hook/lint-hook.js';
 import { HOOK_BUCKET_MS, type OutcomeBucket } from '../../store/delivery-aggregates.js';
 import { DELIVERY_STATUSES, type DeliveryQuery, type DeliveryStatus } from '../../store/delivery-store.js';
 import {
@@ -135,18 +136,26 @@ ${extra}`,
     const f = formOf(req);
     const doc = formToHook(f);
     let errors: FieldError[] = [];
+    let warnings: FieldError[] = [];
     try {
-      await hooks.validate(doc);
+      // The API's own lint (docs/API.md "Warnings"): what create would accept but likely not mean.
+      warnings = lintHook(await hooks.check(doc)).warnings;
     } catch (err) {
       const e = validationErrors(err);
       if (!e) throw err;
       errors = e;
     }
     const byField = errorsByField(errors);
+    const warned = errorsByField(warnings);
     return sendHtml(
       reply,
-      html`${summary(byField)}
-${FORM_FIELDS.map((k) => errorSlot(k, byField.get(k), true))}
+      html`${summary(
+        byField,
+        warnings.map((w) => `${w.field}: ${w.message}`),
+      )}
+${FORM_FIELDS.map((k) =>
+  errorSlot(k, [...(byField.get(k) ?? []), ...(warned.get(k) ?? []).map((m) => `warning: ${m}`)], true),
+)}
 ${jsonView(doc, true)}`,
     );
   });
