@@ -75,7 +75,8 @@ describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, (
       startInstance('B', { databaseUrl: tdb.url, dataDir, env }),
     ]);
     assert.ok(readFileSync(join(dataDir, 'admin.token'), 'utf8').trim());
-    await run('user', 'add', 'alice');
+    // Scopes: alice's hooks observe every path (a new user's default, own, sees only her requests).
+    await run('user', 'add', 'alice', '--scope', '/');
     alice = await run('token', 'create', 'alice');
   });
 
