@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { suggest } from '../util/suggest.js';
-import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, type HookdConfig } from './config.js';
+import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, DEFAULT_OPS_LISTEN, type HookdConfig } from './config.js';
 import { ALL_OPTIONS } from './options.js';
 
 /** A configuration problem, naming the key and where it came from. hookd exits 2 on it. */
@@ -151,6 +151,13 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     parseListen(listenText) ??
     fail('listen', `"${listenText}" is not HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470, :8470)`);
 
+  // In the file, `"opsListen": false` switches it off too.
+  const opsText = get('opsListen')?.value === false ? 'off' : (str('opsListen') ?? DEFAULT_OPS_LISTEN);
+  const opsListen = OPS_OFF.has(opsText.trim().toLowerCase())
+    ? false
+    : (parseListen(opsText) ??
+      fail('opsListen', `"${opsText}" is not HOST:PORT (e.g. 127.0.0.1:8471), or off to disable it`));
+
   const upstream = str('upstream');
   if (upstream !== undefined && !isHttpUrl(upstream))
     fail('upstream', `"${upstream}" is not an absolute http:// or https:// URL`);
@@ -170,6 +177,9 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   const logLevel = str('logLevel') ?? 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
+
+  const logFormat = str('logFormat') ?? 'auto';
+  if (!LOG_FORMATS.includes(logFormat)) fail('logFormat', `must be one of ${LOG_FORMATS.join(', ')}`);
 
   const databaseUrl = str('databaseUrl');
   if (databaseUrl !== undefined) {
@@ -197,8 +207,15 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
+    opsListen,
+    logFormat: logFormat as HookdConfig['logFormat'],
   };
 }
+
+const LOG_FORMATS = ['auto', 'json', 'pretty'];
+
+/** `--ops-listen` values that switch the operations listener off. */
+const OPS_OFF = new Set(['off', 'none', 'false', '0', '']);
 
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
 const MAX_RETRY_SECONDS = 7 * 86400;

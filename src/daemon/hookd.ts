@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
@@ -12,12 +11,13 @@ import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { Metrics } from '../observability/metrics.js';
+import { closeServer, listenOn } from '../ops/listen.js';
+import { OpsServer } from '../ops/ops-server.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
 import { deliveryRoutes } from '../server/routes/deliveries.js';
-import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
@@ -41,6 +41,8 @@ export interface Hookd {
   readonly app: App;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
+  /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
+  opsUrl(): string;
   listen(): Promise<string>;
   /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
   reload(): Promise<ReloadResult>;
@@ -136,18 +138,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     });
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
-      log.info(
-        {
-          hookId: m.HookId,
-          deliveryId: m.DeliveryId,
-          attempt: m.Attempt,
-          status: m.StatusCode,
-          ms: m.LatencyMs,
-          outcome: m.Outcome,
-          err: m.Error,
-        },
-        'delivery attempt',
-      );
+      const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
+      const line = { hookId, deliveryId, attempt, status: m.StatusCode, durationMs: m.LatencyMs, outcome };
+      log.info({ ...line, err: m.Error }, 'delivery attempt');
     });
 
     const engine: MatchEngine = new MatchEngine(deliveries, {
@@ -327,13 +320,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       auth,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
-      system: {
-        draining: () => draining,
-        storeReady: async () => {
-          await store.listUsers();
-          return true;
-        },
-      },
+      system: { draining: () => draining, storeReady: () => storeReady() },
       extraRoutes: (api) => {
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
@@ -345,13 +332,18 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
-        metricsRoutes(api, metrics);
         tailRoute(api);
       },
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
     });
 
+    // /metrics, /healthz, /readyz: on a listener of their own, apart from the service's paths.
+    const storeReady = async () => {
+      await store.listUsers();
+      return true;
+    };
+    const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
     let boundUrl = '';
     return {
       get config() {
@@ -363,21 +355,18 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       app,
       reload,
       url: () => boundUrl,
+      opsUrl: () => opsServer.url(),
       async listen() {
-        await app.fastify.listen({ host: config.listen.host, port: config.listen.port });
-        const addr = app.server.address() as AddressInfo;
-        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-        boundUrl = `http://${host}:${addr.port}`;
+        // The Node server directly: Fastify's listen() would log a second start-up line.
+        boundUrl = await listenOn(app.server, config.listen);
+        const opsUrl = config.opsListen ? await opsServer.listen(config.opsListen) : null;
+        // The one start-up line (docs/DECISIONS.md "Log lines").
         log.info(
           {
-            url: boundUrl,
-            dataDir: config.dataDir,
-            store: opened.location,
+            ...{ url: boundUrl, opsUrl, upstream: config.upstream ?? null, dataDir: config.dataDir },
+            ...{ store: opened.location, hooks: engine.size, version: packageInfo().version },
             ...(member && { instance: member.id }),
-            upstream: config.upstream ?? null,
-            apiBase: config.apiBase,
-            events: settings.eventsEnabled,
-            hooks: engine.size,
+            ...{ apiBase: config.apiBase, events: settings.eventsEnabled },
           },
           'listening',
         );
@@ -390,7 +379,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         await tail.close();
         await fanout?.stop();
         const server = app.server;
-        const closed = app.fastify.close();
+        // hookd listened on the Node server itself (listen() above), so it closes it too.
+        const closed = Promise.all([app.fastify.close(), closeServer(server)]);
         // A kept-alive connection that finishes its last response goes at once, not at the deadline.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.closeIdleConnections();
@@ -418,6 +408,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           if (n > 0) log.info({ deliveries: n }, 'cluster: pending deliveries handed to the other instances');
           await member.leave();
         }
+        await opsServer.close();
         await store.close();
       },
     };

@@ -20,6 +20,8 @@ export const RESTART_KEYS = [
   'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
+  'opsListen',
+  'logFormat',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -53,7 +53,14 @@ export class ReverseProxy {
   private readonly origin: URL;
   private readonly prefix: string;
 
+  /** Whether debug lines are written; follows the logger's level (a reload may change it). */
+  private debug: boolean;
+
   constructor(private readonly opts: ProxyOptions) {
+    this.debug = opts.log.isLevelEnabled('debug');
+    opts.log.on('level-change', () => {
+      this.debug = opts.log.isLevelEnabled('debug');
+    });
     this.origin = new URL(opts.upstream);
     this.prefix = this.origin.pathname.replace(/\/+$/, '');
     this.pool = new Pool(this.origin.origin, {
@@ -70,30 +77,44 @@ export class ReverseProxy {
     const method = req.method ?? 'GET';
     const engine = this.opts.engine;
     let path: string | undefined;
+    let fired = 0;
     if (engine.watches('before')) {
       path = pathOf(url);
       try {
-        engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+        fired = engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
       } catch (err) {
         // A hook must never take the proxied request down with it.
-        this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
+        this.opts.log.error({ err, path }, 'firing BeforeCompletion hooks failed');
       }
     }
-    if (engine.watches('after')) {
+    // The per-request debug line costs one boolean test when debug is off.
+    const debug = this.debug;
+    const after = engine.watches('after');
+    if (after || debug) {
       const p = path ?? pathOf(url);
+      const started = debug ? performance.now() : 0;
       // Captured now: by 'finish' undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
       // 'finish' is emitted once: `on` spares the wrapper `once` allocates per request.
       res.on('finish', () => {
-        try {
-          engine.fire('after', {
-            method,
-            path: p,
-            uri: () => this.opts.uriOf(req, socket),
-            statusCode: res.statusCode,
-          });
-        } catch (err) {
-          this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
+        if (after) {
+          try {
+            fired += engine.fire('after', {
+              method,
+              path: p,
+              uri: () => this.opts.uriOf(req, socket),
+              statusCode: res.statusCode,
+            });
+          } catch (err) {
+            this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
+          }
+        }
+        if (debug) {
+          const durationMs = Math.round((performance.now() - started) * 10) / 10;
+          this.opts.log.debug(
+            { method, path: p, status: res.statusCode, durationMs, hooks: fired },
+            'proxied request',
+          );
         }
       });
     }
@@ -161,7 +182,7 @@ export class ReverseProxy {
       if (socket.writable && upstream.bytesRead === 0) {
         socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       }
-      this.opts.log.warn({ err: e.message, url }, 'upgrade to upstream failed');
+      this.opts.log.warn({ err: e.message, path: pathOf(url) }, 'upgrade to upstream failed');
       close();
     });
     socket.on('error', close);
@@ -242,17 +263,12 @@ export class ReverseProxy {
       code === 'UND_ERR_HEADERS_TIMEOUT' ||
       code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT';
+    // The client learns what happened, never where: the upstream's address is for the log only.
     const problem = timeout
-      ? new HookdError(
-          'GATEWAY_TIMEOUT',
-          `the upstream ${this.origin.origin} did not answer within ${this.opts.timeoutMs} ms`,
-        )
-      : new HookdError(
-          'BAD_GATEWAY',
-          `the upstream ${this.origin.origin} cannot be reached (${code || err.message})`,
-        );
+      ? new HookdError('GATEWAY_TIMEOUT', `the upstream service did not answer within ${this.opts.timeoutMs} ms`)
+      : new HookdError('BAD_GATEWAY', 'the upstream service cannot be reached; the log of hookd has details');
     this.opts.log.warn(
-      { url: req.url, upstream: this.origin.origin, err: code || err.message },
+      { method: req.method, path: pathOf(req.url ?? '/'), upstream: this.origin.origin, err: code || err.message },
       problem.title,
     );
     const body = JSON.stringify(toProblem(problem));
