@@ -62,7 +62,10 @@ export class OpsServer {
     const q = url.indexOf('?');
     const path = (q === -1 ? url : url.slice(0, q)).replace(/\/+$/, '') || '/';
     if (!(OPS_PATHS as readonly string[]).includes(path)) {
-      return problem(res, new HookdError('NOT_FOUND', `no operations resource at ${path}; try ${OPS_PATHS.join(', ')}`));
+      return problem(
+        res,
+        new HookdError('NOT_FOUND', `no operations resource at ${path}; try ${OPS_PATHS.join(', ')}`),
+      );
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');

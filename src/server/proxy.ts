@@ -265,10 +265,18 @@ export class ReverseProxy {
       code === 'UND_ERR_CONNECT_TIMEOUT';
     // The client learns what happened, never where: the upstream's address is for the log only.
     const problem = timeout
-      ? new HookdError('GATEWAY_TIMEOUT', `the upstream service did not answer within ${this.opts.timeoutMs} ms`)
+      ? new HookdError(
+          'GATEWAY_TIMEOUT',
+          `the upstream service did not answer within ${this.opts.timeoutMs} ms`,
+        )
       : new HookdError('BAD_GATEWAY', 'the upstream service cannot be reached; the log of hookd has details');
     this.opts.log.warn(
-      { method: req.method, path: pathOf(req.url ?? '/'), upstream: this.origin.origin, err: code || err.message },
+      {
+        method: req.method,
+        path: pathOf(req.url ?? '/'),
+        upstream: this.origin.origin,
+        err: code || err.message,
+      },
       problem.title,
     );
     const body = JSON.stringify(toProblem(problem));

@@ -307,8 +307,7 @@ describe('API errors over HTTP', () => {
       );
       assert.equal(r.status, 200);
       assert.equal(r.body.openapi, '3.1.0');
-      for (const p of ['/hooks', '/hooks/{id}', '/hooktypes'])
-        assert.ok(r.body.paths[p], p);
+      for (const p of ['/hooks', '/hooks/{id}', '/hooktypes']) assert.ok(r.body.paths[p], p);
       assert.deepEqual(Object.keys(r.body.paths['/hooks']!).sort(), ['get', 'post']);
       assert.deepEqual(Object.keys(r.body.paths['/hooks/{id}']!).sort(), [
         'delete',
