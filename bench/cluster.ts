@@ -228,7 +228,7 @@ async function round(opts: ClusterBenchOptions, n: number, receiver: ReceiverPro
           for (;;) {
             const r = next++;
             if (r >= reports) return;
-            const res = await request(`${target.url}/report`, {
+            const res = await request(`${target.url}/_hookd/report`, {
               method: 'POST',
               headers,
               body: items(r * REPORT_BATCH),

@@ -240,11 +240,11 @@ export class ApiClient {
   }
 
   async match(req: { Method: string; Path: string; StatusCode?: number }): Promise<MatchView[]> {
-    return (await this.call<MatchView[]>('POST', '/match', req)).body;
+    return (await this.call<MatchView[]>('POST', '/_hookd/match', req)).body;
   }
 
   async reload(): Promise<unknown> {
-    return (await this.call<unknown>('POST', '/reload')).body;
+    return (await this.call<unknown>('POST', '/_hookd/reload')).body;
   }
 
   deliveries(
@@ -261,7 +261,7 @@ export class ApiClient {
   }
 
   async redeliver(deliveryId: string): Promise<DeliveryView> {
-    return (await this.call<DeliveryView>('POST', `/deliveries/${enc(deliveryId)}/redeliver`)).body;
+    return (await this.call<DeliveryView>('POST', `/_hookd/deliveries/${enc(deliveryId)}/redeliver`)).body;
   }
 
   async redeliverHook(

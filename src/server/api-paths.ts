@@ -1,18 +1,18 @@
 /**
+ * The one reserved first segment under which hookd keeps its own endpoints (report, match, tail,
+ * deliveries, reload, the OpenAPI document …), so that beside the seed's `/hooks` and `/hooktypes`
+ * it takes no more of the upstream's path space (docs/DECISIONS.md "Path space").
+ */
+export const OWN_ROOT = '_hookd';
+/** `/_hookd`: prefix of hookd's own endpoints below the API base. */
+export const OWN_PREFIX = `/${OWN_ROOT}`;
+
+/**
  * Which request paths belong to the management API and which go to the upstream. With the
  * default base `/` the API owns a fixed set of first segments; with a base such as `/api` it owns
  * everything below that prefix. Called for every request, so it only looks at the first segment.
  */
-export const API_ROOTS = new Set([
-  'hooks',
-  'hooktypes',
-  'openapi.json',
-  'report',
-  'match',
-  'tail',
-  'deliveries',
-  'reload',
-]);
+export const API_ROOTS = new Set(['hooks', 'hooktypes', OWN_ROOT]);
 
 export function apiPathMatcher(base: string): (url: string) => boolean {
   if (base === '/') {

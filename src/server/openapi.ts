@@ -26,7 +26,7 @@ const servedSchema = {
 };
 const served = { content: { 'application/json': { schema: servedSchema } } };
 
-/** The OpenAPI 3.1 description of hookd's API, served at `{base}/openapi.json`. */
+/** The OpenAPI 3.1 description of hookd's API, served at `{base}/_hookd/openapi.json`. */
 export function buildOpenApi(base: string): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...input } = HOOK_SCHEMA;
   return {
@@ -118,7 +118,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
-      '/match': {
+      '/_hookd/match': {
         post: {
           summary:
             'Dry run: which of your hooks a request would fire, with the rendered callbacks (nothing is sent)',
@@ -129,7 +129,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
-      '/report': {
+      '/_hookd/report': {
         post: {
           summary: 'Report requests a service served without the proxy; hooks fire as for proxied ones',
           requestBody: {
@@ -167,14 +167,14 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
-      '/deliveries/{id}': {
+      '/_hookd/deliveries/{id}': {
         parameters: [idParam],
         get: {
           summary: 'One delivery with its AttemptLog',
           responses: { '200': { description: 'The delivery' }, ...errors(401, 404, 503) },
         },
       },
-      '/deliveries/{id}/redeliver': {
+      '/_hookd/deliveries/{id}/redeliver': {
         parameters: [idParam],
         post: {
           summary: 'Queue a delivery again (same Id)',
@@ -205,7 +205,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
-      '/tail': {
+      '/_hookd/tail': {
         get: {
           summary:
             'Live tail of your fired callbacks and attempts (WebSocket; Authorization header on the upgrade)',
@@ -226,7 +226,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           responses: { '101': { description: 'Switching protocols' }, ...errors(400, 401, 426, 503) },
         },
       },
-      '/reload': {
+      '/_hookd/reload': {
         post: {
           summary: 'Re-read the configuration (admin only)',
           responses: {
@@ -235,7 +235,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           },
         },
       },
-      '/openapi.json': {
+      '/_hookd/openapi.json': {
         get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
       },
     },

@@ -74,7 +74,7 @@ export class TailServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!url.pathname.endsWith('/tail'))
+    if (!url.pathname.endsWith('/_hookd/tail'))
       return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
     if (!this.opts.eventsEnabled()) {
       return refuse(

@@ -105,16 +105,16 @@ describe('man pages', () => {
     for (const endpoint of [
       'POST /hooks',
       'GET /hooktypes',
-      'POST /match',
-      'POST /report',
+      'POST /_hookd/match',
+      'POST /_hookd/report',
       '/deliveries',
       '/redeliver',
-      'GET /tail',
+      'GET /_hookd/tail',
       'GET /healthz',
       'GET /readyz',
-      'GET /openapi.json',
+      'GET /_hookd/openapi.json',
       'GET /metrics',
-      'POST /reload',
+      'POST /_hookd/reload',
     ]) {
       assert.ok(page.includes(endpoint), `endpoint ${endpoint}`);
     }

@@ -99,7 +99,7 @@ async function hookTo(cb: '/ok' | '/retry' | '/gone'): Promise<{ id: string; pat
 }
 
 async function fire(...paths: string[]): Promise<void> {
-  const res = await fetch(`${d.url}/api/report`, {
+  const res = await fetch(`${d.url}/api/_hookd/report`, {
     method: 'POST',
     headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
     body: JSON.stringify(paths.map((Path) => ({ Method: 'GET', Path, StatusCode: 200, Phase: 'after' }))),
@@ -231,7 +231,7 @@ describe('hookctl tail against hookd', () => {
       await tail.stderr.waitFor(/reconnecting…/);
       own = await start();
       await tail.stderr.waitFor(/reconnected/);
-      const res = await fetch(`${own.url}/report`, {
+      const res = await fetch(`${own.url}/_hookd/report`, {
         method: 'POST',
         headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ Method: 'GET', Path: '/again/1', StatusCode: 200 }),

@@ -56,7 +56,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
   };
   /** Whether the instance's match index (not its database) has the hook: the dry run reads the index. */
   const indexed = async (on: Instance, path: string, hookId: string): Promise<boolean> => {
-    const r = await api<{ HookId: string }[]>(on.url, token, 'POST', '/match', {
+    const r = await api<{ HookId: string }[]>(on.url, token, 'POST', '/_hookd/match', {
       Method: 'GET',
       Path: path,
       StatusCode: 200,
@@ -243,7 +243,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
         [b!, '/tail/from-b'],
         [c!, '/tail/from-c'],
       ] as const) {
-        const r = await api(inst.url, token, 'POST', '/report', {
+        const r = await api(inst.url, token, 'POST', '/_hookd/report', {
           Method: 'GET',
           Path: path,
           StatusCode: 200,
@@ -301,7 +301,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
         // A load balancer sends to the survivors once one is gone.
         const to = killedAt === 0 ? [a!, b!, c!][i % 3]! : [b!, c!][i % 2]!;
         try {
-          const r = await request(`${to.url}/report`, {
+          const r = await request(`${to.url}/_hookd/report`, {
             method: 'POST',
             dispatcher: agent,
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

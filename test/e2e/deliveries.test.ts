@@ -147,11 +147,12 @@ const report = (paths: string[], statusCode = 200, token = d.token) =>
     d.url,
     token,
     'POST',
-    '/report',
+    '/_hookd/report',
     paths.map((Path) => ({ Method: 'GET', Path, StatusCode: statusCode, Phase: 'after' })),
   );
 
-const delivery = (id: string, token = d.token) => api<DeliveryView>(d.url, token, 'GET', `/deliveries/${id}`);
+const delivery = (id: string, token = d.token) =>
+  api<DeliveryView>(d.url, token, 'GET', `/_hookd/deliveries/${id}`);
 
 const deliveries = (hookId: string, query = '') =>
   api<DeliveryView[]>(d.url, d.token, 'GET', `/hooks/${hookId}/deliveries${query}`);
@@ -346,7 +347,7 @@ describe('redelivery', () => {
         (v) => v.Status === 'succeeded',
       );
 
-      const r = await api<DeliveryView>(d.url, d.token, 'POST', `/deliveries/${id}/redeliver`);
+      const r = await api<DeliveryView>(d.url, d.token, 'POST', `/_hookd/deliveries/${id}/redeliver`);
       assert.equal(r.status, 202, r.text);
       assert.equal(r.body.Id, id);
       const [, again] = await rcv.waitFor('/again', 2);
@@ -360,10 +361,11 @@ describe('redelivery', () => {
       assert.equal(got.AttemptLog!.length, 2);
 
       assert.equal(
-        (await api(d.url, d.token, 'POST', '/deliveries/msg_00000000000000000000000000/redeliver')).status,
+        (await api(d.url, d.token, 'POST', '/_hookd/deliveries/msg_00000000000000000000000000/redeliver'))
+          .status,
         404,
       );
-      assert.equal((await api(d.url, d.token, 'POST', '/deliveries/not-an-id/redeliver')).status, 404);
+      assert.equal((await api(d.url, d.token, 'POST', '/_hookd/deliveries/not-an-id/redeliver')).status, 404);
     } finally {
       await deleteHook(hook.Id);
     }
@@ -464,7 +466,7 @@ describe('410 Gone', () => {
       await report(['/gone/2']);
       await sleep(400);
       assert.equal(rcv.on('/gone').length, 2, 'a disabled hook was delivered');
-      const refused = await api(d.url, d.token, 'POST', `/deliveries/${id}/redeliver`);
+      const refused = await api(d.url, d.token, 'POST', `/_hookd/deliveries/${id}/redeliver`);
       assert.equal(refused.status, 409, refused.text);
 
       gone = false;
@@ -559,8 +561,8 @@ describe("another user's deliveries", () => {
 
       const tries: [string, string][] = [
         ['GET', `/hooks/${hook.Id}/deliveries`],
-        ['GET', `/deliveries/${id}`],
-        ['POST', `/deliveries/${id}/redeliver`],
+        ['GET', `/_hookd/deliveries/${id}`],
+        ['POST', `/_hookd/deliveries/${id}/redeliver`],
         ['POST', `/hooks/${hook.Id}/redeliver`],
         ['GET', `/hooks/${hook.Id}/secret`],
         ['POST', `/hooks/${hook.Id}/secret/rotate`],
@@ -569,7 +571,7 @@ describe("another user's deliveries", () => {
         const r = await api(d.url, bob, method, path);
         assert.equal(r.status, 404, `${method} ${path} as bob: ${r.status} ${r.text}`);
         assert.doesNotMatch(r.text, /whsec_/);
-        if (path.startsWith('/deliveries/')) assert.ok(!r.text.includes(hook.Id), r.text);
+        if (path.startsWith('/_hookd/deliveries/')) assert.ok(!r.text.includes(hook.Id), r.text);
       }
       assert.deepEqual((await api(d.url, bob, 'GET', '/hooks')).body, []);
       assert.equal(
@@ -647,7 +649,7 @@ describe('at-least-once across a crash', () => {
         Methods: ['GET'],
         Callback: `${rcv.url}/crash`,
       });
-      const r = await api(first.url, first.token, 'POST', '/report', {
+      const r = await api(first.url, first.token, 'POST', '/_hookd/report', {
         Method: 'GET',
         Path: '/crash/1',
         StatusCode: 200,
@@ -657,7 +659,7 @@ describe('at-least-once across a crash', () => {
       const id = call!.headers['webhook-id'] as string;
       await eventually(
         'the first attempt on record',
-        async () => (await api<DeliveryView>(first.url, first.token, 'GET', `/deliveries/${id}`)).body,
+        async () => (await api<DeliveryView>(first.url, first.token, 'GET', `/_hookd/deliveries/${id}`)).body,
         (v) => v.Attempts === 1 && v.Status === 'pending',
       );
       await first.kill();
@@ -668,7 +670,8 @@ describe('at-least-once across a crash', () => {
       assert.equal(again!.body, call!.body);
       const done = await eventually(
         'the delivery after the restart',
-        async () => (await api<DeliveryView>(second!.url, second!.token, 'GET', `/deliveries/${id}`)).body,
+        async () =>
+          (await api<DeliveryView>(second!.url, second!.token, 'GET', `/_hookd/deliveries/${id}`)).body,
         (v) => v.Status === 'succeeded',
       );
       assert.equal(done.Attempts, 2);

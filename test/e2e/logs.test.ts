@@ -98,7 +98,7 @@ before(async () => {
   await call(
     d.token,
     'POST',
-    '/match',
+    '/_hookd/match',
     { Method: 'GET', Path: '/repositories/r1/timeseries/ts1', StatusCode: 200 },
     200,
   );
@@ -111,7 +111,7 @@ before(async () => {
   );
 
   // The live tail, with the token where it belongs, and once (refused) where it does not.
-  const ws = new WebSocket(`${d.url.replace(/^http/, 'ws')}/tail`, {
+  const ws = new WebSocket(`${d.url.replace(/^http/, 'ws')}/_hookd/tail`, {
     headers: { authorization: `Bearer ${d.token}` },
   });
   const tailed: string[] = [];
@@ -132,11 +132,17 @@ before(async () => {
   await call(
     d.token,
     'POST',
-    '/report',
+    '/_hookd/report',
     { Method: 'GET', Path: '/repositories/r2/timeseries/ts2', StatusCode: 200 },
     202,
   );
-  await call(secrets.bob, 'POST', '/report', { Method: 'POST', Path: '/failing/1', StatusCode: 200 }, 202);
+  await call(
+    secrets.bob,
+    'POST',
+    '/_hookd/report',
+    { Method: 'POST', Path: '/failing/1', StatusCode: 200 },
+    202,
+  );
   await receiver.waitFor(2);
   await failing.waitFor(1);
   const deadline = Date.now() + 5000;
@@ -146,8 +152,8 @@ before(async () => {
   // The delivery log, redelivery and the signing secret.
   const list = await call<{ Id: string }[]>(d.token, 'GET', `/hooks/${hook.Id}/deliveries`, undefined, 200);
   const deliveryId = list[0]!.Id;
-  await call(d.token, 'GET', `/deliveries/${deliveryId}`, undefined, 200);
-  await call(d.token, 'POST', `/deliveries/${deliveryId}/redeliver`, undefined, 202);
+  await call(d.token, 'GET', `/_hookd/deliveries/${deliveryId}`, undefined, 200);
+  await call(d.token, 'POST', `/_hookd/deliveries/${deliveryId}/redeliver`, undefined, 202);
   await call(d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'succeeded' }, 202);
   secrets.secret = (
     await call<{ Secret: string }>(d.token, 'GET', `/hooks/${hook.Id}/secret`, undefined, 200)
@@ -160,13 +166,13 @@ before(async () => {
   await receiver.waitFor(4);
 
   // Operations, refusals, and the end of a hook.
-  await call(d.token, 'POST', '/reload', undefined, 200);
+  await call(d.token, 'POST', '/_hookd/reload', undefined, 200);
   for (const path of ['/metrics', '/healthz', '/readyz'])
     assert.equal((await api(d.opsUrl, undefined, 'GET', path)).status, 200, path);
-  await call(undefined, 'GET', '/openapi.json', undefined, 200);
+  await call(undefined, 'GET', '/_hookd/openapi.json', undefined, 200);
   await call(secrets.wrong, 'GET', '/hooks', undefined, 401);
   await call(secrets.bob, 'GET', `/hooks/${hook.Id}`, undefined, 404);
-  await call(secrets.bob, 'POST', '/reload', undefined, 403);
+  await call(secrets.bob, 'POST', '/_hookd/reload', undefined, 403);
   await call(d.token, 'POST', '/hooks', '{"PathPattern": ', 400);
   await call(d.token, 'DELETE', `/hooks/${hook.Id}`, undefined, 204);
   // Misplaced by the client: the token goes in the query string (401: it is not a credential there).

@@ -202,7 +202,7 @@ describe('GET /metrics after known traffic', () => {
 
   it('a failing receiver shows as a retrying attempt, outbox depth 1 and a breaker state for its origin', async () => {
     await createHook(d, { PathPattern: '/broken', Methods: ['GET'], Callback: `${failing.url}/cb` });
-    const r = await api(d.url, d.token, 'POST', '/report', {
+    const r = await api(d.url, d.token, 'POST', '/_hookd/report', {
       Method: 'GET',
       Path: '/broken/1',
       StatusCode: 200,
@@ -363,7 +363,7 @@ describe('reload', () => {
       assert.deepEqual(applied.applied, ['allowCallbackNets']);
       assert.equal((await api(d.url, d.token, 'POST', '/hooks', hook)).status, 201);
       const fire = () =>
-        api(d.url, d.token, 'POST', '/report', { Method: 'GET', Path: '/nets/1', StatusCode: 200 });
+        api(d.url, d.token, 'POST', '/_hookd/report', { Method: 'GET', Path: '/nets/1', StatusCode: 200 });
       await fire();
       await receiver.waitFor(1);
 
@@ -421,7 +421,7 @@ describe('reload', () => {
       assert.match(restart.stderr, /only after a restart: upstream/);
 
       write({ logLevel: 'info', events: { enabled: false }, trustedProxies: ['10.0.0.0/99'] });
-      const bad = await api<{ detail: string }>(d.url, d.token, 'POST', '/reload');
+      const bad = await api<{ detail: string }>(d.url, d.token, 'POST', '/_hookd/reload');
       assert.equal(bad.status, 400, bad.text);
       assert.match(bad.headers.get('content-type') ?? '', /^application\/problem\+json/);
       assert.match(bad.body.detail, /trustedProxies/);
@@ -440,11 +440,11 @@ describe('reload', () => {
     const d = await startHookd();
     try {
       const bob = await addUser(d, 'bob');
-      const r = await api(d.url, bob, 'POST', '/reload');
+      const r = await api(d.url, bob, 'POST', '/_hookd/reload');
       assert.equal(r.status, 403, r.text);
       assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
-      assert.equal((await api(d.url, undefined, 'POST', '/reload')).status, 401);
-      assert.equal((await api(d.url, d.token, 'POST', '/reload')).status, 200);
+      assert.equal((await api(d.url, undefined, 'POST', '/_hookd/reload')).status, 401);
+      assert.equal((await api(d.url, d.token, 'POST', '/_hookd/reload')).status, 200);
     } finally {
       await d.close();
     }

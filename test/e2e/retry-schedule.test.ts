@@ -18,7 +18,7 @@ async function finished(d: TestDaemon, hookId: string, timeoutMs = 5000): Promis
     const list = await api<Delivery[]>(d.url, d.token, 'GET', `/hooks/${hookId}/deliveries`);
     const first = list.body[0];
     if (first && first.Status !== 'pending') {
-      return (await api<Delivery>(d.url, d.token, 'GET', `/deliveries/${first.Id}`)).body;
+      return (await api<Delivery>(d.url, d.token, 'GET', `/_hookd/deliveries/${first.Id}`)).body;
     }
     if (Date.now() > end) throw new Error(`delivery still pending: ${JSON.stringify(list.body)}`);
     await sleep(50);
@@ -26,7 +26,12 @@ async function finished(d: TestDaemon, hookId: string, timeoutMs = 5000): Promis
 }
 
 const fire = (d: TestDaemon, path: string) =>
-  api(d.url, d.token, 'POST', '/report', { Method: 'GET', Path: path, StatusCode: 200, Phase: 'after' });
+  api(d.url, d.token, 'POST', '/_hookd/report', {
+    Method: 'GET',
+    Path: path,
+    StatusCode: 200,
+    Phase: 'after',
+  });
 
 describe('retry schedules', () => {
   let failing: Receiver;

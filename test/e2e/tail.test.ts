@@ -91,7 +91,7 @@ function rawTail(
   headers: Record<string, string>,
 ): Promise<{ ws: WebSocket; messages: TailEvent[] }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/tail${query}`, { headers });
+    const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/_hookd/tail${query}`, { headers });
     const messages: TailEvent[] = [];
     ws.on('message', (data) => messages.push(JSON.parse(data.toString()) as TailEvent));
     ws.on('open', () => resolve({ ws, messages }));
@@ -126,7 +126,7 @@ after(async () => {
 });
 
 const fire = (path: string, token = d.token, base = d.url) =>
-  api(base, token, 'POST', '/report', { Method: 'GET', Path: path, StatusCode: 200, Phase: 'after' });
+  api(base, token, 'POST', '/_hookd/report', { Method: 'GET', Path: path, StatusCode: 200, Phase: 'after' });
 
 describe('hookctl tail (the real binary)', () => {
   it('says Ready on stderr, then prints a fired callback and its attempt as NDJSON within a second of the trigger', async () => {
@@ -293,7 +293,7 @@ describe('GET /tail', () => {
   });
 
   it('a plain GET (no upgrade) is 426 Upgrade Required', async () => {
-    const r = await api(d.url, d.token, 'GET', '/tail');
+    const r = await api(d.url, d.token, 'GET', '/_hookd/tail');
     assert.equal(r.status, 426, r.text);
     assert.equal(r.headers.get('upgrade'), 'websocket');
     assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
@@ -324,7 +324,7 @@ describe('GET /tail', () => {
         StatusCode: 200,
         Phase: 'after',
       }));
-      const r = await api(d.url, d.token, 'POST', '/report', items);
+      const r = await api(d.url, d.token, 'POST', '/_hookd/report', items);
       assert.equal(r.status, 202, r.text);
     }
     await rcv.waitFor(n, 15_000);

@@ -204,7 +204,7 @@ export async function api<T = unknown>(
  * report endpoint with an admin token: a way to see what a daemon's match index holds.
  */
 export async function firedByReport(url: string, token: string, path: string): Promise<number> {
-  const r = await api<{ fired: number }>(url, token, 'POST', '/report', {
+  const r = await api<{ fired: number }>(url, token, 'POST', '/_hookd/report', {
     Method: 'GET',
     Path: path,
     StatusCode: 200,

@@ -179,7 +179,7 @@ describe('API errors over HTTP', () => {
       ['PATCH', '/hooks', 'GET, POST, HEAD'],
       ['POST', '/hooktypes', 'GET, HEAD'],
       ['DELETE', '/hooktypes', 'GET, HEAD'],
-      ['PUT', '/openapi.json', 'GET, HEAD'],
+      ['PUT', '/_hookd/openapi.json', 'GET, HEAD'],
     ];
     for (const [method, path, allow] of CASES) {
       it(`${method} ${path} → Allow: ${allow}`, async () => {
@@ -303,7 +303,7 @@ describe('API errors over HTTP', () => {
         d.url,
         undefined,
         'GET',
-        '/openapi.json',
+        '/_hookd/openapi.json',
       );
       assert.equal(r.status, 200);
       assert.equal(r.body.openapi, '3.1.0');
@@ -384,7 +384,7 @@ describe('503 when events are disabled (--no-events)', () => {
   it('health, readiness and the API description still answer', async () => {
     assert.equal((await api(d.opsUrl, undefined, 'GET', '/healthz')).status, 200);
     assert.equal((await api(d.opsUrl, undefined, 'GET', '/readyz')).status, 200);
-    assert.equal((await api(d.url, undefined, 'GET', '/openapi.json')).status, 200);
+    assert.equal((await api(d.url, undefined, 'GET', '/_hookd/openapi.json')).status, 200);
   });
 });
 

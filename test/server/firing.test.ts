@@ -477,7 +477,7 @@ describe('$REQUEST_URI', () => {
     try {
       await createHook(p, { ...template, Methods: ['GET'], Callback: `${receiver.url}/cb` });
       await send(`${p.url}/u/a?x=1`, { headers: forwarded });
-      const report = await api(p.url, p.token, 'POST', '/report', {
+      const report = await api(p.url, p.token, 'POST', '/_hookd/report', {
         Method: 'GET',
         Path: '/u/r',
         Query: 'q=2',

@@ -15,7 +15,7 @@ describe('the served OpenAPI document', () => {
       d.url,
       undefined,
       'GET',
-      '/openapi.json',
+      '/_hookd/openapi.json',
     );
     assert.equal(r.status, 200);
     assert.equal(r.body.openapi, '3.1.0');

@@ -550,7 +550,7 @@ describe('events disabled', () => {
         const res = await fetch(`${off.url}/ev/2?x=1`, { method: 'POST', body: 'payload' });
         assert.equal(res.status, 200);
         assert.deepEqual(await res.json(), { from: 'upstream', method: 'POST', url: '/ev/2?x=1' });
-        const report = await api(off.url, off.token, 'POST', '/report', {
+        const report = await api(off.url, off.token, 'POST', '/_hookd/report', {
           Method: 'GET',
           Path: '/ev/3',
           StatusCode: 200,

@@ -139,7 +139,7 @@ async function proxy(s: Served): Promise<void> {
 
 /** `token: null` sends no Authorization header. */
 async function report(body: unknown, token: string | null = d.token) {
-  return api<{ accepted: number; fired: number }>(d.url, token ?? undefined, 'POST', '/report', body);
+  return api<{ accepted: number; fired: number }>(d.url, token ?? undefined, 'POST', '/_hookd/report', body);
 }
 
 describe('POST /report', () => {
@@ -211,7 +211,7 @@ describe('POST /report', () => {
       d.url,
       d.token,
       'POST',
-      '/report',
+      '/_hookd/report',
       [
         { Method: 'GET' },
         { Path: 'no-slash', Phase: 'after', Extra: 1 },
@@ -237,7 +237,7 @@ describe('POST /report', () => {
     );
     for (const e of res.body.errors) assert.ok(e.message.length > 0);
 
-    const single = await api<{ errors: { field: string }[] }>(d.url, d.token, 'POST', '/report', {});
+    const single = await api<{ errors: { field: string }[] }>(d.url, d.token, 'POST', '/_hookd/report', {});
     assert.equal(single.status, 400);
     assert.deepEqual(single.body.errors.map((e) => e.field).sort(), ['Method', 'Path']);
 
@@ -246,7 +246,7 @@ describe('POST /report', () => {
       Array.from({ length: 1001 }, () => ({ Method: 'GET', Path: '/orders/x' })),
       '{oops',
     ]) {
-      const r = await api(d.url, d.token, 'POST', '/report', bad);
+      const r = await api(d.url, d.token, 'POST', '/_hookd/report', bad);
       assert.equal(r.status, 400, JSON.stringify(bad).slice(0, 50));
     }
     assert.deepEqual(
@@ -276,7 +276,7 @@ describe('POST /match (dry run)', () => {
   }
 
   async function match(body: unknown, token = d.token) {
-    return api<Preview[]>(d.url, token, 'POST', '/match', body);
+    return api<Preview[]>(d.url, token, 'POST', '/_hookd/match', body);
   }
 
   it("returns only the caller's hooks, with the rendered callback, and sends nothing", async () => {
@@ -346,16 +346,22 @@ describe('POST /match (dry run)', () => {
   });
 
   it('refuses an invalid dry run with 400 and an unauthenticated one with 401', async () => {
-    const bad = await api<{ code: string; errors: { field: string }[] }>(d.url, d.token, 'POST', '/match', {
-      Method: 'GET',
-    });
+    const bad = await api<{ code: string; errors: { field: string }[] }>(
+      d.url,
+      d.token,
+      'POST',
+      '/_hookd/match',
+      {
+        Method: 'GET',
+      },
+    );
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'VALIDATION_FAILED');
     assert.deepEqual(
       bad.body.errors.map((e) => e.field),
       ['Path'],
     );
-    const anon = await api(d.url, undefined, 'POST', '/match', { Method: 'GET', Path: '/orders/o1' });
+    const anon = await api(d.url, undefined, 'POST', '/_hookd/match', { Method: 'GET', Path: '/orders/o1' });
     assert.equal(anon.status, 401);
   });
 });

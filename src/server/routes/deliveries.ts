@@ -58,7 +58,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 
   resource(
     app,
-    '/deliveries/:id',
+    '/_hookd/deliveries/:id',
     {
       GET: async (req, reply) => {
         const id = deliveryIdOf(req);
@@ -76,7 +76,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 
   resource(
     app,
-    '/deliveries/:id/redeliver',
+    '/_hookd/deliveries/:id/redeliver',
     {
       POST: async (req, reply) => {
         const id = deliveryIdOf(req);

@@ -10,7 +10,7 @@ export interface Reloadable {
 
 /** `POST /reload`: what `hookctl reload` and systemd's ExecReload call. Admin only. */
 export function reloadRoutes(app: FastifyInstance, daemon: Reloadable): void {
-  resource(app, '/reload', {
+  resource(app, '/_hookd/reload', {
     POST: async (req, reply) => {
       if (principalOf(req).user !== 'admin')
         throw new HookdError('FORBIDDEN', 'only the admin user may reload hookd');

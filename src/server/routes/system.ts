@@ -13,5 +13,5 @@ export interface SystemState {
  */
 export function systemRoutes(app: FastifyInstance, base: string, _state: SystemState): void {
   const doc = buildOpenApi(base);
-  resource(app, '/openapi.json', { GET: async (_req, reply) => reply.send(doc) }, { public: true });
+  resource(app, '/_hookd/openapi.json', { GET: async (_req, reply) => reply.send(doc) }, { public: true });
 }

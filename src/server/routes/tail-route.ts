@@ -6,7 +6,7 @@ import { resource } from '../route-table.js';
 export function tailRoute(app: FastifyInstance): void {
   resource(
     app,
-    '/tail',
+    '/_hookd/tail',
     {
       GET: async (_req, reply) => {
         reply.header('Upgrade', 'websocket');

@@ -27,7 +27,7 @@ export function triggerRoutes(
 ): void {
   resource(
     app,
-    '/report',
+    '/_hookd/report',
     {
       POST: async (req, reply) => {
         const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
@@ -57,7 +57,7 @@ export function triggerRoutes(
 
   resource(
     app,
-    '/match',
+    '/_hookd/match',
     {
       POST: async (req, reply) => {
         const s = parseServed(req.body, '');

@@ -181,7 +181,7 @@ describe('delivery routes', () => {
     fire(hook, '/repositories/r1/timeseries/one');
     await until(() => pipeline.stats().live === 0, 'the delivery to end');
     const [listed] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
-    const one = await call(alice, 'GET', `/deliveries/${listed.Id}`);
+    const one = await call(alice, 'GET', `/_hookd/deliveries/${listed.Id}`);
     assert.equal(one.status, 200);
     assert.equal(one.body.Id, listed.Id);
     assert.equal(one.body.AttemptLog.length, 1);
@@ -204,12 +204,12 @@ describe('delivery routes', () => {
     assert.equal(failed.length, 3);
     failing = false;
     try {
-      const one = await call(alice, 'POST', `/deliveries/${failed[0].Id}/redeliver`);
+      const one = await call(alice, 'POST', `/_hookd/deliveries/${failed[0].Id}/redeliver`);
       assert.equal(one.status, 202);
       assert.equal(one.body.Id, failed[0].Id);
       assert.equal(one.body.Status, 'pending');
       await until(() => pipeline.stats().live === 0, 'the redelivery to end');
-      const again = await call(alice, 'GET', `/deliveries/${failed[0].Id}`);
+      const again = await call(alice, 'GET', `/_hookd/deliveries/${failed[0].Id}`);
       assert.equal(again.body.Status, 'succeeded');
       assert.equal(again.body.AttemptLog.length, 2);
 
@@ -253,8 +253,8 @@ describe('delivery routes', () => {
     const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
     for (const [method, path] of [
       ['GET', `/hooks/${hook.Id}/deliveries`],
-      ['GET', `/deliveries/${d.Id}`],
-      ['POST', `/deliveries/${d.Id}/redeliver`],
+      ['GET', `/_hookd/deliveries/${d.Id}`],
+      ['POST', `/_hookd/deliveries/${d.Id}/redeliver`],
       ['POST', `/hooks/${hook.Id}/redeliver`],
       ['GET', `/hooks/${hook.Id}/secret`],
       ['POST', `/hooks/${hook.Id}/secret/rotate`],
@@ -268,9 +268,9 @@ describe('delivery routes', () => {
         );
       }
     }
-    assert.equal((await call(alice, 'GET', '/deliveries/msg_00000000000000000000000000')).status, 404);
-    assert.equal((await call(alice, 'GET', '/deliveries/not-an-id')).status, 404);
-    const wrong = await call(alice, 'DELETE', `/deliveries/${d.Id}`);
+    assert.equal((await call(alice, 'GET', '/_hookd/deliveries/msg_00000000000000000000000000')).status, 404);
+    assert.equal((await call(alice, 'GET', '/_hookd/deliveries/not-an-id')).status, 404);
+    const wrong = await call(alice, 'DELETE', `/_hookd/deliveries/${d.Id}`);
     assert.equal(wrong.status, 405);
   });
 
@@ -289,7 +289,7 @@ describe('delivery routes', () => {
       );
       const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
       assert.equal(d.LastStatusCode, 410);
-      const res = await call(alice, 'POST', `/deliveries/${d.Id}/redeliver`);
+      const res = await call(alice, 'POST', `/_hookd/deliveries/${d.Id}/redeliver`);
       assert.equal(res.status, 409);
       assert.match(res.body.detail, /disabled/);
     } finally {

@@ -28,7 +28,7 @@ export function validateRedeliver(opts: RedeliverOptions): void {
 }
 
 /**
- * Queues deliveries again: one by Id (POST /deliveries/{id}/redeliver, same delivery Id so the
+ * Queues deliveries again: one by Id (POST /_hookd/deliveries/{id}/redeliver, same delivery Id so the
  * receiver can de-duplicate) or a hook's deliveries by filter (POST /hooks/{id}/redeliver).
  */
 export async function runRedeliver(opts: RedeliverOptions, ctx: CliContext): Promise<void> {

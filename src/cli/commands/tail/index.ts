@@ -37,9 +37,9 @@ interface TailEvent {
   Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
 }
 
-/** `ws://host:port/base/tail?hook=…&status=…` from the server URL. */
+/** `ws://host:port/base/_hookd/tail?hook=…&status=…` from the server URL. */
 export function tailUrl(server: string, opts: TailOptions): string {
-  const url = new URL(`${server.replace(/\/+$/, '')}/tail`);
+  const url = new URL(`${server.replace(/\/+$/, '')}/_hookd/tail`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   for (const h of opts.hooks) url.searchParams.append('hook', h);
   if (opts.status) url.searchParams.set('status', opts.status);
@@ -147,7 +147,7 @@ function connect(
                 status,
                 String(res.headers['content-type'] ?? ''),
                 text,
-                '/tail',
+                '/_hookd/tail',
                 creds.source,
               ),
         );
