@@ -5,12 +5,13 @@ import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
-import { CidrError } from '../policy/address-policy.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
 import type { Store } from '../store/store.js';
+import { packageInfo } from '../util/package-info.js';
 import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';
 import { openAdminStore } from './open-store.js';
+import { stopWithParent } from './parent-watch.js';
 import { RuntimeSettings } from './runtime-settings.js';
 
 /** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
@@ -47,18 +48,28 @@ function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
 }
 
 function configFrom(cmd: Command): HookdConfig {
-  return checkConfig(loadConfig({ flags: flagsOf(cmd.optsWithGlobals()) }));
+  return loadConfig({ flags: flagsOf(cmd.optsWithGlobals()), validate: settingsProblems });
 }
 
-/** Builds what the config describes (policy, trusted proxies) so a bad entry fails at start, named. */
-export function checkConfig(cfg: HookdConfig): HookdConfig {
-  try {
-    new RuntimeSettings(cfg);
-  } catch (e) {
-    if (e instanceof CidrError) throw new ConfigError(`allowCallbackNets: ${e.message}`);
-    throw new ConfigError(`trustedProxies: ${(e as Error).message}`);
+/**
+ * Builds what the config describes (policy, trusted proxies) entry by entry, so that every bad
+ * entry is named at start (and by check-config), not only the first.
+ */
+export function settingsProblems(cfg: HookdConfig): string[] {
+  const problems: string[] = [];
+  const lists = { allowCallbackNets: cfg.allowCallbackNets, trustedProxies: cfg.trustedProxies };
+  for (const [key, list] of Object.entries(lists)) {
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      const one = { ...cfg, allowCallbackNets: [], trustedProxies: [], [key]: [entry] };
+      try {
+        new RuntimeSettings(one);
+      } catch (e) {
+        problems.push(`${key}: ${(e as Error).message}`);
+      }
+    }
   }
-  return cfg;
+  return problems;
 }
 
 /** Runs an admin command on the store the daemon with these options uses (SQLite or PostgreSQL). */
@@ -116,10 +127,13 @@ export async function runDaemon(
 export function buildHookdCommand(): Command {
   const program = daemonOptions(new Command('hookd'))
     .description('The hookd webhook daemon: hook API, reverse proxy, matching and callback delivery.')
+    .version(packageInfo().version, '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run hookd --help for usage)')
     .action(async (_opts, cmd: Command) => {
       const cfg = configFrom(cmd);
-      await runDaemon(cfg, createLogger(cfg.logLevel), () => configFrom(cmd));
+      const log = createLogger(cfg.logLevel, { format: cfg.logFormat });
+      await runDaemon(cfg, log, () => configFrom(cmd));
+      stopWithParent(log);
     });
 
   const user = program
@@ -174,9 +188,9 @@ export function buildHookdCommand(): Command {
 
   program
     .command('check-config <file>')
-    .description('validate a config file and exit (0 valid, 2 invalid)')
+    .description('validate a config file, reporting every problem, and exit (0 valid, 2 invalid)')
     .action(async (file: string) => {
-      checkConfig(loadConfig({ flags: { config: file }, env: {} }));
+      loadConfig({ flags: { config: file }, env: {}, validate: settingsProblems });
       console.log(`${file}: valid`);
     });
   return program;
@@ -192,7 +206,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       return;
     }
     if (e instanceof ConfigError) {
-      console.error(`hookd: configuration error: ${e.message}`);
+      // One line per problem, so that every mistake shows in one run.
+      console.error(e.problems.map((p) => `hookd: configuration error: ${p}`).join('\n'));
       process.exitCode = EXIT.CONFIG;
       return;
     }

@@ -318,7 +318,7 @@ describe('API errors over HTTP', () => {
     });
 
     it('a bad token does not stand in the way of a public endpoint', async () => {
-      assert.equal((await api(d.url, 'Bearer junk', 'GET', '/openapi.json', undefined)).status, 200);
+      assert.equal((await api(d.url, 'Bearer junk', 'GET', '/_hookd/openapi.json', undefined)).status, 200);
     });
   });
 
