@@ -222,7 +222,7 @@ async function rig(connections: number, durable: boolean): Promise<PipelineRig> 
     ephemeral: new MemoryDeliveryStore(),
     policy: new AddressPolicy(['127.0.0.0/8']),
     hookState: { isActive: () => true, disable: async () => undefined },
-    limits: { concurrency: 256, perDestination: connections },
+    limits: { concurrency: 256, perHost: connections, perEndpoint: connections },
     retention: { intervalMs: 0 },
   });
   let done = 0;

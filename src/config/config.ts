@@ -37,6 +37,14 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /** Callback attempts in flight at once over all hosts (default 256). */
+  deliveryConcurrency?: number;
+  /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */
+  deliveryPerHost?: number;
+  /** Callback attempts in flight at once to one endpoint (callback URL) inside its host (default 8). */
+  deliveryPerEndpoint?: number;
+  /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
+  storeFaultBuffer?: number;
   /**
    * Where /metrics, /healthz and /readyz are served, apart from the proxied service's port;
    * `false` when switched off (`--ops-listen off`).

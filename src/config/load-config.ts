@@ -240,7 +240,24 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
     opsListen,
     logFormat: logFormat as HookdConfig['logFormat'],
+    ...deliveryLimits(int),
   };
+}
+
+/** The delivery limits that were set (the pipeline has the defaults); absent keys stay absent. */
+function deliveryLimits(
+  int: (k: string, def: number, min: number, max: number) => number,
+): Partial<HookdConfig> {
+  const out: Partial<HookdConfig> = {};
+  const set = (key: keyof HookdConfig, fileKey: string, min: number, max: number) => {
+    const v = int(fileKey, -1, min, max);
+    if (v !== -1) (out as Record<string, number>)[key] = v;
+  };
+  set('deliveryConcurrency', 'delivery.concurrency', 1, 100_000);
+  set('deliveryPerHost', 'delivery.perHost', 1, 10_000);
+  set('deliveryPerEndpoint', 'delivery.perEndpoint', 1, 10_000);
+  set('storeFaultBuffer', 'delivery.faultBuffer', 0, 10_000_000);
+  return out;
 }
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'];

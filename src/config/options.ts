@@ -162,6 +162,44 @@ export const CLUSTER_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Delivery limits (isolation per endpoint, protection per host) and the store-fault buffer. */
+export const DELIVERY_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'deliveryConcurrency',
+    fileKey: 'delivery.concurrency',
+    flag: '--delivery-concurrency <n>',
+    env: 'HOOKD_DELIVERY_CONCURRENCY',
+    description: 'callback attempts in flight at once, over all hosts (default 256)',
+    fromText: asNumber,
+  },
+  {
+    key: 'deliveryPerHost',
+    fileKey: 'delivery.perHost',
+    flag: '--delivery-per-host <n>',
+    env: 'HOOKD_DELIVERY_PER_HOST',
+    description: 'callback attempts in flight at once to one host (scheme, host, port) (default 32)',
+    fromText: asNumber,
+  },
+  {
+    key: 'deliveryPerEndpoint',
+    fileKey: 'delivery.perEndpoint',
+    flag: '--delivery-per-endpoint <n>',
+    env: 'HOOKD_DELIVERY_PER_ENDPOINT',
+    description:
+      'callback attempts in flight at once to one endpoint (callback URL), inside its host (default 8)',
+    fromText: asNumber,
+  },
+  {
+    key: 'storeFaultBuffer',
+    fileKey: 'delivery.faultBuffer',
+    flag: '--store-fault-buffer <n>',
+    env: 'HOOKD_STORE_FAULT_BUFFER',
+    description:
+      'fired callbacks kept in memory while the store refuses writes; more are dropped and counted (default 10000)',
+    fromText: asNumber,
+  },
+];
+
 /** The operations listener (issue 14): metrics and health probes apart from the proxied service. */
 export const OPS_OPTIONS: readonly OptionSpec[] = [
   {
@@ -183,4 +221,9 @@ export const OPS_OPTIONS: readonly OptionSpec[] = [
 ];
 
 /** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */
-export const ALL_OPTIONS: readonly OptionSpec[] = [...OPTIONS, ...CLUSTER_OPTIONS, ...OPS_OPTIONS];
+export const ALL_OPTIONS: readonly OptionSpec[] = [
+  ...OPTIONS,
+  ...CLUSTER_OPTIONS,
+  ...DELIVERY_OPTIONS,
+  ...OPS_OPTIONS,
+];

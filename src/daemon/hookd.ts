@@ -6,10 +6,11 @@ import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { closeServer, listenOn } from '../ops/listen.js';
 import { OpsServer } from '../ops/ops-server.js';
@@ -26,9 +27,11 @@ import { type HookChangeListener, HookService } from '../service/hook-service.js
 import type { Store } from '../store/store.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
+import { deliveryOptions, hookSchedule } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
+import { storeFaults } from './store-faults.js';
 
 export { STORE_FILE } from './open-store.js';
 
@@ -48,19 +51,6 @@ export interface Hookd {
   reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
   close(): Promise<void>;
-}
-
-const schedules = new WeakMap<Hook, RetrySchedule>();
-
-/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
-function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
-  if (hook?.RetrySchedule === undefined) return undefined;
-  let s = schedules.get(hook);
-  if (s === undefined) {
-    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
-    schedules.set(hook, s);
-  }
-  return s;
 }
 
 export interface HookdOptions {
@@ -105,12 +95,15 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
+    const faults = storeFaults(opened.deliveries.durable, log);
     const hooks = new HookService(store, opened.ephemeralHooks, {
       checkCallback: async (url) => {
         const r = await checkCallbackTarget(url, settings.policy);
         return r.ok ? undefined : r.message;
       },
     });
+    // The signing secret is made with the hook: delivery never waits on a first-use write.
+    hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
@@ -127,6 +120,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       logger: log,
+      health: faults.health,
+      ...deliveryOptions(config),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -136,6 +131,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks: () => engine.size,
       tailClients: () => tail.clients,
     });
+    registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
@@ -286,6 +282,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          recorded: () => deliveries.settled(),
         })
       : undefined;
 
@@ -321,6 +318,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
       system: { draining: () => draining, storeReady: () => storeReady() },
+      mapError: faults.mapError,
       extraRoutes: (api) => {
         // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
         // goes out, so even an instance killed right after it loses none of them.
@@ -329,7 +327,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
             await deliveries.flush().catch(() => undefined);
           return payload;
         });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host));
+        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         tailRoute(api);
@@ -339,9 +337,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     });
 
     // /metrics, /healthz, /readyz: on a listener of their own, apart from the service's paths.
+    // Ready: the store answers and takes writes (issue 13's fault tracking).
     const storeReady = async () => {
       await store.listUsers();
-      return true;
+      return faults.health.available;
     };
     const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
     let boundUrl = '';
@@ -410,6 +409,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         }
         await opsServer.close();
         await store.close();
+        faults.stop();
       },
     };
   };

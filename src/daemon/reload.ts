@@ -20,6 +20,10 @@ export const RESTART_KEYS = [
   'retrySchedule',
   'databaseUrl',
   'clusterLeaseMs',
+  'deliveryConcurrency',
+  'deliveryPerHost',
+  'deliveryPerEndpoint',
+  'storeFaultBuffer',
   'opsListen',
   'logFormat',
 ] as const satisfies readonly (keyof HookdConfig)[];

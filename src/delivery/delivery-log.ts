@@ -47,6 +47,19 @@ export function attemptRecord(d: Delivery, attempt: number, time: number, r: Att
   };
 }
 
+/** Deliveries the stores refused to take yet (held in the outbox's buffer). */
+export interface UnwrittenDeliveries {
+  readonly buffered: number;
+  unwritten(id: string): Delivery | undefined;
+  unwrittenOf(hookId: string): Iterable<Delivery>;
+}
+
+const NONE: UnwrittenDeliveries = {
+  buffered: 0,
+  unwritten: () => undefined,
+  unwrittenOf: () => [],
+};
+
 const byIdDescending = (a: DeliveryRecord, b: DeliveryRecord): number =>
   a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 
@@ -60,6 +73,7 @@ export class DeliveryLog {
     private readonly ephemeral: DeliveryStore,
     /** Deliveries held in memory: their state there is newer than the stores' by up to one commit. */
     private readonly live: ReadonlyMap<string, Delivery>,
+    private readonly buffer: UnwrittenDeliveries = NONE,
     readonly retention: RetentionOptions = DEFAULT_RETENTION,
     private readonly log?: Logger,
   ) {}
@@ -71,6 +85,10 @@ export class DeliveryLog {
       ...(await this.durable.listDeliveries(hookId, sub)),
       ...(await this.ephemeral.listDeliveries(hookId, sub)),
     ].map((r) => this.live.get(r.id) ?? r);
+    // Held in memory while the store refuses writes: shown too (their `Durable` is false).
+    if (this.buffer.buffered > 0) {
+      for (const d of this.buffer.unwrittenOf(hookId)) if (matches(d, query)) merged.push(d);
+    }
     merged.sort(byIdDescending);
     if (query.limit === undefined || merged.length <= query.limit) return { items: merged };
     const items = merged.slice(0, query.limit);
@@ -79,7 +97,7 @@ export class DeliveryLog {
 
   /** One delivery and which store holds it. */
   async get(id: string): Promise<{ record: DeliveryRecord; persist: boolean } | undefined> {
-    const live = this.live.get(id);
+    const live = this.live.get(id) ?? this.buffer.unwritten(id);
     if (live) return { record: live, persist: live.persist };
     const durable = await this.durable.getDelivery(id);
     if (durable) return { record: durable, persist: true };
@@ -88,6 +106,8 @@ export class DeliveryLog {
   }
 
   async attempts(id: string, persist: boolean): Promise<AttemptRecord[]> {
+    // Not in the store yet: its attempts are not either (they are buffered with it).
+    if (this.buffer.buffered > 0 && this.buffer.unwritten(id) !== undefined) return [];
     return (persist ? this.durable : this.ephemeral).listAttempts(id);
   }
 
@@ -138,4 +158,13 @@ export class DeliveryLog {
     if (total > 0) this.log?.info({ removed: total }, 'delivery log pruned');
     return total;
   }
+}
+
+function matches(d: DeliveryRecord, q: DeliveryQuery): boolean {
+  return (
+    (q.status === undefined || d.status === q.status) &&
+    (q.since === undefined || d.created >= q.since) &&
+    (q.until === undefined || d.created <= q.until) &&
+    (q.after === undefined || d.id < q.after)
+  );
 }

@@ -5,6 +5,8 @@ import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../
 interface Target {
   origin: string;
   path: string;
+  /** The endpoint key of the fairness limits: the URL without a fragment. */
+  endpoint: string;
 }
 
 const targets = new Map<string, Target>();
@@ -15,7 +17,11 @@ function targetOf(url: string): Target {
   let t = targets.get(url);
   if (t === undefined) {
     const u = new URL(url);
-    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    t = {
+      origin: u.origin,
+      path: `${u.pathname}${u.search}`,
+      endpoint: `${u.origin}${u.pathname}${u.search}`,
+    };
     if (targets.size >= MAX_TARGETS) targets.clear();
     targets.set(url, t);
   }
@@ -44,9 +50,15 @@ export class Delivery implements DeliveryRecord {
   lastStatusCode: number | null = null;
   lastError: string | null = null;
 
-  /** The destination key of the fairness limits and the circuit breaker (the URL's origin). */
+  /** The host key of the fairness limits and the host's circuit breaker (the URL's origin). */
   readonly origin: string;
+  /** The endpoint key of the fairness limits and the endpoint's circuit breaker (the URL). */
+  readonly endpoint: string;
   readonly path: string;
+  /** Held in memory only: the store refused its write, which is retried (not yet durable). */
+  buffered = false;
+  /** What holds it back while it waits for a slot, e.g. `endpoint https://…` (the delivery log's `HeldBy`). */
+  heldBy: string | undefined = undefined;
   /** Position in the scheduler's heap, -1 when not in it. */
   heapIndex = -1;
   /** An attempt is running (or queued in the limiter). */
@@ -78,6 +90,7 @@ export class Delivery implements DeliveryRecord {
     this.request = request;
     const t = targetOf(request.url);
     this.origin = t.origin;
+    this.endpoint = t.endpoint;
     this.path = t.path;
   }
 

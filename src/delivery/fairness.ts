@@ -1,30 +1,61 @@
 /**
- * Fair sharing of outgoing attempts: a global concurrency limit, a per-destination limit and a
- * per-destination circuit breaker, so that a hanging or failing receiver holds at most its own
- * share of slots and never delays callbacks to others. Destinations with waiting attempts take
- * free global slots in turn (round robin), not in arrival order, so one destination's burst
- * cannot starve another's single callback.
+ * Fair sharing of outgoing attempts: isolation per endpoint, protection per host.
+ *
+ * - A global limit (`concurrency`) bounds what hookd has in flight at all.
+ * - A per-host limit (`perHost`, the host being the callback URL's origin: scheme, host, port)
+ *   protects each receiver host from hookd.
+ * - Inside it, a per-endpoint limit (`perEndpoint`, the endpoint being the callback URL) is what
+ *   one endpoint may hold: a hanging or slow endpoint fills its own few slots and never its
+ *   host's, so the other endpoints of that host (every user's incoming-webhook URL on one chat
+ *   vendor) keep going.
+ * - Hosts with waiting attempts take free global slots in turn, and the endpoints of one host
+ *   take that host's free slots in turn (round robin at both levels), so a burst to one endpoint
+ *   cannot starve a single callback to another.
+ * - Two circuit breakers: one per endpoint, fed by answers and time-outs (5xx, 429, no complete
+ *   answer in time), and one per host, fed by connection-level failures (refused, DNS, TLS,
+ *   connect time-out), which say nothing about one endpoint and everything about the host.
  */
-import {
-  type BreakerOptions,
-  CircuitBreaker,
-  DEFAULT_BREAKER,
-  type DestinationOutcome,
-} from './circuit-breaker.js';
+import { type BreakerOptions, CircuitBreaker, DEFAULT_BREAKER } from './circuit-breaker.js';
 
 export interface FairnessLimits {
-  /** Attempts in flight at once, over all destinations (default 256). */
+  /** Attempts in flight at once, over all hosts (default 256). */
   concurrency: number;
-  /** Attempts in flight at once to one destination (origin: scheme, host, port) (default 16). */
-  perDestination: number;
+  /** Attempts in flight at once to one host (origin: scheme, host, port) (default 32). */
+  perHost: number;
+  /** Attempts in flight at once to one endpoint (callback URL) (default 8). */
+  perEndpoint: number;
   breaker: BreakerOptions;
 }
 
 export const DEFAULT_LIMITS: FairnessLimits = Object.freeze({
   concurrency: 256,
-  perDestination: 16,
+  perHost: 32,
+  perEndpoint: 8,
   breaker: DEFAULT_BREAKER,
 });
+
+/**
+ * What an attempt taught, for the two breakers: an answer that counts as fine (`ok`), an answer
+ * that is a failure (`fail`: 5xx, 429), no complete answer in time over a connection (`timeout`,
+ * also a reset), a failure to reach the host at all
+ * (`unreachable`: refused, DNS, TLS, connect time-out), or nothing (`none`: refused by the
+ * target policy, aborted at shutdown).
+ */
+export type AttemptVerdict = 'ok' | 'fail' | 'timeout' | 'unreachable' | 'none';
+
+/** Which limit or circuit held an attempt back (metrics label, delivery log `HeldBy`). */
+export type HoldKind = 'endpoint' | 'host' | 'global' | 'endpoint_circuit' | 'host_circuit';
+export const HOLD_KINDS: readonly HoldKind[] = [
+  'endpoint',
+  'host',
+  'global',
+  'endpoint_circuit',
+  'host_circuit',
+];
+
+/** Bits of the `probe` value handed to `run` and back to `done`. */
+export const ENDPOINT_PROBE = 1;
+export const HOST_PROBE = 2;
 
 /** A FIFO that does not shift arrays: a head index, compacted now and then. */
 class Fifo<T> {
@@ -58,10 +89,31 @@ class Fifo<T> {
   }
 }
 
-class Destination<J> {
+class Endpoint<J> {
   inFlight = 0;
+  /** In its host's ring of endpoints with startable work. */
   inRing = false;
   readonly queue = new Fifo<J>();
+  readonly breaker: CircuitBreaker;
+
+  constructor(
+    readonly key: string,
+    readonly host: Host<J>,
+    breaker: BreakerOptions,
+  ) {
+    this.breaker = new CircuitBreaker(breaker);
+  }
+}
+
+class Host<J> {
+  inFlight = 0;
+  /** In the global ring of hosts with startable work. */
+  inRing = false;
+  /** Jobs waiting over all its endpoints. */
+  waiting = 0;
+  readonly endpoints = new Map<string, Endpoint<J>>();
+  /** Endpoints with waiting jobs and a free endpoint slot, in turn. */
+  readonly ring = new Fifo<Endpoint<J>>();
   readonly breaker: CircuitBreaker;
 
   constructor(
@@ -72,28 +124,46 @@ class Destination<J> {
   }
 }
 
-/** A job names its destination. */
+/** A job names its host (the URL's origin) and its endpoint (the URL). */
 export interface Routed {
   origin: string;
+  endpoint: string;
+}
+
+export interface BreakerView {
+  /** `endpoint` (a callback URL) or `host` (an origin). */
+  scope: 'endpoint' | 'host';
+  destination: string;
+  state: 'closed' | 'half-open' | 'open';
 }
 
 /**
  * Starts jobs within the limits. `run(job, probe)` starts one and the caller reports its end with
- * `done(job, outcome, probe)`; `shed(job, reason)` is called instead of `run` for a job whose
- * destination's circuit is open, so it can be rescheduled without being sent.
+ * `done(job, verdict, probe)`; `shed(job, reason)` is called instead of `run` for a job whose
+ * endpoint's or host's circuit is open, so it can be rescheduled without being sent. `held(job,
+ * kind, key)` tells that a job had to wait, and for what.
  */
 export class FairLimiter<J extends Routed> {
-  private readonly destinations = new Map<string, Destination<J>>();
-  private readonly ring = new Fifo<Destination<J>>();
+  private readonly hosts = new Map<string, Host<J>>();
+  private readonly ring = new Fifo<Host<J>>();
   private running = 0;
   private waiting = 0;
   private paused = false;
+  /** How often each limit or circuit held an attempt back, since start. */
+  readonly heldCounts: Record<HoldKind, number> = {
+    endpoint: 0,
+    host: 0,
+    global: 0,
+    endpoint_circuit: 0,
+    host_circuit: 0,
+  };
 
   constructor(
     private readonly limits: FairnessLimits,
-    private readonly run: (job: J, probe: boolean) => void,
+    private readonly run: (job: J, probe: number) => void,
     private readonly shed: (job: J, reason: string) => void,
     private readonly now: () => number = Date.now,
+    private readonly held?: (job: J, kind: HoldKind, key: string) => void,
   ) {}
 
   /** Attempts in flight. */
@@ -106,44 +176,74 @@ export class FairLimiter<J extends Routed> {
     return this.waiting;
   }
 
+  /** Jobs waiting for a slot, per host that has any. */
+  *waitingByHost(): Generator<{ host: string; waiting: number }> {
+    for (const h of this.hosts.values()) if (h.waiting > 0) yield { host: h.key, waiting: h.waiting };
+  }
+
   submit(job: J): void {
-    const dest = this.destination(job.origin);
+    const ep = this.endpoint(job);
+    const host = ep.host;
     const now = this.now();
-    if (dest.breaker.blocking(now)) {
-      this.shed(job, this.openReason(dest, now));
-      this.release(dest);
+    if (host.breaker.blocking(now)) {
+      this.hold(job, 'host_circuit', host.key);
+      this.shed(job, this.openReason('host', host.key, host.breaker, now));
+      this.release(ep);
       return;
     }
+    if (ep.breaker.blocking(now)) {
+      this.hold(job, 'endpoint_circuit', ep.key);
+      this.shed(job, this.openReason('endpoint', ep.key, ep.breaker, now));
+      this.release(ep);
+      return;
+    }
+    const l = this.limits;
     if (
       !this.paused &&
-      this.running < this.limits.concurrency &&
-      dest.inFlight < this.limits.perDestination &&
-      dest.queue.length === 0
+      this.running < l.concurrency &&
+      host.inFlight < l.perHost &&
+      ep.inFlight < l.perEndpoint &&
+      ep.queue.length === 0
     ) {
-      this.start(dest, job, now);
+      this.start(ep, job, now);
       return;
     }
-    dest.queue.push(job);
+    if (ep.inFlight >= l.perEndpoint || ep.queue.length > 0) this.hold(job, 'endpoint', ep.key);
+    else if (host.inFlight >= l.perHost) this.hold(job, 'host', host.key);
+    else this.hold(job, 'global', 'all hosts');
+    ep.queue.push(job);
+    host.waiting++;
     this.waiting++;
-    if (!dest.inRing && dest.inFlight < this.limits.perDestination) this.enqueue(dest);
+    this.ready(ep);
   }
 
   /** Reports the end of a job that `run` started. */
-  done(job: J, outcome: DestinationOutcome, probe: boolean): void {
-    const dest = this.destinations.get(job.origin);
+  done(job: J, verdict: AttemptVerdict, probe: number): void {
+    const host = this.hosts.get(job.origin);
     this.running--;
-    if (!dest) return;
-    dest.inFlight--;
+    if (!host) return;
+    const ep = host.endpoints.get(job.endpoint);
+    host.inFlight--;
+    if (ep) ep.inFlight--;
     const now = this.now();
-    if (dest.breaker.record(outcome, probe, now)) {
-      // Open: what waits for this destination is skipped now rather than after the slow ones end.
-      const reason = this.openReason(dest, now);
-      const skipped = dest.queue.drain();
-      this.waiting -= skipped.length;
-      for (const j of skipped) this.shed(j, reason);
+    // The host learns whether it could be reached (any answer says yes); the endpoint whether it
+    // answered well. A time-out is the endpoint's failure and says nothing about the host.
+    const hostOutcome =
+      verdict === 'unreachable' ? 'fail' : verdict === 'ok' || verdict === 'fail' ? 'ok' : 'none';
+    const epOutcome =
+      verdict === 'unreachable' || verdict === 'none' ? 'none' : verdict === 'ok' ? 'ok' : 'fail';
+    if (host.breaker.record(hostOutcome, (probe & HOST_PROBE) !== 0, now)) {
+      // Open: whatever waits for any endpoint of this host is skipped now.
+      const reason = this.openReason('host', host.key, host.breaker, now);
+      for (const e of host.endpoints.values()) this.shedQueue(e, reason, 'host_circuit', host.key);
     }
-    if (dest.queue.length > 0 && !dest.inRing) this.enqueue(dest);
-    this.release(dest);
+    if (ep?.breaker.record(epOutcome, (probe & ENDPOINT_PROBE) !== 0, now)) {
+      this.shedQueue(ep, this.openReason('endpoint', ep.key, ep.breaker, now), 'endpoint_circuit', ep.key);
+    }
+    if (ep) {
+      this.ready(ep);
+      this.release(ep);
+    } else this.readyHost(host);
     this.pump();
   }
 
@@ -157,76 +257,138 @@ export class FairLimiter<J extends Routed> {
     this.pump();
   }
 
-  /** The circuit state of every destination that has one other than a fresh closed circuit. */
-  *breakers(): Generator<{ destination: string; state: 'closed' | 'half-open' | 'open' }> {
-    for (const d of this.destinations.values()) {
-      if (!d.breaker.pristine) yield { destination: d.key, state: d.breaker.state };
+  /** The circuit state of every endpoint and host that has one other than a fresh closed circuit. */
+  *breakers(): Generator<BreakerView> {
+    for (const h of this.hosts.values()) {
+      if (!h.breaker.pristine) yield { scope: 'host', destination: h.key, state: h.breaker.state };
+      for (const e of h.endpoints.values()) {
+        if (!e.breaker.pristine) yield { scope: 'endpoint', destination: e.key, state: e.breaker.state };
+      }
     }
   }
 
   /** Removes and returns every queued job (shutdown leaves them to the store as pending). */
   drainQueued(): J[] {
     const out: J[] = [];
-    for (const dest of this.destinations.values()) {
-      for (const j of dest.queue.drain()) out.push(j);
+    for (const h of this.hosts.values()) {
+      for (const e of h.endpoints.values()) for (const j of e.queue.drain()) out.push(j);
+      h.waiting = 0;
     }
     this.waiting = 0;
     return out;
   }
 
-  private start(dest: Destination<J>, job: J, now: number): void {
-    const permit = dest.breaker.allow(now);
-    if (permit === 'skip') {
-      this.shed(job, this.openReason(dest, now));
+  private hold(job: J, kind: HoldKind, key: string): void {
+    this.heldCounts[kind]++;
+    this.held?.(job, kind, key);
+  }
+
+  private shedQueue(ep: Endpoint<J>, reason: string, kind: HoldKind, key: string): void {
+    if (ep.queue.length === 0) return;
+    const skipped = ep.queue.drain();
+    ep.host.waiting -= skipped.length;
+    this.waiting -= skipped.length;
+    for (const j of skipped) {
+      this.hold(j, kind, key);
+      this.shed(j, reason);
+    }
+  }
+
+  private start(ep: Endpoint<J>, job: J, now: number): void {
+    const host = ep.host;
+    const hostPermit = host.breaker.allow(now);
+    if (hostPermit === 'skip') {
+      this.hold(job, 'host_circuit', host.key);
+      this.shed(job, this.openReason('host', host.key, host.breaker, now));
       return;
     }
-    dest.inFlight++;
+    const epPermit = ep.breaker.allow(now);
+    if (epPermit === 'skip') {
+      // The host's probe permit (if this was it) is handed back: nothing went out.
+      if (hostPermit === 'probe') host.breaker.record('none', true, now);
+      this.hold(job, 'endpoint_circuit', ep.key);
+      this.shed(job, this.openReason('endpoint', ep.key, ep.breaker, now));
+      return;
+    }
+    ep.inFlight++;
+    host.inFlight++;
     this.running++;
-    this.run(job, permit === 'probe');
+    this.run(job, (epPermit === 'probe' ? ENDPOINT_PROBE : 0) | (hostPermit === 'probe' ? HOST_PROBE : 0));
   }
 
   private pump(): void {
-    while (!this.paused && this.running < this.limits.concurrency) {
-      const dest = this.ring.shift();
-      if (dest === undefined) return;
-      dest.inRing = false;
-      if (dest.inFlight >= this.limits.perDestination) continue;
-      const job = dest.queue.shift();
-      if (job === undefined) continue;
-      this.waiting--;
-      this.start(dest, job, this.now());
-      if (dest.queue.length > 0 && dest.inFlight < this.limits.perDestination) this.enqueue(dest);
-      else this.release(dest);
+    const l = this.limits;
+    while (!this.paused && this.running < l.concurrency) {
+      const host = this.ring.shift();
+      if (host === undefined) return;
+      host.inRing = false;
+      if (host.inFlight >= l.perHost) continue;
+      const ep = host.ring.shift();
+      if (ep === undefined) continue;
+      ep.inRing = false;
+      if (ep.inFlight < l.perEndpoint) {
+        const job = ep.queue.shift();
+        if (job !== undefined) {
+          host.waiting--;
+          this.waiting--;
+          this.start(ep, job, this.now());
+        }
+      }
+      this.ready(ep);
+      this.release(ep);
     }
   }
 
-  private enqueue(dest: Destination<J>): void {
-    dest.inRing = true;
-    this.ring.push(dest);
-  }
-
-  private destination(key: string): Destination<J> {
-    let d = this.destinations.get(key);
-    if (d === undefined) {
-      d = new Destination<J>(key, this.limits.breaker);
-      this.destinations.set(key, d);
+  /** Puts an endpoint with startable work in its host's ring, and the host in the global ring. */
+  private ready(ep: Endpoint<J>): void {
+    if (!ep.inRing && ep.queue.length > 0 && ep.inFlight < this.limits.perEndpoint) {
+      ep.inRing = true;
+      ep.host.ring.push(ep);
     }
-    return d;
+    this.readyHost(ep.host);
   }
 
-  /** Forgets a destination that holds nothing: no work, no breaker history. */
-  private release(dest: Destination<J>): void {
-    if (dest.inFlight === 0 && dest.queue.length === 0 && !dest.inRing && dest.breaker.pristine) {
-      this.destinations.delete(dest.key);
+  private readyHost(host: Host<J>): void {
+    if (!host.inRing && host.ring.length > 0 && host.inFlight < this.limits.perHost) {
+      host.inRing = true;
+      this.ring.push(host);
     }
   }
 
-  private openReason(dest: Destination<J>, now: number): string {
-    const b = dest.breaker;
+  private endpoint(job: J): Endpoint<J> {
+    let host = this.hosts.get(job.origin);
+    if (host === undefined) {
+      host = new Host<J>(job.origin, this.limits.breaker);
+      this.hosts.set(job.origin, host);
+    }
+    let ep = host.endpoints.get(job.endpoint);
+    if (ep === undefined) {
+      ep = new Endpoint<J>(job.endpoint, host, this.limits.breaker);
+      host.endpoints.set(job.endpoint, ep);
+    }
+    return ep;
+  }
+
+  /** Forgets an endpoint (and then its host) that holds nothing: no work, no breaker history. */
+  private release(ep: Endpoint<J>): void {
+    const host = ep.host;
+    if (ep.inFlight === 0 && ep.queue.length === 0 && !ep.inRing && ep.breaker.pristine) {
+      host.endpoints.delete(ep.key);
+    }
+    if (host.endpoints.size === 0 && host.inFlight === 0 && !host.inRing && host.breaker.pristine) {
+      this.hosts.delete(host.key);
+    }
+  }
+
+  private openReason(scope: 'endpoint' | 'host', key: string, b: CircuitBreaker, now: number): string {
     const when =
       b.state === 'half-open'
         ? 'a probe attempt is under way'
         : `the next probe goes out in ${Math.ceil(Math.max(0, b.openUntil - now) / 1000)} s`;
-    return `not sent: the circuit for ${dest.key} is open after repeated failures (no answer, timeouts, 5xx or 429); ${when}`;
+    const why =
+      scope === 'host'
+        ? 'repeated connection failures (refused, DNS, TLS, connect time-out)'
+        : 'repeated failures (no answer in time, 5xx or 429)';
+    return `not sent: the circuit for ${scope} ${key} is open after ${why}; ${when}`;
   }
 }

@@ -11,6 +11,8 @@
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/fired-event.js';
 import { type AttemptRecord, type DeliveryStore, emptyBatch } from '../store/delivery-store.js';
+import { describeStoreFault, isStoreFault } from '../store/store-fault.js';
+import type { StoreHealth } from '../store/store-health.js';
 import { Delivery } from './delivery.js';
 import { newDeliveryId } from './delivery-id.js';
 
@@ -20,12 +22,32 @@ type Waiter = { resolve: () => void; reject: (err: Error) => void };
 export const OUTCOME_DELAY_MS = 5;
 // Outcomes waiting beyond this many are written at once rather than after the delay.
 const OUTCOME_BATCH = 512;
+/** Default size of the store-fault buffer: deliveries fired while the store refuses writes. */
+export const DEFAULT_FAULT_BUFFER = 10_000;
+// Retries of the buffered writes while the store refuses them: 0.5 s doubling to 5 s.
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5000;
+
+export interface GroupCommitOptions {
+  log?: Logger | undefined;
+  /** Told of refused and successful writes (readiness); `source` names this outbox there. */
+  health?: StoreHealth | undefined;
+  source?: string;
+  /** Deliveries the buffer holds at most while the store refuses writes (default 10,000). */
+  bufferLimit?: number;
+}
 
 /**
  * Collects one store's writes and commits them as one batch at a time. New deliveries are
  * committed at the end of the current event-loop turn (their first attempt waits for it);
  * attempt outcomes may wait a few milliseconds to join more of their kind, because callbacks
  * complete one by one, and a lost outcome only means one more attempt after a crash.
+ *
+ * A write the store refuses with a store fault (disk full, read-only, database down) is not
+ * lost: its batch is kept in memory (the buffer), later writes join it, and it is written again
+ * every few seconds until the store takes it. Buffered deliveries are sent meanwhile, and marked
+ * `buffered` (not yet durable). The buffer holds at most `bufferLimit` new deliveries: callbacks
+ * fired beyond that while the store refuses writes are dropped and counted (`dropped`).
  */
 export class GroupCommit {
   private batch = emptyBatch();
@@ -36,17 +58,51 @@ export class GroupCommit {
   private writing = false;
   /** The running commit loop, so a flush of an empty batch can wait for the write in progress. */
   private current: Promise<void> | undefined;
+  /** Writes the store refused, oldest first, merged into one batch; undefined while it takes them. */
+  private held: ReturnType<typeof emptyBatch> | undefined;
+  /** The buffered new deliveries by Id, for the delivery log until they are written. */
+  readonly unwritten = new Map<string, Delivery>();
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly log: Logger | undefined;
+  private readonly health: StoreHealth | undefined;
+  private readonly source: string;
+  readonly bufferLimit: number;
+  /** Fired callbacks dropped because the buffer was full, since start. */
+  dropped = 0;
+  /** Deliveries that were buffered and later written through, since start. */
+  writtenThrough = 0;
 
   constructor(
     readonly store: DeliveryStore,
     /** Told, after each commit, which new deliveries it recorded (they may be attempted now). */
     private readonly onRecorded: (deliveries: Delivery[]) => void,
-    private readonly log: Logger | undefined,
-  ) {}
+    opts: GroupCommitOptions = {},
+  ) {
+    this.log = opts.log;
+    this.health = opts.health;
+    this.source = opts.source ?? store.kind;
+    this.bufferLimit = opts.bufferLimit ?? DEFAULT_FAULT_BUFFER;
+  }
 
   /** True when nothing waits to be written. */
   get idle(): boolean {
-    return !this.writing && this.batchEmpty();
+    return !this.writing && this.batchEmpty() && this.held === undefined;
+  }
+
+  /** True while the store refuses this outbox's writes (its writes are being buffered). */
+  get faulted(): boolean {
+    return this.held !== undefined;
+  }
+
+  /** New deliveries held in memory only, waiting for the store to take them. */
+  get buffered(): number {
+    return this.unwritten.size;
+  }
+
+  /** Whether a new delivery may be taken: false when the store refuses writes and the buffer is full. */
+  get accepting(): boolean {
+    return this.held === undefined || this.unwritten.size + this.batch.inserts.length < this.bufferLimit;
   }
 
   insert(d: Delivery): void {
@@ -76,11 +132,25 @@ export class GroupCommit {
     this.soon();
   }
 
-  /** Resolves once everything queued so far is committed (rejects if that commit failed). */
+  /**
+   * Resolves once everything queued so far is committed, or buffered because the store refuses
+   * writes (then `faulted` is true); rejects if the commit failed for another reason.
+   */
   flush(): Promise<void> {
     if (this.batchEmpty()) return this.current ?? Promise.resolve();
     const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     if (!this.writing) this.run();
+    return p;
+  }
+
+  /**
+   * Like `flush`, without hurrying the commit: resolves with the commit that takes what is queued
+   * now, at the end of this event-loop turn, so that many callers share one commit.
+   */
+  settled(): Promise<void> {
+    if (this.batchEmpty()) return this.current ?? Promise.resolve();
+    const p = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.soon();
     return p;
   }
 
@@ -126,14 +196,34 @@ export class GroupCommit {
         for (const d of batch.inserts as Delivery[]) d.dirty = false;
         for (const d of batch.updates as Delivery[]) d.dirty = false;
         let failure: Error | undefined;
-        try {
-          await this.store.write(batch);
-        } catch (err) {
-          failure = err as Error;
-          this.log?.error(
-            { err, store: this.store.kind, deliveries: batch.inserts.length, updates: batch.updates.length },
-            'recording deliveries failed; they are sent anyway but would not survive a restart',
-          );
+        if (this.held !== undefined) {
+          // The store refuses writes: this batch joins the buffer, behind the older ones.
+          this.hold(batch);
+        } else {
+          try {
+            await this.store.write(batch);
+            this.health?.ok(this.source);
+          } catch (err) {
+            if (isStoreFault(err)) {
+              this.log?.error(
+                { err: describeStoreFault(err), store: this.store.kind, deliveries: batch.inserts.length },
+                'the store refuses writes: fired callbacks are kept in memory (not yet durable) and sent; they are written when it takes writes again',
+              );
+              this.health?.fault(this.source, err);
+              this.hold(batch);
+            } else {
+              failure = err as Error;
+              this.log?.error(
+                {
+                  err,
+                  store: this.store.kind,
+                  deliveries: batch.inserts.length,
+                  updates: batch.updates.length,
+                },
+                'recording deliveries failed; they are sent anyway but would not survive a restart',
+              );
+            }
+          }
         }
         if (inserted.length > 0) this.onRecorded(inserted);
         for (const w of waiters) {
@@ -144,6 +234,84 @@ export class GroupCommit {
     } finally {
       this.writing = false;
     }
+  }
+
+  /** Adds a refused batch to the buffer and arms the retry. */
+  private hold(batch: ReturnType<typeof emptyBatch>): void {
+    if (this.held === undefined) {
+      this.held = batch;
+      this.retryMs = RETRY_FIRST_MS;
+    } else {
+      this.held.inserts.push(...batch.inserts);
+      this.held.updates.push(...batch.updates);
+      this.held.attempts.push(...batch.attempts);
+      this.held.deletedHooks.push(...batch.deletedHooks);
+    }
+    for (const d of batch.inserts as Delivery[]) {
+      d.buffered = true;
+      this.unwritten.set(d.id, d);
+    }
+    // Updates of buffered deliveries are written with their insert; of the others, at most once.
+    for (const d of batch.updates as Delivery[]) d.dirty = true;
+    this.armRetry();
+  }
+
+  private armRetry(): void {
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(this.retry, this.retryMs);
+    this.retryTimer.unref();
+  }
+
+  private readonly retry = (): void => {
+    this.retryTimer = undefined;
+    const held = this.held;
+    if (held === undefined) return;
+    if (this.writing) {
+      this.armRetry();
+      return;
+    }
+    this.writing = true;
+    for (const d of held.updates as Delivery[]) d.dirty = false;
+    this.current = this.store.write(held).then(
+      () => {
+        this.held = undefined;
+        let n = 0;
+        for (const d of held.inserts as Delivery[]) {
+          d.buffered = false;
+          n++;
+        }
+        this.unwritten.clear();
+        this.writtenThrough += n;
+        this.log?.info(
+          { store: this.store.kind, deliveries: n },
+          'the store takes writes again: buffered deliveries written',
+        );
+        this.health?.ok(this.source);
+        this.writing = false;
+        // What queued meanwhile goes now.
+        if (!this.batchEmpty()) this.run();
+      },
+      (err: unknown) => {
+        for (const d of held.updates as Delivery[]) d.dirty = true;
+        this.writing = false;
+        if (isStoreFault(err)) this.health?.fault(this.source, err);
+        else this.log?.error({ err }, 'writing buffered deliveries failed; retrying');
+        this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+        this.armRetry();
+        if (!this.batchEmpty()) this.run();
+      },
+    );
+  };
+
+  /** Stops retrying the buffer (shutdown); what it holds is lost, as the log says. */
+  stop(): void {
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.unwritten.size > 0)
+      this.log?.warn(
+        { store: this.store.kind, deliveries: this.unwritten.size },
+        'stopping with deliveries the store never took: they are lost',
+      );
   }
 
   private batchEmpty(): boolean {
@@ -161,15 +329,58 @@ export class GroupCommit {
 export class Outbox {
   readonly durable: GroupCommit;
   readonly ephemeral: GroupCommit;
+  private readonly log: Logger | undefined;
 
   constructor(
     durable: DeliveryStore,
     ephemeral: DeliveryStore,
     onRecorded: (deliveries: Delivery[]) => void,
-    log?: Logger,
+    opts: GroupCommitOptions = {},
   ) {
-    this.durable = new GroupCommit(durable, onRecorded, log);
-    this.ephemeral = new GroupCommit(ephemeral, onRecorded, log);
+    this.log = opts.log;
+    this.durable = new GroupCommit(durable, onRecorded, { ...opts, source: 'deliveries' });
+    this.ephemeral = new GroupCommit(ephemeral, onRecorded, {
+      ...opts,
+      source: 'deliveries (Persist: false)',
+    });
+  }
+
+  /** Deliveries held in memory only because the store refuses writes, both stores. */
+  get buffered(): number {
+    return this.durable.buffered + this.ephemeral.buffered;
+  }
+
+  /** Fired callbacks dropped because the buffer was full, since start. */
+  get dropped(): number {
+    return this.durable.dropped + this.ephemeral.dropped;
+  }
+
+  /** A buffered (not yet written) delivery by Id. */
+  unwritten(id: string): Delivery | undefined {
+    return this.durable.unwritten.get(id) ?? this.ephemeral.unwritten.get(id);
+  }
+
+  /** The buffered deliveries of one hook. */
+  *unwrittenOf(hookId: string): Generator<Delivery> {
+    for (const g of [this.durable, this.ephemeral]) {
+      if (g.unwritten.size === 0) continue;
+      for (const d of g.unwritten.values()) if (d.hookId === hookId) yield d;
+    }
+  }
+
+  /**
+   * Resolves once what was queued so far is recorded, or buffered (the store refuses writes),
+   * sharing the end-of-turn commit with every other caller (the proxy's AfterCompletion wait).
+   */
+  settled(): Promise<void> {
+    const d = this.durable.settled();
+    const e = this.ephemeral.settled();
+    return Promise.all([d, e]).then(noop, noop);
+  }
+
+  stop(): void {
+    this.durable.stop();
+    this.ephemeral.stop();
   }
 
   /**
@@ -177,13 +388,23 @@ export class Outbox {
    * to `onRecorded` once committed; nothing is attempted before.
    */
   accept(events: readonly FiredEvent[], now: number, firstDelay: (hookId: string) => number): Delivery[] {
-    const out = new Array<Delivery>(events.length);
+    const out: Delivery[] = [];
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
+      const commit = e.persist ? this.durable : this.ephemeral;
+      if (!commit.accepting) {
+        // The store refuses writes and the buffer is full: dropped, counted, logged (DECISIONS).
+        if (commit.dropped++ % 1000 === 0)
+          this.log?.error(
+            { hookId: e.hookId, dropped: commit.dropped, buffer: commit.bufferLimit },
+            'the store refuses writes and the delivery buffer is full: fired callbacks are dropped',
+          );
+        continue;
+      }
       const d = Delivery.fromEvent(newDeliveryId(now), e, now);
       d.nextAttempt = now + firstDelay(e.hookId);
-      (e.persist ? this.durable : this.ephemeral).insert(d);
-      out[i] = d;
+      commit.insert(d);
+      out.push(d);
     }
     return out;
   }
@@ -225,6 +446,7 @@ export class Outbox {
   }
 }
 
+const noop = (): void => undefined;
 const CLAIM_BATCH = 1000;
 
 async function resumable(store: DeliveryStore) {

@@ -8,7 +8,6 @@ import pino, { type Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
-import { isoTimestamp } from '../hook/hook.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
 import type {
@@ -17,9 +16,17 @@ import type {
   DeliveryRecord,
   DeliveryStatus,
   DeliveryStore,
-  HookSecretRecord,
 } from '../store/delivery-store.js';
-import { type BreakerOptions, DEFAULT_BREAKER, type DestinationOutcome } from './circuit-breaker.js';
+import type { StoreHealth } from '../store/store-health.js';
+import {
+  agreeOnFirstSecret,
+  type DeliveryLimitOptions,
+  internalFailure,
+  isoTime,
+  notSent,
+  resolveLimits,
+  verdictOf,
+} from './attempt-helpers.js';
 import { Delivery } from './delivery.js';
 import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
 import {
@@ -29,7 +36,7 @@ import {
   type DeliveryPage,
   type RetentionOptions,
 } from './delivery-log.js';
-import { DEFAULT_LIMITS, FairLimiter, type FairnessLimits } from './fairness.js';
+import { type AttemptVerdict, type BreakerView, FairLimiter, type HoldKind } from './fairness.js';
 import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
 import { Outbox } from './outbox.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
@@ -43,7 +50,7 @@ import {
   verdictFor,
 } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
-import { type AttemptResult, DEFAULT_ATTEMPT_TIMEOUT_MS, Sender } from './sender.js';
+import { type AttemptResult, Sender } from './sender.js';
 import { signatureHeader } from './signing.js';
 
 /** What the pipeline needs to know about hooks (the daemon answers from its hook service). */
@@ -54,12 +61,7 @@ export interface HookStateView {
   disable(hookId: string): Promise<void>;
 }
 
-export interface DeliveryLimits extends FairnessLimits {
-  /** Time limit of one attempt, from dispatch to the end of the response, ms (default 15 s). */
-  timeoutMs: number;
-  /** Time limit of name resolution plus connect, ms (default 10 s). */
-  connectTimeoutMs: number;
-}
+export type { DeliveryLimits } from './attempt-helpers.js';
 
 export interface DeliveryPipelineOptions {
   /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
@@ -75,7 +77,12 @@ export interface DeliveryPipelineOptions {
   schedule?: Partial<RetrySchedule>;
   /** A per-hook schedule; undefined for a hook means the pipeline's schedule. */
   scheduleFor?: (hookId: string) => RetrySchedule | undefined;
-  limits?: Partial<Omit<DeliveryLimits, 'breaker'>> & { breaker?: Partial<BreakerOptions> };
+  /** Concurrency per endpoint, per host and overall, time limits, breakers (docs/DECISIONS.md). */
+  limits?: DeliveryLimitOptions;
+  /** Told of writes the stores refuse and take (readiness). */
+  health?: StoreHealth;
+  /** Deliveries kept in memory at most while a store refuses writes (default 10,000). */
+  faultBuffer?: number;
   retention?: Partial<RetentionOptions>;
   /** How long a rotated-out signing secret still signs, ms (default 24 h). */
   rotationGraceMs?: number;
@@ -107,6 +114,12 @@ export interface PipelineStats {
   /** Due, waiting for a free slot. */
   queued: number;
   inFlight: number;
+  /** Held in memory only because a store refuses writes (not yet durable). */
+  buffered: number;
+  /** Fired callbacks dropped because that buffer was full, since start. */
+  dropped: number;
+  /** How often each limit or circuit held an attempt back, since start. */
+  heldBack: Readonly<Record<HoldKind, number>>;
 }
 
 // Headers the pipeline sets itself or that would break the request (undici refuses hop-by-hop ones).
@@ -156,17 +169,10 @@ export class DeliveryPipeline implements FiredEventSink {
     this.schedule = retrySchedule(opts.schedule);
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
-    const l = opts.limits ?? {};
-    const limits: DeliveryLimits = {
-      concurrency: l.concurrency ?? DEFAULT_LIMITS.concurrency,
-      perDestination: l.perDestination ?? DEFAULT_LIMITS.perDestination,
-      breaker: { ...DEFAULT_BREAKER, ...l.breaker },
-      timeoutMs: l.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
-      connectTimeoutMs: l.connectTimeoutMs ?? 10_000,
-    };
+    const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
       // No more connections per origin than attempts may be in flight there: undici never queues.
-      connections: limits.perDestination,
+      connections: limits.perHost,
       connectTimeout: Math.min(limits.connectTimeoutMs, limits.timeoutMs),
       ...(opts.lookup && { lookup: opts.lookup }),
     });
@@ -176,13 +182,20 @@ export class DeliveryPipeline implements FiredEventSink {
       agreeOnFirstSecret(opts.ephemeral),
       opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS,
     );
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, this.logger);
+    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, {
+      log: this.logger,
+      health: opts.health,
+      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
+    });
     this.scheduler = new Scheduler<Delivery>(this.due);
-    this.limiter = new FairLimiter<Delivery>(limits, this.run, this.shed);
+    this.limiter = new FairLimiter<Delivery>(limits, this.run, this.shed, Date.now, (d, kind, key) => {
+      d.heldBy = `${kind.replace('_', ' ')} ${key}`;
+    });
     this.log = new DeliveryLog(
       opts.durable,
       opts.ephemeral,
       this.live,
+      this.outbox,
       { ...DEFAULT_RETENTION, ...opts.retention },
       this.logger,
     );
@@ -269,7 +282,8 @@ export class DeliveryPipeline implements FiredEventSink {
   release(): number {
     let released = 0;
     for (const d of this.live.values()) {
-      if (d.active || d.status !== 'pending') continue;
+      // A buffered one is in no store for the others to take over: it stays here.
+      if (d.active || d.status !== 'pending' || d.buffered) continue;
       d.cancelled = true;
       this.scheduler.remove(d);
       this.live.delete(d.id);
@@ -412,17 +426,34 @@ export class DeliveryPipeline implements FiredEventSink {
       scheduled: this.scheduler.size,
       queued: this.limiter.queued,
       inFlight: this.limiter.inFlight,
+      buffered: this.outbox.buffered,
+      dropped: this.outbox.dropped,
+      heldBack: this.limiter.heldCounts,
     };
   }
 
-  /** Per-destination circuit states (closed ones only while they count failures), for metrics. */
-  breakers(): Iterable<{ destination: string; state: 'closed' | 'half-open' | 'open' }> {
+  /** Attempts waiting for a slot, per host that has any (metrics). */
+  waitingByHost(): Iterable<{ host: string; waiting: number }> {
+    return this.limiter.waitingByHost();
+  }
+
+  /** Per-endpoint and per-host circuit states (closed ones only while they count failures), for metrics. */
+  breakers(): Iterable<BreakerView> {
     return this.limiter.breakers();
   }
 
   /** Resolves once everything so far is committed to the stores. */
   flush(): Promise<void> {
     return this.outbox.flush();
+  }
+
+  /**
+   * Resolves once the callbacks fired so far are recorded (or, while a store refuses writes,
+   * buffered), sharing the end-of-turn commit; never rejects. The proxy holds the end of a
+   * response whose AfterCompletion hooks fired on this.
+   */
+  settled(): Promise<void> {
+    return this.outbox.settled();
   }
 
   /**
@@ -456,6 +487,7 @@ export class DeliveryPipeline implements FiredEventSink {
       }
     }
     await this.outbox.flush().catch(() => undefined);
+    this.outbox.stop();
     this.state = 'closed';
     await this.dispatcher.destroy().catch(() => undefined);
   }
@@ -521,13 +553,14 @@ export class DeliveryPipeline implements FiredEventSink {
     this.limiter.submit(d);
   };
 
-  private readonly run = (d: Delivery, probe: boolean): void => {
+  private readonly run = (d: Delivery, probe: number): void => {
     this.running++;
     void this.attempt(d, probe);
   };
 
-  private async attempt(d: Delivery, probe: boolean): Promise<void> {
-    let outcome: DestinationOutcome = 'none';
+  private async attempt(d: Delivery, probe: number): Promise<void> {
+    let outcome: AttemptVerdict = 'none';
+    d.heldBy = undefined;
     try {
       if (d.cancelled) return;
       if (!this.isActive(d.hookId)) {
@@ -554,7 +587,7 @@ export class DeliveryPipeline implements FiredEventSink {
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
       if (result.aborted || d.cancelled) return;
-      outcome = destinationOutcome(result);
+      outcome = verdictOf(result);
       this.complete(d, start, result);
     } catch (err) {
       // Only our own failures end up here (a store that cannot give a secret): retry later.
@@ -576,15 +609,7 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
-    this.complete(d, Date.now(), {
-      statusCode: null,
-      error: reason,
-      latencyMs: 0,
-      responseBody: null,
-      retryAfter: undefined,
-      denied: false,
-      aborted: false,
-    });
+    this.complete(d, Date.now(), notSent(reason));
   };
 
   /** Applies an attempt's result: state, retry or end, log record, event. */
@@ -698,55 +723,4 @@ export class DeliveryPipeline implements FiredEventSink {
     };
     this.events.emit('attempt', message, d.owner);
   }
-}
-
-let lastIsoMs = -1;
-let lastIso = '';
-/** `isoTimestamp` for epoch ms, remembering the last one: events come many per millisecond. */
-function isoTime(ms: number): string {
-  if (ms !== lastIsoMs) {
-    lastIsoMs = ms;
-    lastIso = isoTimestamp(new Date(ms));
-  }
-  return lastIso;
-}
-
-/**
- * The store as the signing secrets see it: where the store can create a secret "unless one
- * exists" (`createSecret`, a store shared by several instances), a first secret is created that
- * way, and the record the secrets module holds is made the stored one, so that instances
- * creating a hook's secret at once all sign with the same.
- */
-function agreeOnFirstSecret(store: DeliveryStore): DeliveryStore {
-  const create = store.createSecret?.bind(store);
-  if (!create) return store;
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (key !== 'putSecret') return Reflect.get(target, key, receiver);
-      return async (record: HookSecretRecord): Promise<void> => {
-        if (record.previous !== null) return target.putSecret(record);
-        Object.assign(record, await create(record));
-      };
-    },
-  });
-}
-
-/** What an attempt says about its destination, for the circuit breaker. */
-function destinationOutcome(r: AttemptResult): DestinationOutcome {
-  if (r.denied) return 'none';
-  const s = r.statusCode;
-  if (s === null || s >= 500 || s === 429) return 'fail';
-  return 'ok';
-}
-
-function internalFailure(err: Error): AttemptResult {
-  return {
-    statusCode: null,
-    error: `not sent: hookd failed to prepare the attempt (${err.message})`,
-    latencyMs: 0,
-    responseBody: null,
-    retryAfter: undefined,
-    denied: false,
-    aborted: false,
-  };
 }

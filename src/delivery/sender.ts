@@ -32,6 +32,11 @@ export interface AttemptResult {
   denied: boolean;
   /** True when `abortAll` ended the attempt (shutdown): its outcome is unknown. */
   aborted: boolean;
+  /**
+   * True when the host could not be reached at all (refused, DNS, TLS, connect time-out): a
+   * failure of the host, for its circuit breaker, rather than of the endpoint.
+   */
+  unreachable?: boolean;
 }
 
 export interface SendRequest {
@@ -162,8 +167,45 @@ class Attempt implements Dispatcher.DispatchHandler {
       denied: denialOf(err) !== undefined,
       // A response whose body broke off still has its status: the receiver answered.
       aborted: err instanceof ShutdownAbort && this.statusCode === null,
+      unreachable: this.statusCode === null && isUnreachable(err),
     });
   }
+}
+
+// Errors that say the host could not be reached, before any endpoint was asked anything.
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET_TLS',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether an attempt's error is a connection-level failure (see `AttemptResult.unreachable`). */
+export function isUnreachable(err: Error | null): boolean {
+  if (err === null || denialOf(err) !== undefined) return false;
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      (UNREACHABLE.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))
+    )
+      return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function denialOf(err: Error | null): CallbackTargetDeniedError | undefined {

@@ -46,6 +46,8 @@ export const LOG_FIELDS = {
   deliveries: 'how many deliveries the message is about',
   updates: 'how many delivery updates the message is about',
   err: 'an error: message (and stack for an Error)',
+  sources: 'which stores refuse writes',
+  buffer: 'size of the store-fault buffer',
   // cluster and database
   instance: 'this instance’s id in a cluster',
   instances: 'ids of other instances',

@@ -3,8 +3,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export interface MetricsSources {
   /** Deliveries waiting for an attempt (the outbox depth). */
   outboxDepth?: () => number;
-  /** Per-destination circuit breakers: 0 closed, 1 half-open, 2 open. */
-  breakers?: () => Iterable<{ destination: string; state: 'closed' | 'half-open' | 'open' }>;
+  /** Per-endpoint and per-host circuit breakers: 0 closed, 1 half-open, 2 open. */
+  breakers?: () => Iterable<{ scope?: string; destination: string; state: 'closed' | 'half-open' | 'open' }>;
   hooks?: () => number;
   tailClients?: () => number;
 }
@@ -88,12 +88,13 @@ export class Metrics {
       const read = sources.breakers;
       new Gauge({
         name: 'hookd_breaker_state',
-        help: 'Per-destination circuit breaker: 0 closed, 1 half-open, 2 open',
-        labelNames: ['destination'],
+        help: 'Circuit breaker per endpoint (callback URL) and per host (origin): 0 closed, 1 half-open, 2 open',
+        labelNames: ['destination', 'scope'],
         registers,
         collect() {
           this.reset();
-          for (const b of read()) this.set({ destination: b.destination }, BREAKER_VALUE[b.state]);
+          for (const b of read())
+            this.set({ destination: b.destination, scope: b.scope ?? 'host' }, BREAKER_VALUE[b.state]);
         },
       });
     }

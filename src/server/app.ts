@@ -29,6 +29,11 @@ export interface AppDeps {
   logger: Logger;
   system: SystemState;
   eventsEnabled: () => boolean;
+  /**
+   * Maps an error no route turned into a `HookdError` (a store fault → 503 `STORE_UNAVAILABLE`)
+   * before it would become a 500 `INTERNAL`; undefined leaves it to the default.
+   */
+  mapError?: (err: Error) => HookdError | undefined;
   /** Plugins that add routes (proxy-side features register here as they arrive). */
   extraRoutes?: (app: FastifyInstance) => void;
   /** Everything outside the API: the reverse proxy, or a 404 when there is no upstream. */
@@ -93,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   fastify.setErrorHandler((err, req, reply) => {
-    const mapped = fromFrameworkError(err as Error, deps.config.bodyLimit);
+    const mapped = fromFrameworkError(err as Error, deps.config.bodyLimit) ?? deps.mapError?.(err as Error);
     if (mapped) {
       if (mapped.status >= 500) req.log.warn({ err }, mapped.message);
       return sendProblem(reply, mapped);

@@ -4,7 +4,15 @@ const problem = {
   description: 'RFC 9457 problem details',
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 };
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), problem]));
+// 503: events switched off (EVENTS_DISABLED), draining (UNAVAILABLE), or the store refuses
+// writes (STORE_UNAVAILABLE: disk full, read-only, database down), with Retry-After.
+const unavailable = {
+  ...problem,
+  description: 'RFC 9457 problem details: EVENTS_DISABLED, UNAVAILABLE (draining) or STORE_UNAVAILABLE',
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+};
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [String(c), c === 503 ? unavailable : problem]));
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };

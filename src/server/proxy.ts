@@ -23,7 +23,15 @@ export interface ProxyOptions {
   onStatus?: (status: number) => void;
   /** True once hookd is shutting down: responses then close their connection. */
   closing?: () => boolean;
+  /**
+   * Resolves once the callbacks fired so far are recorded (the delivery pipeline's `settled`):
+   * the end of a response whose AfterCompletion hooks fired waits for it. Left out, nothing waits.
+   */
+  recorded?: () => Promise<void>;
 }
+
+/** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
+type AfterCompletion = (statusCode: number) => Promise<void> | undefined;
 
 // RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
 const HOP_BY_HOP = new Set([
@@ -45,8 +53,9 @@ const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-
  * The reverse proxy: everything outside the API goes to the upstream, bodies streamed both ways
  * with manual backpressure (PERF-NOTES: `pipeline()` doubled the CPU per request), through one
  * keep-alive pool. BeforeCompletion hooks fire on arrival, before the request is forwarded and
- * without waiting for any callback; AfterCompletion hooks when the response has been sent,
- * including a 502/504 that hookd produced itself.
+ * without waiting for any callback; AfterCompletion hooks when the whole response is known,
+ * including a 502/504 that hookd produced itself, and the end of that response reaches the client
+ * only once the callbacks they fired are recorded (`recorded`).
  */
 export class ReverseProxy {
   private readonly pool: Pool;
@@ -87,35 +96,40 @@ export class ReverseProxy {
         this.opts.log.error({ err, path }, 'firing BeforeCompletion hooks failed');
       }
     }
-    // The per-request debug line costs one boolean test when debug is off.
-    const debug = this.debug;
-    const after = engine.watches('after');
-    if (after || debug) {
+    let after: AfterCompletion | undefined;
+    if (engine.watches('after')) {
       const p = path ?? pathOf(url);
-      const started = debug ? performance.now() : 0;
-      // Captured now: by 'finish' undici may have destroyed the request stream, which nulls req.socket.
+      // Captured now: by the end undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
-      // 'finish' is emitted once: `on` spares the wrapper `once` allocates per request.
+      // Fired when the whole response is known, before its end goes to the client: the end waits
+      // until the fired callbacks are recorded (docs/DECISIONS.md "AfterCompletion: recorded
+      // before the response ends"), so a client that has its response can rely on them.
+      after = (statusCode) => {
+        let n = 0;
+        try {
+          n = engine.fire('after', {
+            method,
+            path: p,
+            uri: () => this.opts.uriOf(req, socket),
+            statusCode,
+          });
+        } catch (err) {
+          this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
+        }
+        fired += n;
+        return n > 0 && this.opts.recorded ? this.opts.recorded() : undefined;
+      };
+    }
+    // The per-request debug line costs one boolean test when debug is off.
+    if (this.debug) {
+      const p = path ?? pathOf(url);
+      const started = performance.now();
       res.on('finish', () => {
-        if (after) {
-          try {
-            fired += engine.fire('after', {
-              method,
-              path: p,
-              uri: () => this.opts.uriOf(req, socket),
-              statusCode: res.statusCode,
-            });
-          } catch (err) {
-            this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
-          }
-        }
-        if (debug) {
-          const durationMs = Math.round((performance.now() - started) * 10) / 10;
-          this.opts.log.debug(
-            { method, path: p, status: res.statusCode, durationMs, hooks: fired },
-            'proxied request',
-          );
-        }
+        const durationMs = Math.round((performance.now() - started) * 10) / 10;
+        this.opts.log.debug(
+          { method, path: p, status: res.statusCode, durationMs, hooks: fired },
+          'proxied request',
+        );
       });
     }
 
@@ -127,12 +141,16 @@ export class ReverseProxy {
         headers: forward.headers,
         body: forward.hasBody ? req : null,
       },
-      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing),
+      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing, after),
     );
   };
 
-  private readonly failed = (req: IncomingMessage, res: ServerResponse, err: Error): void =>
-    this.fail(req, res, err);
+  private readonly failed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    err: Error,
+    after: AfterCompletion | undefined,
+  ): void => this.fail(req, res, err, after);
 
   /** WebSocket and other Upgrade requests: a raw byte tunnel to the upstream after the handshake. */
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -248,7 +266,7 @@ export class ReverseProxy {
     );
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, err: Error): void {
+  private fail(req: IncomingMessage, res: ServerResponse, err: Error, after?: AfterCompletion): void {
     const code = (err as { code?: string }).code ?? '';
     if (res.headersSent) {
       res.destroy();
@@ -284,8 +302,11 @@ export class ReverseProxy {
       'content-type': 'application/problem+json',
       'content-length': Buffer.byteLength(body),
     });
-    res.end(body);
     this.opts.onStatus?.(problem.status);
+    // hookd's own 502/504 fires AfterCompletion hooks too, and waits for them like any answer.
+    const wait = after?.(problem.status);
+    if (wait === undefined) res.end(body);
+    else void wait.then(() => res.end(body));
   }
 }
 
@@ -320,6 +341,17 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/** The Content-Length of a flat name/value header list, or -1 when absent or not one number. */
+function contentLength(headers: string[]): number {
+  for (let i = 0; i < headers.length; i += 2) {
+    if (headers[i]!.length === 14 && headers[i]!.toLowerCase() === 'content-length') {
+      const n = Number(headers[i + 1]);
+      return Number.isSafeInteger(n) && n >= 0 ? n : -1;
+    }
+  }
+  return -1;
+}
+
 /**
  * The upstream's raw response headers as the flat name/value list `writeHead` takes, names as
  * the upstream spelled them, minus hop-by-hop ones and any that its Connection header lists.
@@ -349,6 +381,14 @@ function responseHeaders(raw: Buffer[]): string[] {
 class Exchange implements Dispatcher.DispatchHandler {
   private abort: ((err?: Error) => void) | undefined;
   private resume: (() => void) | undefined;
+  private statusCode = 0;
+  /**
+   * With AfterCompletion hooks watching: body bytes still to come when the upstream said its
+   * Content-Length (the final chunk is then held back, since it alone tells the client that the
+   * response is complete); -1 otherwise (the end of a chunked response is `res.end()` itself).
+   */
+  private remaining = -1;
+  private last: Buffer | undefined;
   /** The upstream exchange ended (complete or failed): a later client 'close' is not an abort. */
   private settled = false;
   /** The client went away before undici connected the request: abort it as soon as it does. */
@@ -357,9 +397,15 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly failed: (req: IncomingMessage, res: ServerResponse, err: Error) => void,
+    private readonly failed: (
+      req: IncomingMessage,
+      res: ServerResponse,
+      err: Error,
+      after: AfterCompletion | undefined,
+    ) => void,
     private readonly onStatus: ((status: number) => void) | undefined,
     private readonly closing: (() => boolean) | undefined,
+    private readonly after: AfterCompletion | undefined,
   ) {
     res.on('close', () => {
       if (this.settled || res.writableFinished) return;
@@ -377,7 +423,9 @@ class Exchange implements Dispatcher.DispatchHandler {
     // 1xx interim responses are the upstream connection's business; Node sends its own 100.
     if (statusCode < 200) return true;
     this.resume = resume;
+    this.statusCode = statusCode;
     const headers = responseHeaders(rawHeaders);
+    if (this.after !== undefined) this.remaining = contentLength(headers);
     // Draining: this answer ends its keep-alive connection, so the client reconnects elsewhere.
     if (this.closing?.()) headers.push('connection', 'close');
     this.res.writeHead(statusCode, headers);
@@ -386,6 +434,14 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.remaining >= 0) {
+      this.remaining -= chunk.length;
+      if (this.remaining <= 0) {
+        // The final bytes: they go with the end, once the AfterCompletion callbacks are recorded.
+        this.last = chunk;
+        return true;
+      }
+    }
     if (this.res.write(chunk)) return true;
     this.res.once('drain', this.resume!);
     return false;
@@ -393,11 +449,21 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.settled = true;
-    this.res.end();
+    // A client that went away gets nothing, and fires nothing (as before: no completed response).
+    const wait = this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode) : undefined;
+    if (wait === undefined) this.end();
+    else void wait.then(this.end);
   }
 
   onError(err: Error): void {
     this.settled = true;
-    this.failed(this.req, this.res, err);
+    this.failed(this.req, this.res, err, this.res.headersSent ? undefined : this.after);
   }
+
+  private readonly end = (): void => {
+    const last = this.last;
+    this.last = undefined;
+    if (last === undefined) this.res.end();
+    else this.res.end(last);
+  };
 }

@@ -23,12 +23,21 @@ export interface HookPage {
  */
 export class HookService {
   private readonly listeners: HookChangeListener[] = [];
+  private creating: ((hook: Hook) => Promise<void>) | undefined;
 
   constructor(
     private readonly durable: HookStore,
     private readonly ephemeral: HookStore,
     private readonly validation: ValidateOptions = {},
   ) {}
+
+  /**
+   * Runs before a new hook is stored (the daemon creates its signing secret there, so delivery
+   * never waits on a first-use write); when it throws, the hook is not created.
+   */
+  beforeCreate(fn: (hook: Hook) => Promise<void>): void {
+    this.creating = fn;
+  }
 
   onChange(listener: HookChangeListener): void {
     this.listeners.push(listener);
@@ -64,6 +73,7 @@ export class HookService {
       Modified: isoTimestamp(),
       State: 'active',
     };
+    await this.creating?.(hook);
     await this.storeFor(hook).putHook(hook);
     this.emitSaved(hook);
     return hook;

@@ -186,7 +186,7 @@ describe('DeliveryPipeline', () => {
     const hang = await receiver(() => 'hang');
     const ok = await receiver();
     // Few global slots, so that a limiter without per-destination shares would give them all away.
-    const h = await pipeline({ limits: { concurrency: 20, perDestination: 16 } });
+    const h = await pipeline({ limits: { concurrency: 20, perHost: 16, perEndpoint: 16 } });
     const hangHook = newHookId();
     const okHook = newHookId();
     const events: FiredEvent[] = [];
@@ -397,10 +397,11 @@ describe('DeliveryPipeline', () => {
   it('times out an attempt, and opens the circuit after consecutive failures', async () => {
     const r = await receiver(() => 'hang');
     const h = await pipeline({
-      limits: { timeoutMs: 150, perDestination: 1, breaker: { threshold: 2, cooldownMs: 60_000 } },
+      limits: { timeoutMs: 150, perHost: 1, breaker: { threshold: 2, cooldownMs: 60_000 } },
     });
     const hookId = newHookId();
-    h.pipeline.accept([0, 1, 2, 3].map((i) => event(hookId, `${r.url}/slow/${i}`)));
+    // One endpoint (the same URL): its circuit opens; other endpoints of the host would go on.
+    h.pipeline.accept([0, 1, 2, 3].map(() => event(hookId, `${r.url}/slow`)));
     await until(() => h.attempts.length >= 4, 'four attempts');
     assert.equal(r.calls.length, 2, 'only the first two were sent');
     const byOutcome = h.attempts.map((m) => m.Error);
@@ -409,7 +410,7 @@ describe('DeliveryPipeline', () => {
       'no complete response within 150 ms',
     ]);
     for (const e of byOutcome.slice(2))
-      assert.match(e!, /^not sent: the circuit for http:\/\/127\.0\.0\.1:\d+ is open/);
+      assert.match(e!, /^not sent: the circuit for endpoint http:\/\/127\.0\.0\.1:\d+\/slow is open/);
     assert.ok(h.attempts.every((m) => m.Outcome === 'retrying' && m.StatusCode === null));
   });
 
@@ -436,7 +437,7 @@ describe('DeliveryPipeline', () => {
       ephemeral,
       policy: LOOPBACK,
       schedule: FAST,
-      limits: { perDestination: 2 },
+      limits: { perHost: 2 },
       hookState: { isActive: () => true, disable: async () => undefined },
     });
     await first.start();

@@ -136,6 +136,12 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
   );
 }
 
+/** What a delivery held in memory adds to its record (src/delivery/delivery.ts). */
+interface LiveView {
+  buffered?: boolean;
+  heldBy?: string;
+}
+
 /** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
 export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
   return {
@@ -154,6 +160,11 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
       ContentType: contentTypeOf(d.request.headers),
       Body: d.request.body ?? null,
     },
+    // Only while it applies: the store refused its write (held in memory, not yet durable), and
+    // what holds a waiting delivery back (an endpoint's or host's limit or open circuit).
+    ...((d as LiveView).buffered === true && { Durable: false }),
+    ...(d.status === 'pending' &&
+      typeof (d as LiveView).heldBy === 'string' && { HeldBy: (d as LiveView).heldBy }),
   };
 }
 

@@ -24,12 +24,17 @@ export function triggerRoutes(
   app: FastifyInstance,
   engine: MatchEngine,
   baseUri: (req: FastifyRequest) => string,
+  /** A reason to refuse reports up front (the store refuses writes: 503 STORE_UNAVAILABLE). */
+  refuse?: () => HookdError | undefined,
 ): void {
   resource(
     app,
     '/_hookd/report',
     {
       POST: async (req, reply) => {
+        // Nothing fires while the store refuses writes: a 202 would promise recorded callbacks.
+        const refused = refuse?.();
+        if (refused) throw refused;
         const items = Array.isArray(req.body) ? (req.body as unknown[]) : [req.body];
         if (items.length === 0 || items.length > MAX_BATCH) {
           throw new HookdError('BAD_REQUEST', `send one served request or an array of 1 to ${MAX_BATCH}`);

@@ -1,0 +1,29 @@
+/** What the daemon's configuration and hooks say about delivery, in the pipeline's terms. */
+import type { HookdConfig } from '../config/config.js';
+import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
+import type { Hook } from '../hook/hook.js';
+
+const schedules = new WeakMap<Hook, RetrySchedule>();
+
+/** A hook's own `RetrySchedule` as the pipeline's schedule (made once per stored version). */
+export function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined {
+  if (hook?.RetrySchedule === undefined) return undefined;
+  let s = schedules.get(hook);
+  if (s === undefined) {
+    s = retrySchedule({ delaysMs: hook.RetrySchedule.map((sec) => sec * 1000) });
+    schedules.set(hook, s);
+  }
+  return s;
+}
+
+/** The delivery limits and fault buffer the configuration sets (the pipeline has the defaults). */
+export function deliveryOptions(c: HookdConfig) {
+  return {
+    limits: {
+      ...(c.deliveryConcurrency !== undefined && { concurrency: c.deliveryConcurrency }),
+      ...(c.deliveryPerHost !== undefined && { perHost: c.deliveryPerHost }),
+      ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
+    },
+    ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
+  };
+}
