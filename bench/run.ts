@@ -17,17 +17,23 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clusterBenchSkipReason, formatClusterBench, runClusterBench } from './cluster.js';
+import {
+  type ClusterBenchResult,
+  clusterBenchSkipReason,
+  formatClusterBench,
+  runClusterBench,
+} from './cluster.js';
 import { type FireLatencyResult, formatFireLatency, runFireLatencyBench } from './fire-latency.js';
 import { REPO_ROOT } from './lib/peers.js';
 import { canPin, LOAD_CORE, pinSelf } from './lib/process.js';
 import { fmt, table } from './lib/stats.js';
 import { formatMatchBench, type MatchBenchResult, runMatchBench } from './match.js';
 import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.js';
+import { type ContenderResult, formatQueueBench, type QueueBenchResult, runQueueBench } from './queues.js';
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
 
-export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster'] as const;
+export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster', 'queues'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const TITLES: Record<Section, string> = {
@@ -37,6 +43,7 @@ export const TITLES: Record<Section, string> = {
   fire: '4. Fire latency',
   size: '5. Size',
   cluster: '6. Cluster (PostgreSQL)',
+  queues: '7. Queue peers (BullMQ, pg-boss, graphile-worker)',
 };
 
 export interface BenchOptions {
@@ -82,7 +89,7 @@ export interface BenchReport {
 
 const PARAMS = {
   full: {
-    match: { sizes: [1_000, 10_000, 100_000], lookups: 1_000_000, rounds: 5 },
+    match: { sizes: [1_000, 10_000, 100_000, 1_000_000], lookups: 1_000_000, rounds: 5 },
     proxy: {
       rounds: 5,
       durationS: 5,
@@ -96,7 +103,12 @@ const PARAMS = {
     fire: { rounds: 5, durationS: 5, rate: 1000, connections: 50, warmupS: 3 },
     dispatch: { rounds: 5 },
     size: { hooks: 100_000, rounds: 5, settleMs: 1000, warmStart: true },
+    /** The 1,000,000-hook row (issue 18): fewer rounds, seeding alone takes a while. */
+    sizeMillion: { hooks: 1_000_000, rounds: 3, settleMs: 2000, warmStart: true } as
+      | { hooks: number; rounds: number; settleMs: number; warmStart: boolean }
+      | undefined,
     cluster: { rounds: 3 },
+    queues: { callbacks: 20_000, warmup: 2_000, rounds: 5, rate: 1000, seconds: 5 },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -113,7 +125,9 @@ const PARAMS = {
     fire: { rounds: 1, durationS: 1, rate: 100, connections: 4, warmupS: 0 },
     dispatch: { callbacks: 300, rounds: 1, rate: 100, seconds: 1, connections: 8 },
     size: { hooks: 1_000, rounds: 1, settleMs: 100, warmStart: false },
-    cluster: { callbacks: 1000, warmup: 200, rounds: 1 },
+    sizeMillion: undefined,
+    cluster: { callbacks: 1000, warmup: 200, rounds: 1, instances: [1, 2] },
+    queues: { callbacks: 300, warmup: 100, rounds: 1, rate: 100, seconds: 1 },
   },
 };
 
@@ -221,6 +235,12 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
       measured,
       ...(fire && fire.options.rate === 1000 && { met: c.summary.p99Ms.median <= 10 }),
     });
+    rows.push({
+      section: 'fire',
+      target: `fire latency p99 ≤ 2 ms at 1,000 callbacks/s (${c.label}; issue 18)`,
+      measured,
+      ...(fire && fire.options.rate === 1000 && { met: c.summary.p99Ms.median <= 2 }),
+    });
   }
 
   const size = of<SizeBenchResult>('size');
@@ -236,6 +256,95 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     target: 'start-up with 100,000 persisted hooks ≤ 2 s',
     measured: full ? `${fmt(full.summary.startMs.median, 0)} ms` : 'not measured at 100k',
     ...(full && { met: full.summary.startMs.median <= 2000 }),
+  });
+
+  const m1m = match?.find((r) => r.hooks === 1_000_000);
+  rows.push({
+    section: 'match',
+    target: 'lookup ≤ 1.5 µs at 1,000,000 hooks',
+    measured: m1m ? ns(m1m.index.nsPerLookup.median) : 'not measured at 1M',
+    ...(m1m && { met: m1m.index.nsPerLookup.median <= 1500 }),
+  });
+  rows.push({
+    section: 'size',
+    target: 'RSS with 100,000 hooks ≤ 200 MB; start-up ≤ 1 s (issue 18)',
+    measured: full
+      ? `${fmt(full.summary.rssBytes.median / 1048576, 0)} MB; ${fmt(full.summary.startMs.median, 0)} ms`
+      : 'not measured at 100k',
+    ...(full && {
+      met: full.summary.rssBytes.median <= 200 * 1048576 && full.summary.startMs.median <= 1000,
+    }),
+  });
+  const million = size?.contenders.find((c) => c.hooks === 1_000_000);
+  rows.push({
+    section: 'size',
+    target: 'RSS with 1,000,000 hooks ≤ 1 GB (start-up measured)',
+    measured: million
+      ? `${fmt(million.summary.rssBytes.median / 1048576, 0)} MB; start-up ${fmt(million.summary.startMs.median, 0)} ms`
+      : 'not measured at 1M',
+    ...(million && { met: million.summary.rssBytes.median <= 1024 * 1048576 }),
+  });
+  const cluster = of<ClusterBenchResult>('cluster');
+  const c1 = cluster?.rows.find((x) => x.instances === 1);
+  const c3 = cluster?.rows.find((x) => x.instances === 3);
+  rows.push({
+    section: 'cluster',
+    target: '3 instances ≥ 2.5× one, each under an equal CPU quota',
+    measured:
+      c1 && c3
+        ? `${fmt(c3.perSecond / c1.perSecond, 2)}× (${fmt(c3.perSecond, 0)} vs ${fmt(c1.perSecond, 0)}/s)` +
+          (cluster?.options.cpuQuota ? `, ${cluster.options.cpuQuota} CPU each` : ', no quota')
+        : 'not measured with 1 and 3 instances',
+    ...(c1 && c3 && cluster?.options.cpuQuota && { met: c3.perSecond / c1.perSecond >= 2.5 }),
+  });
+
+  const queues = of<QueueBenchResult>('queues');
+  const q = (name: string): ContenderResult | undefined =>
+    queues?.contenders.find((c) => c.name.startsWith(name) && !c.skipped);
+  const judgedQ = (queues?.options.rounds ?? 0) >= 5;
+  const sqlite = q('hookd, SQLite');
+  const onPg = q('hookd on PostgreSQL');
+  const rawQ = q('raw');
+  for (const peer of ['BullMQ', 'pg-boss']) {
+    const other = q(peer);
+    const ok = sqlite && other;
+    rows.push({
+      section: 'queues',
+      target: `hookd SQLite ≥ 2× ${peer}'s callbacks/s at ≤ 0.4× its CPU per callback`,
+      measured: ok
+        ? `${fmt(sqlite.perSecond / other.perSecond, 2)}× at ${fmt(sqlite.cpuUsPerCallback / other.cpuUsPerCallback, 2)}× CPU`
+        : 'not measured',
+      ...(ok &&
+        judgedQ && {
+          met:
+            sqlite.perSecond / other.perSecond >= 2 &&
+            sqlite.cpuUsPerCallback / other.cpuUsPerCallback <= 0.4,
+        }),
+    });
+    const okPg = onPg && other;
+    rows.push({
+      section: 'queues',
+      target: `hookd on PostgreSQL ≥ 1.3× ${peer}'s callbacks/s at no more CPU per callback`,
+      measured: okPg
+        ? `${fmt(onPg.perSecond / other.perSecond, 2)}× at ${fmt(onPg.cpuUsPerCallback / other.cpuUsPerCallback, 2)}× CPU`
+        : 'not measured',
+      ...(okPg &&
+        judgedQ && {
+          met: onPg.perSecond / other.perSecond >= 1.3 && onPg.cpuUsPerCallback <= other.cpuUsPerCallback,
+        }),
+    });
+  }
+  rows.push({
+    section: 'queues',
+    target: 'hookd SQLite ≥ 0.7× the raw undici ceiling',
+    measured: sqlite && rawQ ? `${fmt(sqlite.perSecond / rawQ.perSecond, 2)}×` : 'not measured',
+    ...(sqlite && rawQ && judgedQ && { met: sqlite.perSecond / rawQ.perSecond >= 0.7 }),
+  });
+  rows.push({
+    section: 'queues',
+    target: 'hookd on PostgreSQL p99 ≤ 10 ms at 1,000 callbacks/s',
+    measured: onPg ? `${fmt(onPg.p99, 2)} ms` : 'not measured',
+    ...(onPg && judgedQ && queues?.options.rate === 1000 && { met: onPg.p99 <= 10 }),
   });
   return rows;
 }
@@ -275,7 +384,18 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
       }
       case 'size': {
         const r = await runSizeBench({ ...p.size, pin: opts.pin, log: opts.log });
-        return done({ status: 'ok', result: r, text: formatSizeBench(r) });
+        if (!p.sizeMillion) return done({ status: 'ok', result: r, text: formatSizeBench(r) });
+        const m = await runSizeBench({ ...p.sizeMillion, pin: opts.pin, log: opts.log });
+        // One result: the 1M row joins the 100k one (the empty baseline is measured in both).
+        const joined: SizeBenchResult = {
+          ...r,
+          contenders: [...r.contenders, ...m.contenders.filter((c) => c.hooks > 0)],
+        };
+        return done({
+          status: 'ok',
+          result: joined,
+          text: `${formatSizeBench(r)}\n\n${formatSizeBench(m)}`,
+        });
       }
       case 'cluster': {
         const why = await clusterBenchSkipReason();
@@ -285,6 +405,16 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
         try {
           const r = await runClusterBench({ ...p.cluster, log: opts.log });
           return done({ status: 'ok', result: r, text: `\`\`\`\n${formatClusterBench(r)}\n\`\`\`` });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
+      }
+      case 'queues': {
+        // Producer, workers, hookd and the servers share the machine: every core for them.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runQueueBench({ ...p.queues, log: opts.log });
+          return done({ status: 'ok', result: r, text: formatQueueBench(r) });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);
         }

@@ -180,6 +180,25 @@ export function cpuSeconds(pid: number): number {
   return total / clockTicks();
 }
 
+/** CPU seconds of every process whose command name is `comm` (a server and all its backends). */
+export function cpuByComm(comm: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const c = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+      if (!c.startsWith(comm)) continue;
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, (Number(f[11]) + Number(f[12])) / clockTicks());
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
 /** Resident and peak resident memory of one process in bytes (from /proc/PID/status). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');

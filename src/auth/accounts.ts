@@ -17,6 +17,23 @@ export class Accounts {
     return user;
   }
 
+  /**
+   * The user a provider identified: returned as stored, or, when it is new and `create` is set,
+   * added first (the one place where users are made on first sight, so that the defaults a new
+   * user gets apply to them too). Undefined when it is unknown and `create` is off.
+   */
+  async ensureUser(name: string, create = true): Promise<UserRecord | undefined> {
+    const known = await this.store.getUser(name);
+    if (known || !create) return known;
+    try {
+      return await this.addUser(name);
+    } catch (err) {
+      // Two first requests of the same user at once: the other one added it.
+      if (err instanceof HookdError && err.code === 'CONFLICT') return this.store.getUser(name);
+      throw err;
+    }
+  }
+
   async createToken(user: string, label = ''): Promise<{ record: TokenRecord; token: string }> {
     if (!(await this.store.getUser(user))) {
       throw new HookdError('NOT_FOUND', `no user "${user}"; add it first with: hookd user add ${user}`);

@@ -1,9 +1,13 @@
 import type { UserStore } from '../store/store.js';
 import { parseToken, secretMatches } from './token.js';
 
+/** Who is calling the API: a hookd token's user, or a user the identity provider vouched for. */
 export interface Principal {
   user: string;
-  tokenId: string;
+  /** The hookd token used; absent when an identity provider identified the caller. */
+  tokenId?: string;
+  /** Scopes carried by the provider's credentials (`--identity-jwt-scopes-claim`), if any. */
+  scopes?: string[];
 }
 
 /** Resolves an `Authorization` header to a user, or undefined. Never says which part was wrong. */

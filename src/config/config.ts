@@ -37,6 +37,30 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /** `--identity-jwt-jwks-url`: Bearer JWTs are verified with the keys of this JWKS. */
+  identityJwtJwksUrl?: string;
+  /** `--identity-jwt-key-file`: a PEM public key (SPKI or certificate) instead of a JWKS. */
+  identityJwtKeyFile?: string;
+  /** The JWT `iss` required, if set. */
+  identityJwtIssuer?: string;
+  /** The JWT `aud` required, if set. */
+  identityJwtAudience?: string;
+  /** The JWT claim naming the user (default `sub`). */
+  identityJwtUserClaim?: string;
+  /** The JWT claim whose scopes replace the user's stored ones. */
+  identityJwtScopesClaim?: string;
+  /** `--identity-header`: the header a trusted proxy names the user in. */
+  identityHeader?: string;
+  /** `--identity-forward-url`: the forward-auth endpoint. */
+  identityForwardUrl?: string;
+  /** The forward-auth response header naming the user (default `X-User`). */
+  identityForwardUserHeader?: string;
+  /** How long a forward-auth answer is reused for the same credentials (default 30 s). */
+  identityForwardTtlMs?: number;
+  /** Forward-auth deadline (default 5 s). */
+  identityForwardTimeoutMs?: number;
+  /** Refuse API callers a provider identifies but who were never added, instead of creating them. */
+  identityRefuseUnknownUsers?: boolean;
   /** Callback attempts in flight at once over all hosts (default 256). */
   deliveryConcurrency?: number;
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */

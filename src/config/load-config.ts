@@ -222,6 +222,8 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
       fail('databaseUrl', `must be a postgres:// or postgresql:// URL, not ${protocol}//`);
   }
 
+  const identity = identityOf(raw, str, fail);
+
   return {
     listen,
     ...(upstream !== undefined && { upstream: upstream.replace(/\/+$/, '') }),
@@ -241,6 +243,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     opsListen,
     logFormat: logFormat as HookdConfig['logFormat'],
     ...deliveryLimits(int),
+    ...identity,
   };
 }
 
@@ -264,6 +267,103 @@ const LOG_FORMATS = ['auto', 'json', 'pretty'];
 
 /** `--ops-listen` values that switch the operations listener off. */
 const OPS_OFF = new Set(['off', 'none', 'false', '0', '']);
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+const DURATION_MS: Record<string, number> = { ms: 1, '': 1000, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * The identity options: at most one provider, and each provider's tuning only with its provider
+ * (a lone `--identity-jwt-issuer` would otherwise be silently ignored).
+ */
+function identityOf(
+  raw: Raw,
+  str: (k: string) => string | undefined,
+  fail: (k: string, rule: string) => never,
+): Partial<HookdConfig> {
+  const out: Partial<HookdConfig> = {};
+  const jwksUrl = str('identity.jwt.jwksUrl');
+  const keyFile = str('identity.jwt.keyFile');
+  const header = str('identity.header');
+  const forwardUrl = str('identity.forward.url');
+  const providers = [
+    jwksUrl !== undefined && raw['identity.jwt.jwksUrl']!.from,
+    keyFile !== undefined && raw['identity.jwt.keyFile']!.from,
+    header !== undefined && raw['identity.header']!.from,
+    forwardUrl !== undefined && raw['identity.forward.url']!.from,
+  ].filter((p): p is string => typeof p === 'string');
+  if (providers.length > 1) {
+    throw new ConfigError(
+      `identity: configure at most one identity provider (a JWKS URL or a JWT key file, an identity header, or a forward-auth URL); found ${providers.join(', ')}`,
+    );
+  }
+  if (jwksUrl !== undefined) {
+    if (!isHttpUrl(jwksUrl)) fail('identity.jwt.jwksUrl', 'must be an absolute http:// or https:// URL');
+    out.identityJwtJwksUrl = jwksUrl;
+  }
+  if (keyFile !== undefined) out.identityJwtKeyFile = resolve(keyFile);
+  const jwt = jwksUrl !== undefined || keyFile !== undefined;
+  for (const [k, field] of [
+    ['identity.jwt.issuer', 'identityJwtIssuer'],
+    ['identity.jwt.audience', 'identityJwtAudience'],
+    ['identity.jwt.userClaim', 'identityJwtUserClaim'],
+    ['identity.jwt.scopesClaim', 'identityJwtScopesClaim'],
+  ] as const) {
+    const v = str(k);
+    if (v === undefined) continue;
+    if (!jwt) fail(k, 'applies to JWTs only: set --identity-jwt-jwks-url or --identity-jwt-key-file too');
+    if (v === '') fail(k, 'must not be empty');
+    out[field] = v;
+  }
+  if (header !== undefined) {
+    if (!HEADER_NAME.test(header)) fail('identity.header', 'must be a header name such as X-Forwarded-User');
+    out.identityHeader = header;
+  }
+  if (forwardUrl !== undefined) {
+    if (!isHttpUrl(forwardUrl)) fail('identity.forward.url', 'must be an absolute http:// or https:// URL');
+    out.identityForwardUrl = forwardUrl;
+  }
+  const userHeader = str('identity.forward.userHeader');
+  const ttl = raw['identity.forward.ttl'];
+  const timeout = raw['identity.forward.timeout'];
+  for (const [k, present] of [
+    ['identity.forward.userHeader', userHeader !== undefined],
+    ['identity.forward.ttl', ttl !== undefined],
+    ['identity.forward.timeout', timeout !== undefined],
+  ] as const) {
+    if (present && forwardUrl === undefined)
+      fail(k, 'applies to forward auth only: set --identity-forward-url too');
+  }
+  if (userHeader !== undefined) {
+    if (!HEADER_NAME.test(userHeader))
+      fail('identity.forward.userHeader', 'must be a header name such as X-User');
+    out.identityForwardUserHeader = userHeader;
+  }
+  const duration = (k: string, max: number, min: number): number | undefined => {
+    const r = raw[k];
+    if (r === undefined) return undefined;
+    const rule = `must be a duration such as 500ms, 5s or 2m (a bare number is seconds), from ${min} ms to ${max / 1000} s`;
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(String(r.value));
+    if (!m || (typeof r.value !== 'string' && typeof r.value !== 'number')) return fail(k, rule);
+    const ms = Math.round(Number(m[1]) * DURATION_MS[m[2] ?? '']!);
+    if (ms < min || ms > max) fail(k, rule);
+    return ms;
+  };
+  const ttlMs = duration('identity.forward.ttl', 3_600_000, 0);
+  if (ttlMs !== undefined) out.identityForwardTtlMs = ttlMs;
+  const timeoutMs = duration('identity.forward.timeout', 60_000, 1);
+  if (timeoutMs !== undefined) out.identityForwardTimeoutMs = timeoutMs;
+  const refuse = raw['identity.refuseUnknownUsers'];
+  if (refuse !== undefined) {
+    if (typeof refuse.value !== 'boolean') fail('identity.refuseUnknownUsers', 'must be true or false');
+    if (providers.length === 0)
+      fail(
+        'identity.refuseUnknownUsers',
+        'needs an identity provider (--identity-jwt-*, --identity-header or --identity-forward-url)',
+      );
+    out.identityRefuseUnknownUsers = refuse.value as boolean;
+  }
+  return out;
+}
 
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
 const MAX_RETRY_SECONDS = 7 * 86400;

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { Authenticator } from '../auth/authenticator.js';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
@@ -10,6 +9,7 @@ import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
+import { assembleIdentity } from '../identity/assemble.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { closeServer, listenOn } from '../ops/listen.js';
@@ -144,6 +144,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
+      onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
@@ -251,9 +252,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const auth = new Authenticator(store);
+    const identity = assembleIdentity(config, store, settings, log);
     const tail = new TailServer({
-      auth,
+      auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
       log,
       source: {
@@ -282,6 +283,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           log,
           onStatus: (status) => metrics.proxied(status),
           closing: () => draining,
+          ...identity.proxy,
           recorded: () => deliveries.settled(),
         })
       : undefined;
@@ -314,7 +316,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     const app = await buildApp({
       config,
       hooks,
-      auth,
+      auth: identity.api,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
       system: { draining: () => draining, storeReady: () => storeReady() },

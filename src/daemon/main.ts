@@ -5,6 +5,7 @@ import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
+import { identityProviderFrom } from '../identity/from-config.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
 import type { Store } from '../store/store.js';
 import { packageInfo } from '../util/package-info.js';
@@ -69,7 +70,20 @@ export function settingsProblems(cfg: HookdConfig): string[] {
       }
     }
   }
+  // Reads the JWT key file, so that a missing or wrong one fails at start, named.
+  try {
+    identityProviderFrom(cfg, { trusts: () => false });
+  } catch (e) {
+    problems.push(...(e instanceof ConfigError ? e.problems : [(e as Error).message]));
+  }
   return problems;
+}
+
+/** Throws a ConfigError naming every bad entry of the settings (network lists, the JWT key file). */
+export function checkConfig(cfg: HookdConfig): HookdConfig {
+  const problems = settingsProblems(cfg);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return cfg;
 }
 
 /** Runs an admin command on the store the daemon with these options uses (SQLite or PostgreSQL). */

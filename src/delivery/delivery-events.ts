@@ -8,6 +8,18 @@ export interface TriggerMessage {
   Method: string;
   Path: string;
   StatusCode: number | null;
+  /** Who made the request; null: anonymous. */
+  User: string | null;
+}
+
+/** A delivery's trigger as the tail, the delivery log and the API show it. */
+export function triggerMessage(t: {
+  method: string;
+  path: string;
+  statusCode?: number;
+  user?: string;
+}): TriggerMessage {
+  return { Method: t.method, Path: t.path, StatusCode: t.statusCode ?? null, User: t.user ?? null };
 }
 
 export interface FiredMessage {

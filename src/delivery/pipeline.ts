@@ -28,7 +28,12 @@ import {
   verdictOf,
 } from './attempt-helpers.js';
 import { Delivery } from './delivery.js';
-import { type AttemptMessage, type AttemptOutcome, DeliveryEvents } from './delivery-events.js';
+import {
+  type AttemptMessage,
+  type AttemptOutcome,
+  DeliveryEvents,
+  triggerMessage,
+} from './delivery-events.js';
 import {
   attemptRecord,
   DEFAULT_RETENTION,
@@ -243,11 +248,7 @@ export class DeliveryPipeline implements FiredEventSink {
             Time: time,
             HookId: d.hookId,
             DeliveryId: d.id,
-            Trigger: {
-              Method: d.trigger.method,
-              Path: d.trigger.path,
-              StatusCode: d.trigger.statusCode ?? null,
-            },
+            Trigger: triggerMessage(d.trigger),
           },
           d.owner,
         );
@@ -719,7 +720,7 @@ export class DeliveryPipeline implements FiredEventSink {
       LatencyMs: r.latencyMs,
       Outcome: outcome,
       Error: r.error,
-      Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+      Trigger: triggerMessage(d.trigger),
     };
     this.events.emit('attempt', message, d.owner);
   }

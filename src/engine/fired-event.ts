@@ -17,6 +17,8 @@ export interface TriggerInfo {
   method: string;
   path: string;
   statusCode?: number;
+  /** Who made the request (the identity provider, or a report's `User`); absent: anonymous. */
+  user?: string;
 }
 
 export interface FiredEvent {

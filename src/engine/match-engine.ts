@@ -2,8 +2,8 @@ import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
-import type { CallbackRequest, FiredEvent, FiredEventSink } from './fired-event.js';
-import { MatchIndex } from './match-index.js';
+import type { CallbackRequest, FiredEvent, FiredEventSink, TriggerInfo } from './fired-event.js';
+import { type Match, MatchIndex } from './match-index.js';
 
 /** A request that may trigger hooks, as the proxy or the report API saw it. */
 export interface Trigger {
@@ -14,6 +14,17 @@ export interface Trigger {
   uri: () => string;
   /** The response status: set for the `after` phase. */
   statusCode?: number;
+  /**
+   * The user who made the request, when already known: a report's `User`, a dry run's. The
+   * empty string is an anonymous request.
+   */
+  user?: string;
+  /**
+   * Resolves the user of a proxied request (the identity provider), called at most once per
+   * firing and only when some hook matched, so that requests no hook watches never pay for it.
+   * Present only when a provider is configured; undefined or a rejection mean anonymous.
+   */
+  requestUser?: () => Promise<string | undefined>;
 }
 
 export type Phase = 'before' | 'after';
@@ -27,6 +38,8 @@ export interface EngineOptions {
   onRenderError?: (hook: Hook, err: Error) => void;
   /** Told how many hooks fired for a trigger (metrics). */
   onFired?: (phase: Phase, count: number) => void;
+  /** The sink failed for callbacks fired after the request's user was resolved (logged). */
+  onSinkError?: (err: Error) => void;
 }
 
 export interface Preview {
@@ -114,22 +127,64 @@ export class MatchEngine {
     return this.indexes[phase].size > 0 && (this.opts.enabled?.() ?? true);
   }
 
-  /** Matches, renders and hands the callbacks to the sink. Returns how many hooks fired. */
+  /**
+   * Matches, renders and hands the callbacks to the sink. Returns how many hooks fired, or, when
+   * the request's user has to be resolved first (`requestUser`), how many matched: their
+   * callbacks then go to the sink once the user is known, and the caller never waits for it.
+   */
   fire(phase: Phase, trigger: Trigger): number {
     if (!this.watches(phase)) return 0;
     const matches = this.indexes[phase].match(trigger.path);
     if (matches.length === 0) return 0;
-    const events: FiredEvent[] = [];
-    let firedAt: Date | undefined;
-    let uri: string | undefined;
+    // The hooks that fire, compacted in place (the array is the index's fresh answer).
+    let n = 0;
     for (const m of matches) {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
-      firedAt ??= this.opts.now?.() ?? new Date();
-      uri ??= trigger.uri();
-      const request = this.render(h, m.captures, trigger, uri, firedAt);
+      matches[n++] = m;
+    }
+    if (n === 0) return 0;
+    matches.length = n;
+    const hits = matches;
+    // Both are taken now: the firing time is the request's, and the URI is read off a socket
+    // that may be gone once the user is known.
+    const firedAt = this.opts.now?.() ?? new Date();
+    const uri = trigger.uri();
+    if (trigger.user === undefined && trigger.requestUser !== undefined) {
+      trigger.requestUser().then(
+        (user) => this.emit(phase, hits, trigger, uri, firedAt, user ?? ''),
+        () => this.emit(phase, hits, trigger, uri, firedAt, ''),
+      );
+      return hits.length;
+    }
+    return this.emit(phase, hits, trigger, uri, firedAt, trigger.user ?? '');
+  }
+
+  /**
+   * Renders the matched hooks' callbacks for a request whose user is known ('' = anonymous) and
+   * hands them to the sink. Runs once per firing, after the user is resolved: where a rule that
+   * depends on the user (a hook owner's scopes) decides which matched hooks fire.
+   */
+  private emit(
+    phase: Phase,
+    hits: Match<CompiledHook>[],
+    trigger: Trigger,
+    uri: string,
+    firedAt: Date,
+    user: string,
+  ): number {
+    const events: FiredEvent[] = [];
+    const info: TriggerInfo = {
+      method: trigger.method,
+      path: trigger.path,
+      ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
+      ...(user !== '' && { user }),
+    };
+    for (const m of hits) {
+      const h = m.value;
+      const request = this.render(h, m.captures, trigger, uri, firedAt, user);
       if (!request) continue;
       events.push({
         hookId: h.hook.Id,
@@ -137,16 +192,19 @@ export class MatchEngine {
         hookType: h.hook.Type,
         persist: h.hook.Persist,
         firedAt: firedAt.toISOString(),
-        trigger: {
-          method: trigger.method,
-          path: trigger.path,
-          ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
-        },
+        trigger: info,
         request,
       });
     }
     if (events.length > 0) {
-      this.sink.accept(events);
+      try {
+        this.sink.accept(events);
+      } catch (err) {
+        // Called from a promise when the user was resolved first: nobody above to catch it.
+        if (trigger.requestUser === undefined) throw err;
+        this.opts.onSinkError?.(err as Error);
+        return 0;
+      }
       this.opts.onFired?.(phase, events.length);
     }
     return events.length;
@@ -170,7 +228,7 @@ export class MatchEngine {
           } else if (!statusFires(h, trigger.statusCode)) continue;
         }
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
-        const request = this.render(h, m.captures, t, uri, now);
+        const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
         if (request) out.push({ hook: h.hook, captures: m.captures, request });
       }
     }
@@ -183,6 +241,7 @@ export class MatchEngine {
     t: Trigger,
     uri: string,
     at: Date,
+    user: string,
   ): CallbackRequest | undefined {
     const hook = h.hook;
     const request: CallbackRequest = {
@@ -196,6 +255,7 @@ export class MatchEngine {
         requestPath: t.path,
         requestUri: uri,
         requestMethod: t.method,
+        requestUser: user,
         statusCode: t.statusCode,
         hookId: hook.Id,
         hookType: hook.Type,

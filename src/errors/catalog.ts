@@ -20,6 +20,7 @@ export const ERRORS = {
   BAD_GATEWAY: { status: 502, title: 'Bad gateway' },
   EVENTS_DISABLED: { status: 503, title: 'Events are disabled' },
   UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+  IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },
   STORE_UNAVAILABLE: { status: 503, title: 'Store unavailable' },
   GATEWAY_TIMEOUT: { status: 504, title: 'Gateway timeout' },
 } as const;

@@ -61,7 +61,7 @@ export const HOOK_SCHEMA = {
       type: 'string',
       maxLength: 65536,
       description:
-        'Body template: $REQUEST_PATH, $REQUEST_URI, $REQUEST_METHOD, $STATUS_CODE, $HOOK_ID, $TIMESTAMP, $1…$n (also ${NAME}). Left out: a JSON event document.',
+        'Body template: $REQUEST_PATH, $REQUEST_URI, $REQUEST_METHOD, $REQUEST_USER, $STATUS_CODE, $HOOK_ID, $TIMESTAMP, $1…$n (also ${NAME}). Left out: a JSON event document.',
     },
     CallbackContentMediaType: { type: 'string', minLength: 1, maxLength: 255, default: 'application/json' },
     Headers: {

@@ -16,6 +16,11 @@ export interface TemplateContext {
   requestUri: string;
   /** `$REQUEST_METHOD`. */
   requestMethod: string;
+  /**
+   * `$REQUEST_USER`: the user who made the request, as the identity provider told (or a
+   * report's `User`); undefined or empty for an anonymous request, rendered as the empty string.
+   */
+  requestUser?: string | undefined;
   /** `$STATUS_CODE`: undefined for BeforeCompletion, rendered as the empty string. */
   statusCode: number | undefined;
   /** `$HOOK_ID`. */
@@ -53,6 +58,7 @@ export const TEMPLATE_VARIABLES: readonly string[] = Object.freeze([
   '$REQUEST_PATH',
   '$REQUEST_URI',
   '$REQUEST_METHOD',
+  '$REQUEST_USER',
   '$STATUS_CODE',
   '$HOOK_ID',
   '$TIMESTAMP',
@@ -63,6 +69,7 @@ const GETTERS = new Map<string, (ctx: TemplateContext) => string>([
   ['REQUEST_PATH', (c) => c.requestPath],
   ['REQUEST_URI', (c) => c.requestUri],
   ['REQUEST_METHOD', (c) => c.requestMethod],
+  ['REQUEST_USER', (c) => c.requestUser ?? ''],
   ['STATUS_CODE', (c) => (c.statusCode === undefined ? '' : String(c.statusCode))],
   ['HOOK_ID', (c) => c.hookId],
   ['TIMESTAMP', (c) => c.timestamp],
@@ -193,7 +200,8 @@ function checkSize(body: string, maxBytes: number): string {
 
 /**
  * The body sent when `CallbackContent` is absent: always JSON, whatever the media type.
- * `statusCode` is left out when unknown (BeforeCompletion).
+ * `statusCode` is left out when unknown (BeforeCompletion), `request.user` when the request was
+ * anonymous.
  */
 export function defaultEventDocument(ctx: TemplateContext): string {
   return JSON.stringify({
@@ -201,7 +209,12 @@ export function defaultEventDocument(ctx: TemplateContext): string {
     hookId: ctx.hookId,
     hookType: ctx.hookType,
     hookTypeName: HOOK_TYPES[ctx.hookType].Name,
-    request: { method: ctx.requestMethod, path: ctx.requestPath, uri: ctx.requestUri },
+    request: {
+      method: ctx.requestMethod,
+      path: ctx.requestPath,
+      uri: ctx.requestUri,
+      ...(ctx.requestUser ? { user: ctx.requestUser } : {}),
+    },
     ...(ctx.statusCode === undefined ? {} : { statusCode: ctx.statusCode }),
     captures: [...ctx.captures],
     timestamp: ctx.timestamp,

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
+import { ApiIdentity } from '../identity/api-identity.js';
 import type { HookService } from '../service/hook-service.js';
 import { printable } from '../util/printable.js';
 import { apiPathMatcher } from './api-paths.js';
@@ -25,7 +26,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface AppDeps {
   config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
   hooks: HookService;
-  auth: Authenticator;
+  /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
+  auth: Authenticator | ApiIdentity;
   logger: Logger;
   system: SystemState;
   eventsEnabled: () => boolean;
@@ -183,7 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await fastify.register(
     async (api) => {
-      installAuth(api, deps.auth, deps.eventsEnabled);
+      const auth = deps.auth instanceof ApiIdentity ? deps.auth : new ApiIdentity({ tokens: deps.auth });
+      installAuth(api, auth, deps.eventsEnabled);
       hookRoutes(api, deps.hooks, deps.config.apiBase);
       hookTypeRoutes(api);
       systemRoutes(api, deps.config.apiBase, deps.system);

@@ -1,15 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
+import type { ApiIdentity } from '../identity/api-identity.js';
+import { identityRequestOf } from '../identity/provider.js';
 import type { RouteFlags } from './route-table.js';
 
 const PRINCIPAL = Symbol('principal');
 
 /**
  * Runs before every API route: the events switch first (SPEC §7: with events off the hook API is
- * unavailable, whoever asks), then Bearer authentication unless the route is public.
+ * unavailable, whoever asks), then authentication unless the route is public: a hookd token, or
+ * the configured identity provider (ApiIdentity).
  */
-export function installAuth(app: FastifyInstance, auth: Authenticator, eventsEnabled: () => boolean): void {
+export function installAuth(app: FastifyInstance, auth: ApiIdentity, eventsEnabled: () => boolean): void {
   app.addHook('onRequest', async (req) => {
     const flags = (req.routeOptions.config ?? {}) as RouteFlags;
     if (flags.events && !eventsEnabled()) {
@@ -19,16 +22,7 @@ export function installAuth(app: FastifyInstance, auth: Authenticator, eventsEna
       );
     }
     if (flags.public) return;
-    const principal = await auth.authenticate(req.headers.authorization);
-    if (!principal) {
-      throw new HookdError(
-        'UNAUTHENTICATED',
-        req.headers.authorization
-          ? 'the bearer token is not valid (unknown, revoked or malformed)'
-          : 'send an API token: Authorization: Bearer <token> (create one with: hookd token create USER)',
-        { headers: { 'WWW-Authenticate': 'Bearer realm="hookd"' } },
-      );
-    }
+    const principal = await auth.authenticate(identityRequestOf(req.raw));
     (req as unknown as Record<symbol, Principal>)[PRINCIPAL] = principal;
   });
 }

@@ -30,6 +30,10 @@ const servedSchema = {
       type: 'string',
       description: 'Absolute URI for $REQUEST_URI (default: publicBaseUrl or this request’s host)',
     },
+    User: {
+      type: 'string',
+      description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
+    },
   },
 };
 const served = { content: { 'application/json': { schema: servedSchema } } };
@@ -248,7 +252,14 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A hookd token (hkd_…), or, with an identity provider configured, a JWT of the service (--identity-jwt-*); the trusted-proxy header and forward-auth credentials are accepted too (docs/API.md "Authentication")',
+        },
+      },
       schemas: {
         HookInput: input,
         Hook: {
@@ -258,6 +269,16 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Owner: { type: 'string' },
             Modified: { type: 'string', format: 'date-time' },
             State: { type: 'string', enum: ['active', 'disabled'] },
+          },
+        },
+        Trigger: {
+          type: 'object',
+          description: 'The request that fired a delivery (in deliveries and tail events)',
+          properties: {
+            Method: { type: 'string' },
+            Path: { type: 'string' },
+            StatusCode: { type: ['integer', 'null'] },
+            User: { type: ['string', 'null'], description: 'Who made the request; null: anonymous' },
           },
         },
         Problem: {

@@ -28,6 +28,16 @@ export interface ProxyOptions {
    * the end of a response whose AfterCompletion hooks fired waits for it. Left out, nothing waits.
    */
   recorded?: () => Promise<void>;
+  /**
+   * With an identity provider: makes the lazy resolver of a request's user (`Trigger.requestUser`).
+   * Called only for requests that some hook watches; the provider is asked only if one matched.
+   */
+  requestUser?: (req: IncomingMessage) => () => Promise<string | undefined>;
+  /**
+   * A header only trusted proxies may send (`--identity-header`, lower case): dropped from the
+   * requests of every other peer before they are forwarded.
+   */
+  guardedHeader?: string;
 }
 
 /** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
@@ -87,10 +97,12 @@ export class ReverseProxy {
     const engine = this.opts.engine;
     let path: string | undefined;
     let fired = 0;
+    let requestUser: (() => Promise<string | undefined>) | undefined;
     if (engine.watches('before')) {
       path = pathOf(url);
+      requestUser = this.opts.requestUser?.(req);
       try {
-        fired = engine.fire('before', { method, path, uri: () => this.opts.uriOf(req) });
+        fired = engine.fire('before', { method, path, uri: () => this.opts.uriOf(req), requestUser });
       } catch (err) {
         // A hook must never take the proxied request down with it.
         this.opts.log.error({ err, path }, 'firing BeforeCompletion hooks failed');
@@ -101,6 +113,7 @@ export class ReverseProxy {
       const p = path ?? pathOf(url);
       // Captured now: by the end undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
+      const user = requestUser ?? this.opts.requestUser?.(req);
       // Fired when the whole response is known, before its end goes to the client: the end waits
       // until the fired callbacks are recorded (docs/DECISIONS.md "AfterCompletion: recorded
       // before the response ends"), so a client that has its response can rely on them.
@@ -112,12 +125,18 @@ export class ReverseProxy {
             path: p,
             uri: () => this.opts.uriOf(req, socket),
             statusCode,
+            requestUser: user,
           });
         } catch (err) {
           this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
         }
         fired += n;
-        return n > 0 && this.opts.recorded ? this.opts.recorded() : undefined;
+        const recorded = this.opts.recorded;
+        if (n === 0 || !recorded) return undefined;
+        // With a provider the callbacks are recorded once the user is known (the engine asked for
+        // it; the answer is shared and settles first for the engine, which registered first): the
+        // end waits for that too, so the guarantee holds with a provider as without.
+        return user ? user().then(recorded) : recorded();
       };
     }
     // The per-request debug line costs one boolean test when debug is off.
@@ -160,8 +179,11 @@ export class ReverseProxy {
         method: req.method ?? 'GET',
         path: pathOf(url),
         uri: () => this.opts.uriOf(req),
+        requestUser: this.opts.requestUser?.(req),
       });
     }
+    const trusted = this.trustedPeer(req);
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
     const host = this.origin.hostname.replace(/^\[|\]$/g, '');
     const upstream: Socket =
@@ -172,7 +194,7 @@ export class ReverseProxy {
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
-      if (FORWARDED.has(name)) continue;
+      if (FORWARDED.has(name) || name === guarded) continue;
       lines.push(`${raw[i]}: ${raw[i + 1]}`);
     }
     const forwarded: string[] = [];
@@ -184,7 +206,7 @@ export class ReverseProxy {
       xfh: undefined,
     };
     for (let i = 0; i < raw.length; i += 2) rememberForwarded(seen, raw[i]!.toLowerCase(), raw[i + 1]!);
-    this.pushForwarded(req, seen, forwarded);
+    this.pushForwarded(req, seen, forwarded, trusted);
     for (let i = 0; i < forwarded.length; i += 2) lines.push(`${forwarded[i]}: ${forwarded[i + 1]}`);
     upstream.once('connect', () => {
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -212,6 +234,11 @@ export class ReverseProxy {
     await this.pool.close();
   }
 
+  /** Whether the peer is a trusted proxy: asked once per request (it parses the address). */
+  private trustedPeer(req: IncomingMessage): boolean {
+    return !this.opts.trusted.empty && this.opts.trusted.trusts(req.socket.remoteAddress ?? '');
+  }
+
   /**
    * The request's headers as forwarded: hop-by-hop ones and those its Connection header lists
    * dropped, X-Forwarded-* set. One pass over `rawHeaders`: reading `req.headers` would make Node
@@ -228,9 +255,13 @@ export class ReverseProxy {
       xfh: undefined,
     };
     let hasBody = false;
+    const trusted = this.trustedPeer(req);
+    // The identity header (`--identity-header`) is only for trusted proxies to send.
+    const guarded = trusted ? undefined : this.opts.guardedHeader;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       const value = raw[i + 1]!;
+      if (name === guarded) continue;
       if (HOP_BY_HOP.has(name)) {
         if (name === 'connection') seen.connection = seen.connection ? `${seen.connection}, ${value}` : value;
         else if (name === 'transfer-encoding') hasBody = true;
@@ -247,14 +278,13 @@ export class ReverseProxy {
     const listed = seen.connection;
     const headers =
       listed && listed !== 'keep-alive' && listed !== 'close' ? withoutListed(out, listed) : out;
-    this.pushForwarded(req, seen, headers);
+    this.pushForwarded(req, seen, headers, trusted);
     return { headers, hasBody };
   }
 
   /** Appends X-Forwarded-For/-Proto/-Host as name, value pairs. */
-  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[]): void {
+  private pushForwarded(req: IncomingMessage, seen: SeenHeaders, out: string[], trusted: boolean): void {
     const peer = req.socket.remoteAddress ?? '';
-    const trusted = !this.opts.trusted.empty && this.opts.trusted.trusts(peer);
     const proto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
     out.push(
       'x-forwarded-for',

@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
+import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
 import { toProblem } from './problem.js';
 
 /** One tail message (docs/API.md "Live tail"); `owner` is used for filtering and never sent. */
@@ -26,7 +27,8 @@ export interface TailSource {
 }
 
 export interface TailOptions {
-  auth: Authenticator;
+  /** The API's authentication (ApiIdentity): throws a catalog error when the caller is not let in. */
+  auth: { authenticate(req: IdentityRequest): Promise<Principal> };
   source: TailSource;
   eventsEnabled: () => boolean;
   log: Logger;
@@ -91,12 +93,13 @@ export class TailServer {
         ),
       );
     }
-    const principal = await this.opts.auth.authenticate(req.headers.authorization);
-    if (!principal)
-      return refuse(
-        socket,
-        new HookdError('UNAUTHENTICATED', 'send Authorization: Bearer <token> with the upgrade request'),
-      );
+    let principal: Principal;
+    try {
+      principal = await this.opts.auth.authenticate(identityRequestOf(req));
+    } catch (err) {
+      if (!(err instanceof HookdError)) throw err;
+      return refuse(socket, err);
+    }
     const hooks = new Set(url.searchParams.getAll('hook'));
     const status = url.searchParams.get('status') as StatusFilter | null;
     if (status && !['2xx', '3xx', '4xx', '5xx', 'failed'].includes(status)) {
@@ -165,7 +168,10 @@ function matchesStatus(e: TailEvent, status: StatusFilter): boolean {
 
 function refuse(socket: Duplex, err: HookdError): void {
   const body = JSON.stringify(toProblem(err));
+  const extra = Object.entries(err.headers ?? {})
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${err.status} ${err.title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${err.status} ${err.title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -12,6 +12,7 @@ export function deliveryFromRow(r: Record<string, unknown>, body: string | undef
   };
   if (body !== undefined) request.body = body;
   const tStatus = r.t_status as number | null;
+  const tUser = r.t_user as string | null | undefined;
   return {
     id: r.id as string,
     hookId: r.hook_id as string,
@@ -28,6 +29,7 @@ export function deliveryFromRow(r: Record<string, unknown>, body: string | undef
       method: r.t_method as string,
       path: r.t_path as string,
       ...(tStatus !== null && { statusCode: tStatus }),
+      ...(tUser != null && { user: tUser }),
     },
     request,
   };

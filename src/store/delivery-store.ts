@@ -20,6 +20,8 @@ export interface StoredTrigger {
   method: string;
   path: string;
   statusCode?: number;
+  /** Who made the request; absent: anonymous. */
+  user?: string;
 }
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];

@@ -152,6 +152,7 @@ describe('DeliveryPipeline', () => {
       Method: 'GET',
       Path: '/repositories/r1/timeseries/ts1',
       StatusCode: 200,
+      User: null,
     });
     assert.equal(h.fired[0]!.DeliveryId, id);
   });

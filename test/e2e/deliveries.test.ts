@@ -112,7 +112,7 @@ interface DeliveryView {
   NextAttempt: string | null;
   LastStatusCode: number | null;
   LastError: string | null;
-  Trigger: { Method: string; Path: string; StatusCode: number | null };
+  Trigger: { Method: string; Path: string; StatusCode: number | null; User: string | null };
   Request: { Method: string; Url: string; ContentType: string | null; Body: string | null };
   AttemptLog?: {
     Attempt: number;
@@ -198,6 +198,7 @@ describe('retries through the daemon', () => {
         Method: 'GET',
         Path: '/repositories/r1/timeseries/ts1',
         StatusCode: 200,
+        User: null,
       });
       assert.equal(got.Request.Method, 'POST');
       assert.equal(got.Request.Url, `${rcv.url}/retry`);

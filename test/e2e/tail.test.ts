@@ -18,7 +18,7 @@ interface TailEvent {
   Outcome?: string;
   StatusCode?: number | null;
   Count?: number;
-  Trigger?: { Method: string; Path: string; StatusCode: number | null };
+  Trigger?: { Method: string; Path: string; StatusCode: number | null; User?: string | null };
 }
 
 /** `hookctl tail` as a child process, its stdout read line by line as it comes. */
@@ -141,7 +141,7 @@ describe('hookctl tail (the real binary)', () => {
         fired.at - t0 < 1000,
         `the fired line came ${Math.round(fired.at - t0)} ms after the trigger`,
       );
-      assert.deepEqual(fired.event.Trigger, { Method: 'GET', Path: '/live/1', StatusCode: 200 });
+      assert.deepEqual(fired.event.Trigger, { Method: 'GET', Path: '/live/1', StatusCode: 200, User: null });
       const attempt = await tail.waitEvent((e) => e.kind === 'attempt' && e.HookId === hook.Id);
       assert.equal(attempt.event.DeliveryId, fired.event.DeliveryId);
       assert.equal(attempt.event.Outcome, 'succeeded');

@@ -97,3 +97,95 @@ describe('MatchEngine: the set of hooks', () => {
     assert.deepEqual(engine.get(b.Id)?.Headers, {});
   });
 });
+
+describe("MatchEngine: the request's user (lazy)", () => {
+  const setup = () => {
+    const fired: FiredEvent[] = [];
+    const engine = new MatchEngine({ accept: (events) => fired.push(...events) });
+    engine.load([
+      hook({ PathPattern: '/watched', CallbackContent: '{"u":"$REQUEST_USER"}' }),
+      hook({ PathPattern: '/watched', Type: AFTER_COMPLETION, CallbackContent: '{"u":"$REQUEST_USER"}' }),
+      hook({ PathPattern: '/only-posts', Methods: ['POST'] }),
+    ]);
+    return { engine, fired };
+  };
+
+  it('is not resolved when no hook matches (path or method)', async () => {
+    const { engine, fired } = setup();
+    let asked = 0;
+    const requestUser = async () => {
+      asked++;
+      return 'alice';
+    };
+    assert.equal(engine.fire('before', { method: 'GET', path: '/other', uri: () => 'u', requestUser }), 0);
+    assert.equal(
+      engine.fire('before', { method: 'GET', path: '/only-posts', uri: () => 'u', requestUser }),
+      0,
+    );
+    await new Promise((r) => setImmediate(r));
+    assert.equal(asked, 0);
+    assert.equal(fired.length, 0);
+  });
+
+  it('fires once the user is known, with the firing time and URI of the request', async () => {
+    const { engine, fired } = setup();
+    let resolve!: (u: string | undefined) => void;
+    const pending = new Promise<string | undefined>((r) => {
+      resolve = r;
+    });
+    let uriReads = 0;
+    const matched = engine.fire('before', {
+      method: 'GET',
+      path: '/watched/1',
+      uri: () => {
+        uriReads++;
+        return 'http://h/watched/1?x';
+      },
+      requestUser: () => pending,
+    });
+    assert.equal(matched, 1);
+    assert.equal(uriReads, 1, 'the URI is read at match time');
+    assert.equal(fired.length, 0, 'nothing before the user is known');
+    resolve('alice');
+    await pending;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(fired.length, 1);
+    assert.equal(JSON.parse(fired[0]!.request.body!).u, 'alice');
+    assert.equal(fired[0]!.trigger.user, 'alice');
+  });
+
+  it('an unresolved user (undefined or a rejection) is anonymous; a known one needs no resolver', async () => {
+    const { engine, fired } = setup();
+    engine.fire('before', {
+      method: 'GET',
+      path: '/watched',
+      uri: () => 'u',
+      requestUser: async () => undefined,
+    });
+    engine.fire('before', {
+      method: 'GET',
+      path: '/watched',
+      uri: () => 'u',
+      requestUser: () => Promise.reject(new Error('provider down')),
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(fired.length, 2);
+    for (const e of fired) {
+      assert.equal(JSON.parse(e.request.body!).u, '');
+      assert.equal('user' in e.trigger, false);
+    }
+    fired.length = 0;
+    assert.equal(
+      engine.fire('after', { method: 'GET', path: '/watched', uri: () => 'u', statusCode: 200, user: 'bob' }),
+      1,
+    );
+    assert.equal(fired.length, 1, 'fired synchronously');
+    assert.equal(fired[0]!.trigger.user, 'bob');
+  });
+
+  it('the dry run renders the given user', () => {
+    const { engine } = setup();
+    const [p] = engine.preview('alice', { method: 'GET', path: '/watched', uri: () => 'u', user: 'carol' });
+    assert.equal(JSON.parse(p!.request.body!).u, 'carol');
+  });
+});

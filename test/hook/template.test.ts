@@ -61,12 +61,28 @@ describe('template variables', () => {
   test('TEMPLATE_VARIABLES lists exactly the names the renderer knows', () => {
     assert.deepEqual(
       [...TEMPLATE_VARIABLES].sort(),
-      ['$HOOK_ID', '$REQUEST_METHOD', '$REQUEST_PATH', '$REQUEST_URI', '$STATUS_CODE', '$TIMESTAMP'].sort(),
+      [
+        '$HOOK_ID',
+        '$REQUEST_METHOD',
+        '$REQUEST_PATH',
+        '$REQUEST_URI',
+        '$REQUEST_USER',
+        '$STATUS_CODE',
+        '$TIMESTAMP',
+      ].sort(),
     );
     for (const name of TEMPLATE_VARIABLES) {
       assert.notEqual(render(`[${name}]`), `[${name}]`, `${name} was not replaced`);
       assert.equal(render(`[\${${name.slice(1)}}]`), render(`[${name}]`), `braced ${name}`);
     }
+  });
+
+  test('$REQUEST_USER: the user, escaped like any value; empty when anonymous', () => {
+    assert.equal(render('[$REQUEST_USER]', ctx({ requestUser: 'alice' })), '[alice]');
+    assert.equal(render('[$REQUEST_USER]', ctx()), '[]');
+    assert.equal(render('[$REQUEST_USER]', ctx({ requestUser: '' })), '[]');
+    const json = render('{"u":"$REQUEST_USER"}', ctx({ requestUser: 'a"b' }), JSON_TYPE);
+    assert.equal(JSON.parse(json).u, 'a"b');
   });
 
   test('braced forms separate a variable from the text after it', () => {
@@ -310,6 +326,13 @@ describe('XML, form and text escaping', () => {
 });
 
 describe('default event document', () => {
+  test("names the request's user when there is one, and only then", () => {
+    const withUser = JSON.parse(defaultEventDocument(ctx({ requestUser: 'alice' })));
+    assert.equal(withUser.request.user, 'alice');
+    assert.deepEqual(Object.keys(withUser.request), ['method', 'path', 'uri', 'user']);
+    assert.equal('user' in JSON.parse(defaultEventDocument(ctx())).request, false);
+  });
+
   test('AfterCompletion: every field, in order, statusCode included', () => {
     const out = compileTemplate(undefined, JSON_TYPE).render(ctx({ statusCode: 404 }));
     assert.equal(out, defaultEventDocument(ctx({ statusCode: 404 })));

@@ -84,6 +84,19 @@ export function deliveryStoreContract(
       assert.equal(await store.getDelivery('msg_00000000000000000000000000'), undefined);
     });
 
+    it("keeps the triggering request's user, and none for an anonymous one", async () => {
+      const byAlice = record('hk_user', Date.now(), {
+        trigger: { method: 'GET', path: '/repositories/alice-private', statusCode: 200, user: 'alice' },
+      });
+      const anonymous = record('hk_user', Date.now());
+      await insert(store, [byAlice, anonymous]);
+      assert.equal((await store.getDelivery(byAlice.id))!.trigger.user, 'alice');
+      assert.deepEqual((await store.getDelivery(byAlice.id))!.trigger, byAlice.trigger);
+      assert.ok(!('user' in (await store.getDelivery(anonymous.id))!.trigger), 'anonymous: no user');
+      const listed = await store.listDeliveries('hk_user');
+      assert.deepEqual(listed.map((d) => d.trigger.user ?? null).sort(), ['alice', null].sort());
+    });
+
     it('applies state updates and attempts in one batch; copies, not references', async () => {
       const d = record('hk_update', Date.now());
       await insert(store, [d]);

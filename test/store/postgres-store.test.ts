@@ -62,7 +62,7 @@ if (skip) {
         await fresh.query("INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
         await assert.rejects(PgDatabase.open(fresh.url), (err: Error) => {
           assert.ok(err instanceof SchemaTooNewError);
-          assert.match(err.message, /version 999.*\(1\)/);
+          assert.match(err.message, new RegExp(`version 999.*\\(${MIGRATIONS.length}\\)`));
           return true;
         });
       } finally {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { triggerMessage } from '../../delivery/delivery-events.js';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import type { DeliveryPipeline } from '../../delivery/pipeline.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
@@ -153,7 +154,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     NextAttempt: d.nextAttempt === null ? null : isoTimestamp(new Date(d.nextAttempt)),
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
-    Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+    Trigger: triggerMessage(d.trigger),
     Request: {
       Method: d.request.method,
       Url: d.request.url,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isValidUserName, USER_NAME_RULE } from '../../auth/user-name.js';
 import type { MatchEngine, Trigger } from '../../engine/match-engine.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
 import { principalOf } from '../auth-hook.js';
@@ -14,6 +15,8 @@ interface ServedRequest {
   StatusCode?: number;
   Phase?: 'before' | 'after' | 'both';
   Uri?: string;
+  /** Who made the request (the request counts as made by that user); absent: anonymous. */
+  User?: string;
 }
 
 /**
@@ -50,7 +53,7 @@ export function triggerRoutes(
           const [path, query] = splitQuery(s.Path);
           const q = s.Query ?? query;
           const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
-          const t: Trigger = { method: s.Method.toUpperCase(), path, uri };
+          const t: Trigger = { method: s.Method.toUpperCase(), path, uri, user: s.User ?? '' };
           if (phase !== 'after') fired += engine.fire('before', t);
           if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
         }
@@ -76,6 +79,7 @@ export function triggerRoutes(
           method: s.Method.toUpperCase(),
           path,
           uri: () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`,
+          user: s.User ?? '',
           ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
         };
         const previews = engine.preview(principalOf(req).user, t);
@@ -108,12 +112,15 @@ function parseServed(item: unknown, at: string): ServedRequest | FieldError[] {
   const f = (name: string) => (at ? `${at}.${name}` : name);
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     return [
-      { field: at || '(body)', message: 'must be an object {Method, Path, Query?, StatusCode?, Phase?}' },
+      {
+        field: at || '(body)',
+        message: 'must be an object {Method, Path, Query?, StatusCode?, Phase?, Uri?, User?}',
+      },
     ];
   }
   const o = item as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    if (!['Method', 'Path', 'Query', 'StatusCode', 'Phase', 'Uri'].includes(k))
+    if (!['Method', 'Path', 'Query', 'StatusCode', 'Phase', 'Uri', 'User'].includes(k))
       errors.push({ field: f(k), message: 'is not a field of a served request' });
   }
   if (typeof o.Method !== 'string' || !METHOD.test(o.Method))
@@ -137,5 +144,7 @@ function parseServed(item: unknown, at: string): ServedRequest | FieldError[] {
   }
   if (o.Uri !== undefined && (typeof o.Uri !== 'string' || !URL.canParse(o.Uri)))
     errors.push({ field: f('Uri'), message: 'must be an absolute URI' });
+  if (o.User !== undefined && (typeof o.User !== 'string' || !isValidUserName(o.User)))
+    errors.push({ field: f('User'), message: `must be a user name: ${USER_NAME_RULE}` });
   return errors.length ? errors : (o as unknown as ServedRequest);
 }

@@ -137,4 +137,12 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  {
+    version: 2,
+    name: 'the user who made the triggering request',
+    sql: `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN t_user TEXT;
+  `,
+  },
 ];

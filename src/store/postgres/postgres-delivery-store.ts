@@ -31,7 +31,7 @@ type Row = Record<string, unknown>;
 
 const COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user';
 
 // Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
 const AFTER_ALL = '~';
@@ -69,10 +69,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
     this.lease = opts.lease ?? { id: `store_${db.nodeId}` };
     this.pruneLock = opts.ephemeral ? LOCKS.prune + 100 : LOCKS.prune;
     const insert =
-      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $19::text FROM unnest(` +
+      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $20::text FROM unnest(` +
       '$1::text[], $2::text[], $3::text[], $4::int2[], $5::text[], $6::int4[], $7::int4[], $8::int8[], ' +
       '$9::int8[], $10::int4[], $11::text[], $12::text[], $13::text[], $14::int4[], $15::text[], $16::text[], ' +
-      '$17::text[], $18::bytea[]) AS i';
+      '$17::text[], $18::bytea[], $19::text[]) AS i';
     // An outcome is written only by the delivery's holder, or over a finished delivery (a
     // redelivery starts a new round): an instance that lost its lease cannot overwrite the work
     // of the one that took its deliveries over.
@@ -89,7 +89,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `SELECT * FROM unnest($${o}::text[], $${o + 1}::int4[], $${o + 2}::text[], $${o + 3}::int8[], ` +
       `$${o + 4}::int4[], $${o + 5}::float8[], $${o + 6}::text[], $${o + 7}::bytea[]) ON CONFLICT DO NOTHING`;
     this.sql = {
-      write: `WITH ins AS (${insert}), upd AS (${update(19)}), att AS (${attempts(27)}) SELECT 1`,
+      write: `WITH ins AS (${insert}), upd AS (${update(20)}), att AS (${attempts(28)}) SELECT 1`,
       insert,
       update: update(1),
       attempts: attempts(1),
@@ -330,7 +330,7 @@ function dedupeUpdates(updates: readonly DeliveryState[]): readonly DeliveryStat
 
 function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
   const n = rows.length;
-  const cols: unknown[][] = Array.from({ length: 18 }, () => new Array<unknown>(n));
+  const cols: unknown[][] = Array.from({ length: 19 }, () => new Array<unknown>(n));
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     const q = r.request;
@@ -352,6 +352,7 @@ function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
     cols[15]![i] = clean(q.url);
     cols[16]![i] = JSON.stringify(q.headers);
     cols[17]![i] = q.body === undefined ? null : Buffer.from(q.body, 'utf8');
+    cols[18]![i] = r.trigger.user === undefined ? null : clean(r.trigger.user);
   }
   return cols;
 }

@@ -67,4 +67,8 @@ export const MIGRATIONS: readonly string[] = [
     previous_valid_until INTEGER
   );
   `,
+  // Who made the request that fired a delivery (the identity provider's user; null: anonymous).
+  `
+  ALTER TABLE deliveries ADD COLUMN t_user TEXT;
+  `,
 ];

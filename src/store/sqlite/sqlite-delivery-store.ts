@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
 
 const DELIVERY_COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user';
 
 // Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
 const AFTER_ALL = '~';
@@ -37,7 +37,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   constructor(db: Database.Database) {
     this.stmts = {
       insert: db.prepare(
-        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       update: db.prepare(
         'UPDATE deliveries SET status = ?, attempts = ?, round_start = ?, next_attempt = ?, last_status = ?, ' +
@@ -110,6 +110,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           q.url,
           JSON.stringify(q.headers),
           q.body ?? null,
+          r.trigger.user ?? null,
         );
       }
       for (const u of batch.updates) {
