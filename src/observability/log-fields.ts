@@ -63,6 +63,11 @@ export const LOG_FIELDS = {
   channel: 'PostgreSQL notification channel',
   retryMs: 'delay before a retry',
   table: 'database table',
+  // identity providers
+  provider: 'the identity provider in use (jwt, header, forward)',
+  header: 'the identity header trusted for the user name',
+  refuseUnknownUsers: 'whether users the store does not know are refused',
+  reason: 'why a request’s user could not be established',
 } as const;
 
 export type LogField = keyof typeof LOG_FIELDS;
