@@ -21,6 +21,7 @@ import { cpuSeconds, sleep } from './lib/process.js';
 interface Sample {
   rps: number;
   cpuUsPerReq: number;
+  pacedCpuUsPerReq: number;
   p50Ms: number;
   p99Ms: number;
   callbacks: number;
@@ -67,12 +68,15 @@ async function one(
     const sat = await saturate(url, { connections: 50, durationS: seconds, pin: false });
     const cpu1 = cpuSeconds(hookd.running.pid);
     await sleep(500);
+    const cpu2 = cpuSeconds(hookd.running.pid);
     const lat = await paced(url, rate, { connections: 20, durationS: seconds, pin: false });
+    const cpu3 = cpuSeconds(hookd.running.pid);
     return {
       rps: sat.rps,
       cpuUsPerReq: ((cpu1 - cpu0) * 1e6) / sat.requests,
       p50Ms: lat.p50Ms,
       p99Ms: lat.p99Ms,
+      pacedCpuUsPerReq: ((cpu3 - cpu2) * 1e6) / lat.requests,
     };
   } finally {
     await hookd.stop();
@@ -127,6 +131,7 @@ async function main(): Promise<void> {
       {
         rps: median(v.map((s) => s.rps)),
         cpuUsPerReq: median(v.map((s) => s.cpuUsPerReq)),
+        pacedCpuUsPerReq: median(v.map((s) => s.pacedCpuUsPerReq)),
         p50Ms: median(v.map((s) => s.p50Ms)),
         p99Ms: median(v.map((s) => s.p99Ms)),
       },

@@ -1,20 +1,81 @@
 import { HookdError } from '../errors/catalog.js';
 import { isoTimestamp } from '../hook/hook.js';
 import type { Store, TokenRecord, UserRecord } from '../store/store.js';
+import { defaultScopesFor, parseScopes } from '../users/scopes.js';
 import { newToken } from './token.js';
 import { isValidUserName, USER_NAME_RULE } from './user-name.js';
 
-/** User and token administration, shared by `hookd user|token …` and the first-start bootstrap. */
+/**
+ * User and token administration, shared by `hookd user|token …`, the first-start bootstrap, the
+ * `/_hookd/users` API and the identity providers (users made on first sight). `addUser` is the one
+ * place users are made, so every new user gets the default scopes there.
+ */
 export class Accounts {
+  private readonly listeners: ((name: string) => void)[] = [];
+
   constructor(private readonly store: Store) {}
 
-  async addUser(name: string): Promise<UserRecord> {
+  /** Told the name of every user added, removed or given other scopes through this object. */
+  onUserChanged(listener: (name: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Adds a user with the given scopes, by default `["own"]` (`admin`: `["/"]`). Scopes given by a
+   * client are checked and refused (400, naming `Scopes`) when malformed.
+   */
+  async addUser(name: string, scopes?: unknown): Promise<UserRecord> {
     if (!isValidUserName(name)) {
       throw new HookdError('BAD_REQUEST', `user name "${name}" is invalid: it must be ${USER_NAME_RULE}`);
     }
-    const user = { name, created: isoTimestamp() };
+    const user: UserRecord = {
+      name,
+      created: isoTimestamp(),
+      scopes: scopes === undefined ? [...defaultScopesFor(name)] : checkedScopes(scopes),
+    };
     if (!(await this.store.addUser(user))) throw new HookdError('CONFLICT', `user "${name}" already exists`);
+    this.changed(name);
     return user;
+  }
+
+  async getUser(name: string): Promise<UserRecord> {
+    const user = await this.store.getUser(name);
+    if (!user) throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
+    return { ...user, scopes: user.scopes ?? [...defaultScopesFor(user.name)] };
+  }
+
+  /** Replaces a user's scopes (checked; 400 naming `Scopes` when malformed, 404 for no such user). */
+  async setScopes(name: string, scopes: unknown): Promise<UserRecord> {
+    const list = checkedScopes(scopes);
+    if (!(await this.store.setUserScopes(name, list)))
+      throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
+    this.changed(name);
+    return this.getUser(name);
+  }
+
+  /**
+   * A JWT's scopes claim (`--identity-jwt-scopes-claim`) replaces the user's stored scopes: written
+   * only when they differ, so a user's every request does not write the store. A claim with a
+   * malformed entry is refused as a whole (403 naming the entry), never half applied.
+   */
+  async applyClaimedScopes(name: string, claimed: readonly string[]): Promise<void> {
+    const parsed = parseScopes(claimed);
+    if (!parsed.ok) {
+      throw new HookdError(
+        'FORBIDDEN',
+        `the scopes claim of your identity token is not a list of scopes, so hookd cannot tell what your hooks may observe: ${parsed.errors.join('; ')}`,
+      );
+    }
+    const stored = (await this.store.getUser(name))?.scopes;
+    if (stored && sameList(stored, parsed.scopes)) return;
+    if (await this.store.setUserScopes(name, parsed.scopes)) this.changed(name);
+  }
+
+  /** Removes the user with its tokens (and, in the store, its hooks). */
+  async removeUser(name: string): Promise<void> {
+    if (!(await this.store.removeUser(name)))
+      throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
+    this.changed(name);
   }
 
   /**
@@ -43,4 +104,20 @@ export class Accounts {
     await this.store.addToken(record);
     return { record, token: t.token };
   }
+
+  private changed(name: string): void {
+    for (const l of this.listeners) l(name);
+  }
+}
+
+function checkedScopes(input: unknown): string[] {
+  const r = parseScopes(input);
+  if (r.ok) return r.scopes;
+  throw new HookdError('VALIDATION_FAILED', `Scopes: ${r.errors.join('; ')}`, {
+    errors: r.errors.map((message) => ({ field: 'Scopes', message })),
+  });
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -19,7 +19,24 @@ export interface HookView {
   Persist?: boolean;
   Modified?: string;
   State?: string;
+  DisabledReason?: string;
+  DisabledAt?: string;
+  /** Create/replace answers: what the server's lint found (docs/API.md "Warnings"). */
+  Warnings?: { Field: string; Message: string }[];
   [field: string]: unknown;
+}
+
+/** `GET /hooks/{id}/secret` and `POST /hooks/{id}/secret/rotate`. */
+export interface SecretView {
+  Secret: string;
+  PreviousValidUntil?: string;
+}
+
+/** `POST /hooks/{id}/redeliver`. */
+export interface BulkRedeliveryView {
+  queued: number;
+  pending?: number;
+  dryRun?: boolean;
 }
 
 export interface HookTypeView {
@@ -48,6 +65,10 @@ export interface MatchView {
   HookId: string;
   Type: number;
   Captures?: string[];
+  StatusCodeWhiteList?: number[];
+  StatusCodeBlackList?: number[];
+  /** No status was given, and the hook's status lists decide whether it fires. */
+  NeedsStatus?: boolean;
   Request?: { Method?: string; Url?: string; Headers?: Record<string, string>; Body?: string };
   [field: string]: unknown;
 }
@@ -122,8 +143,13 @@ export class ApiClient {
   }
 
   /** One API call. `path` is relative to the API base and already encoded. */
-  async call<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<ApiResponse<T>> {
-    return this.#send<T>(method, `${this.server}${path}`, path, body);
+  async call<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    return this.#send<T>(method, `${this.server}${path}`, path, body, extra);
   }
 
   async #send<T>(
@@ -131,11 +157,13 @@ export class ApiClient {
     url: string,
     path: string,
     body?: unknown,
+    extra: Record<string, string> = {},
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = {
       ...(this.#token !== undefined && { authorization: `Bearer ${this.#token}` }),
       accept: 'application/json, application/problem+json',
       'user-agent': 'hookctl',
+      ...extra,
     };
     let payload: string | undefined;
     if (body !== undefined) {
@@ -223,12 +251,29 @@ export class ApiClient {
     return (await this.call<HookView>('GET', `/hooks/${enc(id)}`)).body;
   }
 
+  /** The hook and its ETag (its version, for `If-Match`). */
+  async getHookVersioned(id: string): Promise<{ hook: HookView; etag: string | undefined }> {
+    const res = await this.call<HookView>('GET', `/hooks/${enc(id)}`);
+    const etag = res.headers.etag;
+    return { hook: res.body, etag: typeof etag === 'string' ? etag : undefined };
+  }
+
   async createHook(doc: unknown): Promise<HookView> {
     return (await this.call<HookView>('POST', '/hooks', doc)).body;
   }
 
-  async replaceHook(id: string, doc: unknown): Promise<HookView> {
-    return (await this.call<HookView>('PUT', `/hooks/${enc(id)}`, doc)).body;
+  /** PUT; with `ifMatch`, only when the hook is still at that version (else 412). */
+  async replaceHook(id: string, doc: unknown, ifMatch?: string): Promise<HookView> {
+    const extra: Record<string, string> = ifMatch === undefined ? {} : { 'if-match': ifMatch };
+    return (await this.call<HookView>('PUT', `/hooks/${enc(id)}`, doc, extra)).body;
+  }
+
+  async secret(id: string): Promise<SecretView> {
+    return (await this.call<SecretView>('GET', `/hooks/${enc(id)}/secret`)).body;
+  }
+
+  async rotateSecret(id: string): Promise<SecretView> {
+    return (await this.call<SecretView>('POST', `/hooks/${enc(id)}/secret/rotate`)).body;
   }
 
   async deleteHook(id: string): Promise<void> {
@@ -266,9 +311,9 @@ export class ApiClient {
 
   async redeliverHook(
     hookId: string,
-    filter: { status?: string; since?: string; until?: string },
-  ): Promise<{ queued: number }> {
-    return (await this.call<{ queued: number }>('POST', `/hooks/${enc(hookId)}/redeliver`, filter)).body;
+    filter: { status?: string; since?: string; until?: string; dryRun?: boolean },
+  ): Promise<BulkRedeliveryView> {
+    return (await this.call<BulkRedeliveryView>('POST', `/hooks/${enc(hookId)}/redeliver`, filter)).body;
   }
 }
 
@@ -320,6 +365,15 @@ function toProblem(status: number, parsed: unknown, text: string, path: string):
 /** Maps a failure to connect or to read an answer onto exit 3, naming the server and the reason. */
 export function transportError(server: string, e: unknown): Error {
   const code = networkCode(e);
+  if (server.startsWith('https:') && plainHttpAnswer(code, e)) {
+    // OpenSSL's "wrong version number": the other end answered TLS's hello in plain HTTP.
+    return new UnreachableError(
+      server,
+      'it answers plain HTTP, not HTTPS (TLS)',
+      e,
+      `use ${server.replace(/^https:/, 'http:')} (--server or HOOKD_URL), or put a TLS-terminating proxy in front of hookd`,
+    );
+  }
   if (
     code !== undefined &&
     (NETWORK_CODES.has(code) || code.startsWith('ERR_TLS') || code.includes('CERT'))
@@ -353,6 +407,12 @@ export function errorFromResponse(
     );
   }
   return new ApiError(status, problem, hintFor(problem, path));
+}
+
+function plainHttpAnswer(code: string | undefined, e: unknown): boolean {
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_HTTP_REQUEST') return true;
+  const message = String((e as Error)?.message ?? '');
+  return /wrong version number|http request|packet length too long/i.test(message);
 }
 
 function networkCode(e: unknown): string | undefined {

@@ -87,10 +87,11 @@ export class AuthError extends CliError {
 /** Connection refused, unknown host, timeouts: the daemon is not there. */
 export class UnreachableError extends CliError {
   readonly url: string;
-  constructor(url: string, reason: string, cause?: unknown) {
+  constructor(url: string, reason: string, cause?: unknown, hint?: string) {
     super(
       `cannot reach hookd at ${url}: ${reason}`,
-      'is hookd running? check with: systemctl status hookd, or start it with: hookd --listen HOST:PORT; point hookctl at it with --server URL or HOOKD_URL',
+      hint ??
+        'is hookd running? check with: systemctl status hookd, or start it with: hookd --listen HOST:PORT; point hookctl at it with --server URL or HOOKD_URL',
       { cause },
     );
     this.name = 'UnreachableError';
@@ -128,11 +129,10 @@ export function formatError(err: unknown, opts: { debug: boolean; paint?: (s: st
   const red = opts.paint ?? ((s: string) => s);
   const lines: string[] = [];
   if (err instanceof ApiError) {
-    lines.push(`${red('error:')} ${err.message}`);
-    for (const e of err.problem.errors ?? []) {
-      // The detail of a validation problem already names every field; list them one per line.
-      lines.push(`  - ${e.field}: ${e.message}`);
-    }
+    const errors = err.problem.errors ?? [];
+    lines.push(`${red('error:')} ${errors.length ? summary(err.message, errors) : err.message}`);
+    // One line per field: the detail's own list of them is not printed a second time.
+    for (const e of errors) lines.push(`  - ${e.field}: ${e.message}`);
   } else if (err instanceof UsageError) {
     lines.push(`${red('error:')} ${err.message}`);
     if (err.usage) lines.push(`usage: ${err.usage}`);
@@ -149,6 +149,16 @@ export function formatError(err: unknown, opts: { debug: boolean; paint?: (s: st
     if (err.cause instanceof Error && err.cause.stack) lines.push(`caused by: ${err.cause.stack}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The head of a validation problem's detail: hookd's reads "the hook has 2 errors: A …; B …" and
+ * the fields follow one per line, so only "the hook has 2 errors" is kept.
+ */
+function summary(detail: string, errors: ProblemFieldError[]): string {
+  const colon = detail.indexOf(': ');
+  if (colon > 0 && errors.some((e) => detail.includes(e.message))) return detail.slice(0, colon);
+  return detail;
 }
 
 /** Hints for problem codes where the next step is not obvious from the detail. */
@@ -168,6 +178,12 @@ export function hintFor(problem: Problem, path: string): string | undefined {
       return 'the limit is hookd --body-limit (bytes)';
     case 'FORBIDDEN':
       return 'this operation needs the admin token (<data-dir>/admin.token)';
+    case 'CONFLICT':
+      if (/disabled/.test(problem.detail ?? '')) {
+        const id = /^\/hooks\/([^/]+)/.exec(path)?.[1];
+        return `replace the hook to enable it: hookctl edit ${id ?? 'ID'} (or hookctl get, then hookctl replace)`;
+      }
+      return undefined;
     default:
       return undefined;
   }

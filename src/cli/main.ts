@@ -8,11 +8,15 @@ import { newDeliveriesCommand } from './commands/deliveries/index.js';
 import { hookSubcommands, newHooksCommand } from './commands/hooks/index.js';
 import { newLoginCommand } from './commands/login/index.js';
 import { newMatchCommand } from './commands/match/index.js';
+import { newNotificationsCommand } from './commands/notifications/index.js';
 import { newProfileCommand } from './commands/profile/index.js';
 import { newRedeliverCommand } from './commands/redeliver/index.js';
 import { newReloadCommand } from './commands/reload/index.js';
+import { newSecretCommand } from './commands/secret/index.js';
 import { newTailCommand } from './commands/tail/index.js';
+import { newTokensCommand } from './commands/tokens/index.js';
 import { newTypesCommand } from './commands/types/index.js';
+import { newUsersCommand } from './commands/users/index.js';
 import { newValidateCommand } from './commands/validate/index.js';
 import { CliContext, type CliDeps, type GlobalOptions } from './context.js';
 import { CliError, EXIT, exitCodeOf, formatError, ReportedError } from './exit-codes.js';
@@ -54,7 +58,7 @@ export function buildProgram(context: ContextFactory): Command {
       `${examples([
         'hookctl list',
         'hookctl create -f hook.json',
-        'hookctl get hk_01jd3k… > hook.json && hookctl replace hk_01jd3k… -f hook.json',
+        'hookctl edit hk_01jd3k…',
         'hookctl tail --status failed',
         'hookd token create alice | hookctl login --server https://hooks.example.com',
       ])}
@@ -73,11 +77,15 @@ Exit status: 0 success, 1 refused by the server, 2 usage or invalid JSON, 3 hook
     .addCommand(newMatchCommand(context))
     .addCommand(newDeliveriesCommand(context))
     .addCommand(newRedeliverCommand(context))
+    .addCommand(newSecretCommand(context))
     .addCommand(newTailCommand(context))
+    .addCommand(newNotificationsCommand(context))
     .addCommand(newValidateCommand(context))
     .addCommand(newReloadCommand(context))
     .addCommand(newLoginCommand(context))
     .addCommand(newProfileCommand(context))
+    .addCommand(newUsersCommand(context))
+    .addCommand(newTokensCommand(context))
     .addCommand(newCompletionCommand(context));
   return program;
 }
@@ -124,6 +132,11 @@ export async function runCli(args: string[], deps: CliDeps): Promise<number> {
   }
 
   const debug = args.includes('--debug');
+  // Bare `hookctl` is a request for help (as gh and kubectl answer it), not a usage error.
+  if (args.length === 0) {
+    program.outputHelp();
+    return EXIT.OK;
+  }
   try {
     await program.parseAsync(args, { from: 'user' });
     return EXIT.OK;

@@ -42,8 +42,7 @@ export interface Column<T> {
 
 /**
  * Writes results the way `-o` and the terminal ask: a cli-table3 table on a TTY, tab-separated
- * rows without a header when piped (gh's convention: stable for `cut`/`awk`), JSON pretty on a
- * TTY and compact (one line) when piped.
+ * rows without a header when piped (gh's convention: stable for `cut`/`awk`), JSON indented.
  */
 export class Output {
   readonly format: Format;
@@ -72,8 +71,18 @@ export class Output {
     return this.out.isTTY === true;
   }
 
+  /**
+   * `-o json` of a result: indented, on a terminal and in a file or pipe alike, so that
+   * `hookctl get ID > hook.json` is ready to edit (jq reads it either way). Streams such as
+   * `tail -o json` write one object per line instead (NDJSON).
+   */
   json(value: unknown): void {
-    this.out.write(`${this.isTTY ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`);
+    this.out.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Warnings for the person at the terminal (stderr), one line each. */
+  warn(text: string): void {
+    this.err.write(`${this.errColor.yellow('warning:')} ${text}\n`);
   }
 
   /** A message for the person at the terminal (stderr, so stdout stays data). */

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Conf from 'conf';
@@ -83,19 +83,28 @@ export class Profiles {
     return this.#conf;
   }
 
+  /**
+   * Reading never creates anything: without a profile file there is nothing to read, and a
+   * read-only command (list, get, tail …) must not leave ~/.config/hookctl behind.
+   */
+  #read<K extends keyof ProfileFile>(key: K): ProfileFile[K] | undefined {
+    if (!this.#conf && !existsSync(this.path)) return undefined;
+    return this.#store().get(key);
+  }
+
   /** The profile `--profile`/`HOOKCTL_PROFILE` did not name explicitly: the one `profile use` chose. */
   current(): string | undefined {
-    return this.#store().get('current');
+    return this.#read('current');
   }
 
   get(name: string): Profile | undefined {
-    const all = this.#store().get('profiles') ?? {};
+    const all = this.#read('profiles') ?? {};
     return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
   /** Every profile, sorted by name. */
   list(): { name: string; profile: Profile; current: boolean }[] {
-    const all = this.#store().get('profiles') ?? {};
+    const all = this.#read('profiles') ?? {};
     const current = this.current();
     return Object.keys(all)
       .sort()

@@ -37,6 +37,11 @@ export interface HookdConfig {
    * ms. When it runs out (the instance died or lost the database) the others take them over.
    */
   clusterLeaseMs?: number;
+  /**
+   * Query parameters whose values are replaced by `REDACTED` in `$REQUEST_URI` (and so in stored
+   * deliveries and the tail); empty: nothing is redacted. Names compare case-insensitively.
+   */
+  redactQueryParams: string[];
   /** `--identity-jwt-jwks-url`: Bearer JWTs are verified with the keys of this JWKS. */
   identityJwtJwksUrl?: string;
   /** `--identity-jwt-key-file`: a PEM public key (SPKI or certificate) instead of a JWKS. */
@@ -61,6 +66,8 @@ export interface HookdConfig {
   identityForwardTimeoutMs?: number;
   /** Refuse API callers a provider identifies but who were never added, instead of creating them. */
   identityRefuseUnknownUsers?: boolean;
+  /** The web console under `{apiBase}/_hookd/console/` (default on; `--no-console` turns it off). */
+  consoleEnabled: boolean;
   /** Callback attempts in flight at once over all hosts (default 256). */
   deliveryConcurrency?: number;
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */
@@ -69,6 +76,22 @@ export interface HookdConfig {
   deliveryPerEndpoint?: number;
   /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
   storeFaultBuffer?: number;
+  /**
+   * Auto-disable: a hook whose every attempt failed for at least this long, ms, and at least
+   * `autoDisableFailures` times is disabled; 0 turns auto-disable off (default 5 days).
+   */
+  autoDisableAfterMs?: number;
+  /** Auto-disable: failed attempts in a row needed as well (default 10). */
+  autoDisableFailures?: number;
+  /** How long an `Idempotency-Key` of `POST /_hookd/report` and its answer are kept, ms (default 24 h). */
+  idempotencyTtlMs: number;
+  /**
+   * OpenTelemetry tracing: true or false forces it on or off; absent, the standard `OTEL_*`
+   * variables decide (on when an OTLP endpoint is set, off with `OTEL_SDK_DISABLED=true`).
+   */
+  tracing?: boolean;
+  /** OTLP/HTTP traces endpoint (`…/v1/traces`); absent: `OTEL_EXPORTER_OTLP_*` or the SDK default. */
+  tracingEndpoint?: string;
   /**
    * Where /metrics, /healthz and /readyz are served, apart from the proxied service's port;
    * `false` when switched off (`--ops-listen off`).
@@ -87,3 +110,6 @@ export const DEFAULT_OPS_LISTEN = '127.0.0.1:8471';
 
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;
+
+/** Default `idempotencyTtlMs`: 24 h, as Stripe keeps keys and the IETF draft's examples assume. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

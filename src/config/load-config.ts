@@ -2,8 +2,15 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseJsonText } from '../cli/json-file.js';
+import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
 import { suggest } from '../util/suggest.js';
-import { DEFAULT_CLUSTER_LEASE_MS, DEFAULT_LISTEN, DEFAULT_OPS_LISTEN, type HookdConfig } from './config.js';
+import {
+  DEFAULT_CLUSTER_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DEFAULT_LISTEN,
+  DEFAULT_OPS_LISTEN,
+  type HookdConfig,
+} from './config.js';
 import { ALL_OPTIONS } from './options.js';
 
 /**
@@ -205,6 +212,10 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
   if (events !== undefined && typeof events.value !== 'boolean')
     fail('events.enabled', 'must be true or false');
 
+  const consoleOn = get('console.enabled');
+  if (consoleOn !== undefined && typeof consoleOn.value !== 'boolean')
+    fail('console.enabled', 'must be true or false');
+
   const logLevel = str('logLevel') ?? 'info';
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
@@ -240,11 +251,27 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     ...retryScheduleOf(get('retrySchedule'), fail),
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
+    redactQueryParams: redactListOf(get('redactQueryParams'), list),
     opsListen,
     logFormat: logFormat as HookdConfig['logFormat'],
     ...deliveryLimits(int),
     ...identity,
+    ...autoDisableOf(get('autoDisable.after'), fail),
+    ...(get('autoDisable.failures') !== undefined && {
+      autoDisableFailures: int('autoDisable.failures', 10, 1, 1_000_000),
+    }),
+    ...operatorOptions(get, fail),
+    consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
   };
+}
+
+/** `redactQueryParams`: absent is the default list; `[]`, `""` or `none` turn redaction off. */
+function redactListOf(r: { value: unknown } | undefined, list: (k: string) => string[]): string[] {
+  if (r === undefined) return [...DEFAULT_REDACTED_QUERY_PARAMS];
+  const names = list('redactQueryParams')
+    .flatMap((n) => n.split(/[\s,]+/))
+    .filter(Boolean);
+  return names.length === 1 && names[0]!.toLowerCase() === 'none' ? [] : names;
 }
 
 /** The delivery limits that were set (the pipeline has the defaults); absent keys stay absent. */
@@ -390,6 +417,57 @@ function retryScheduleOf(
   });
   if (bad !== undefined) fail('retrySchedule', `${JSON.stringify(bad)}: ${rule}`);
   return { retrySchedule: seconds };
+}
+
+/** `autoDisable.after`: seconds or a duration such as `5d`, `12h`; 0 or `off` turns it off. */
+function autoDisableOf(
+  r: { value: unknown } | undefined,
+  fail: (k: string, rule: string) => never,
+): { autoDisableAfterMs?: number } {
+  if (r === undefined) return {};
+  const rule =
+    'must be seconds or a duration like 30s, 15m, 12h, 5d (at most 365d), or 0 / off to turn auto-disable off';
+  const v = r.value;
+  if (v === 'off' || v === false) return { autoDisableAfterMs: 0 };
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 365 * 86400)
+    return { autoDisableAfterMs: v * 1000 };
+  const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(v.trim()) : null;
+  const n = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : Number.NaN;
+  if (!(n >= 0 && n <= 365 * 86400)) fail('autoDisable.after', `${JSON.stringify(v)}: ${rule}`);
+  return { autoDisableAfterMs: n * 1000 };
+}
+
+/** Issue 16's options: `idempotency.ttl`, `tracing.enabled`, `tracing.endpoint`. */
+function operatorOptions(
+  get: (k: string) => { value: unknown } | undefined,
+  fail: (k: string, rule: string) => never,
+): Pick<HookdConfig, 'idempotencyTtlMs' | 'tracing' | 'tracingEndpoint'> {
+  let ttl = DEFAULT_IDEMPOTENCY_TTL_MS;
+  const t = get('idempotency.ttl');
+  if (t !== undefined) {
+    const rule = 'must be seconds or a duration like 30m, 24h, 7d (from 1s to 30d)';
+    const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(String(t.value).trim());
+    const n =
+      m && (typeof t.value === 'number' || typeof t.value === 'string')
+        ? Number(m[1]) * UNIT_SECONDS[m[2]!]!
+        : Number.NaN;
+    if (!(n >= 1 && n <= 30 * 86400)) fail('idempotency.ttl', rule);
+    ttl = Math.round(n * 1000);
+  }
+  const on = get('tracing.enabled');
+  if (on !== undefined && typeof on.value !== 'boolean')
+    fail('tracing.enabled', 'must be true or false (on, off)');
+  const endpoint = get('tracing.endpoint');
+  if (endpoint !== undefined && (typeof endpoint.value !== 'string' || !isHttpUrl(endpoint.value)))
+    fail(
+      'tracing.endpoint',
+      'must be an absolute http:// or https:// URL such as http://127.0.0.1:4318/v1/traces',
+    );
+  return {
+    idempotencyTtlMs: ttl,
+    ...(on !== undefined && { tracing: on.value as boolean }),
+    ...(endpoint !== undefined && { tracingEndpoint: endpoint.value as string }),
+  };
 }
 
 /** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */

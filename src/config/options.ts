@@ -139,6 +139,42 @@ export const OPTIONS: readonly OptionSpec[] = [
       'delays before each delivery attempt, e.g. 0,5s,5m,30m,2h (default: Standard Webhooks, 0,5s,5m,30m,2h,5h,10h,14h,20h,24h)',
     fromText: asList,
   },
+  // Issue 12: what hook owners may see of other users' requests.
+  {
+    key: 'redactQueryParams',
+    fileKey: 'redactQueryParams',
+    flag: '--redact-query-params <names>',
+    env: 'HOOKD_REDACT_QUERY_PARAMS',
+    description:
+      'query parameters whose values become REDACTED in $REQUEST_URI, deliveries and the tail (default access_token,api_key,apikey,token,password,secret,sig,signature,key; "" or none: off)',
+    fromText: asList,
+  },
+  // Issue 16: hooks that keep failing are switched off, and their owners told.
+  {
+    key: 'autoDisableAfterMs',
+    fileKey: 'autoDisable.after',
+    flag: '--auto-disable-after <duration>',
+    env: 'HOOKD_AUTO_DISABLE_AFTER',
+    description:
+      'disable a hook whose every attempt failed for this long (and --auto-disable-failures times), e.g. 5d, 12h; 0 turns it off (default 5d)',
+    fromText: asText,
+  },
+  {
+    key: 'autoDisableFailures',
+    fileKey: 'autoDisable.failures',
+    flag: '--auto-disable-failures <n>',
+    env: 'HOOKD_AUTO_DISABLE_FAILURES',
+    description: 'failed attempts in a row needed as well before a hook is auto-disabled (default 10)',
+    fromText: asNumber,
+  },
+  {
+    key: 'consoleEnabled',
+    fileKey: 'console.enabled',
+    flag: '--no-console',
+    env: 'HOOKD_CONSOLE',
+    description: 'turn off the web console (served under /_hookd/console/ by default)',
+    fromText: asBool,
+  },
 ];
 
 /**
@@ -307,6 +343,37 @@ export const DELIVERY_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Issue 16: idempotent reports and OpenTelemetry tracing. */
+export const OPERATOR_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'idempotencyTtlMs',
+    fileKey: 'idempotency.ttl',
+    flag: '--idempotency-ttl <duration>',
+    env: 'HOOKD_IDEMPOTENCY_TTL',
+    description:
+      'how long an Idempotency-Key of POST /_hookd/report and its answer are kept: seconds or 30m, 24h, 7d (default 24h)',
+    fromText: asText,
+  },
+  {
+    key: 'tracing',
+    fileKey: 'tracing.enabled',
+    flag: '--tracing <on|off>',
+    env: 'HOOKD_TRACING',
+    description:
+      'OpenTelemetry traces over OTLP/HTTP (default: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, unless OTEL_SDK_DISABLED=true)',
+    fromText: asBool,
+  },
+  {
+    key: 'tracingEndpoint',
+    fileKey: 'tracing.endpoint',
+    flag: '--tracing-endpoint <url>',
+    env: 'HOOKD_TRACING_ENDPOINT',
+    description:
+      'OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces (default: the OTEL_EXPORTER_OTLP_* variables)',
+    fromText: asText,
+  },
+];
+
 /** The operations listener (issue 14): metrics and health probes apart from the proxied service. */
 export const OPS_OPTIONS: readonly OptionSpec[] = [
   {
@@ -333,5 +400,6 @@ export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...CLUSTER_OPTIONS,
   ...DELIVERY_OPTIONS,
   ...IDENTITY_OPTIONS,
+  ...OPERATOR_OPTIONS,
   ...OPS_OPTIONS,
 ];

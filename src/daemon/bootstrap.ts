@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Accounts } from '../auth/accounts.js';
 import type { Store } from '../store/store.js';
+import { ADMIN_USER } from '../users/scopes.js';
 
-export const ADMIN_USER = 'admin';
+export { ADMIN_USER };
 export const ADMIN_TOKEN_FILE = 'admin.token';
 
 /**

@@ -1,7 +1,9 @@
 /** What the daemon's configuration and hooks say about delivery, in the pipeline's terms. */
 import type { HookdConfig } from '../config/config.js';
+import type { BreakerOptions } from '../delivery/circuit-breaker.js';
 import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
 import type { Hook } from '../hook/hook.js';
+import type { Tracing } from '../tracing/index.js';
 
 const schedules = new WeakMap<Hook, RetrySchedule>();
 
@@ -16,14 +18,31 @@ export function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined 
   return s;
 }
 
-/** The delivery limits and fault buffer the configuration sets (the pipeline has the defaults). */
-export function deliveryOptions(c: HookdConfig) {
+/**
+ * The delivery limits and fault buffer the configuration sets (the pipeline has the defaults);
+ * `breaker`: breaker settings from elsewhere (the transition listener of operational notifications).
+ */
+export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions>) {
   return {
     limits: {
+      ...(breaker && { breaker }),
       ...(c.deliveryConcurrency !== undefined && { concurrency: c.deliveryConcurrency }),
       ...(c.deliveryPerHost !== undefined && { perHost: c.deliveryPerHost }),
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
     },
     ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
+  };
+}
+
+/** Issue 16: per-hook rate limits (with their metrics) and tracing, in the pipeline's terms. */
+export function perHookDelivery(
+  engine: () => { get(id: string): Hook | undefined },
+  metrics: () => { rateLimited(ms: number): void },
+  tracing: Tracing | undefined,
+) {
+  return {
+    rateLimitFor: (id: string) => engine().get(id)?.RateLimit,
+    onRateWait: (ms: number) => metrics().rateLimited(ms),
+    ...(tracing && { tracing }),
   };
 }

@@ -4,12 +4,14 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
+import { consoleRoutes } from '../console/console.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { assembleIdentity } from '../identity/assemble.js';
+import { breakerEvents, Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { closeServer, listenOn } from '../ops/listen.js';
@@ -21,15 +23,18 @@ import { ReverseProxy } from '../server/proxy.js';
 import { deliveryRoutes } from '../server/routes/deliveries.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
-import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
+import { startTracing } from '../tracing/index.js';
+import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { bootstrapAdmin } from './bootstrap.js';
-import { deliveryOptions, hookSchedule } from './delivery-options.js';
+import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
+import { reportApi } from './report-api.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { storeFaults } from './store-faults.js';
 
@@ -81,7 +86,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   try {
     await member?.join();
     // Instances starting together on one database take turns: exactly one creates admin.
-    const bootstrap = () => bootstrapAdmin(store, config.dataDir, log);
+    const bootstrap = async () => {
+      await bootstrapAdmin(store, config.dataDir, log);
+      await migrateUserScopes(store, log);
+    };
     await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
   } catch (err) {
     await member?.leave().catch(() => undefined);
@@ -95,33 +103,44 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const assemble = async (): Promise<Hookd> => {
     let current = config;
     const settings = new RuntimeSettings(config);
+    const users = await userScopes(store);
+    const tracing = await startTracing(config, process.env, log);
+    if (tracing) started.push(() => tracing.shutdown());
     const faults = storeFaults(opened.deliveries.durable, log);
-    const hooks = new HookService(store, opened.ephemeralHooks, {
-      checkCallback: async (url) => {
-        const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
+    const hooks = new HookService(
+      store,
+      opened.ephemeralHooks,
+      {
+        checkCallback: async (url) => {
+          const r = await checkCallbackTarget(url, settings.policy);
+          return r.ok ? undefined : r.message;
+        },
       },
-    });
+      users.checkPattern,
+    );
     // The signing secret is made with the hook: delivery never waits on a first-use write.
     hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
-    const deliveries = new DeliveryPipeline({
+    const deliveries: DeliveryPipeline = new DeliveryPipeline({
       durable: opened.deliveries.durable,
       ephemeral: opened.deliveries.ephemeral,
       policy: settings.policy,
       hookState: {
-        isActive: (id) => engine.isActive(id),
-        disable: async (id) => {
-          await hooks.setState(id, 'disabled');
-        },
+        isActive: (id) => engine.isActive(id) || operations.isActive(id),
+        disable: (id) => operations.gone(id),
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
+      ...perHookDelivery(
+        (): MatchEngine => engine,
+        (): Metrics => metrics,
+        tracing,
+      ),
       logger: log,
       health: faults.health,
-      ...deliveryOptions(config),
+      ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
     });
     pipeline = deliveries;
     started.push(() => deliveries.close(0));
@@ -132,6 +151,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       tailClients: () => tail.clients,
     });
     registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
+    // Auto-disable, operational notifications and their routes (src/notifications/).
+    const parts = { opened, deliveries, hooks, engine: () => engine, config, metrics, settings, log };
+    const operations: Operations = new Operations(parts);
+    started.push(() => operations.stop());
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
       const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
@@ -144,6 +167,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       onRenderError: (hook, err) =>
         log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
       onFired: (phase, n) => metrics.fired(phase, n),
+      scopes: users.scopes,
+      redactUri: settings.redactUri,
       onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     });
     // What a hook change means for this process, whether made here or by another process.
@@ -198,7 +223,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           // Known here only if it was not this process that deleted it (it applied that already).
           for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
         }),
-      resync: () => resyncAll(),
+      resync: () => {
+        users.scopes.clear();
+        resyncAll();
+      },
+      userChanged: (name) => users.scopes.changed(name),
       secretChanged: (id) => deliveries.secretChanged(id),
       failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
     });
@@ -210,11 +239,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ? undefined
       : store.watchExternalChanges?.(() => {
           serially('resync after an external store change', async () => {
-            const users = await store.listUsers();
-            replaceAll(await hooks.resync(new Set(users.map((u) => u.name))));
+            users.scopes.clear();
+            const names = (await store.listUsers()).map((u) => u.name);
+            replaceAll(await hooks.resync(new Set(names)));
             log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
           });
         });
+    await operations.start();
     await deliveries.start();
     const reclaimer =
       cluster &&
@@ -252,7 +283,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const identity = assembleIdentity(config, store, settings, log);
+    const identity = assembleIdentity(config, store, settings, log, users.accounts);
     const tail = new TailServer({
       auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
@@ -285,6 +316,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           closing: () => draining,
           ...identity.proxy,
           recorded: () => deliveries.settled(),
+          ...(tracing && { tracing }),
         })
       : undefined;
 
@@ -322,17 +354,20 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       system: { draining: () => draining, storeReady: () => storeReady() },
       mapError: faults.mapError,
       extraRoutes: (api) => {
-        // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
-        // goes out, so even an instance killed right after it loses none of them.
-        api.addHook('onSend', async (req, reply, payload) => {
-          if (reply.statusCode === 202 && req.method === 'POST' && req.routeOptions.url?.endsWith('/report'))
-            await deliveries.flush().catch(() => undefined);
-          return payload;
-        });
-        triggerRoutes(api, engine, (req) => settings.reportBase(req.headers.host), faults.unavailable);
+        reportApi(api, { engine, deliveries, settings, faults, tracing, opened, config, log });
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
+        userRoutes(api, { accounts: users.accounts, store, hooks });
         tailRoute(api);
+        operations.routes(api, config.apiBase);
+        if (config.consoleEnabled)
+          consoleRoutes(api, {
+            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
+            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+            trustsProxy: (a) => settings.trusts(a),
+            reportBase: (req) => settings.reportBase(req.headers.host),
+          });
       },
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
@@ -412,6 +447,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         await opsServer.close();
         await store.close();
         faults.stop();
+        await tracing?.shutdown();
       },
     };
   };

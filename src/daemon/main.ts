@@ -1,17 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Logger } from 'pino';
-import { Accounts } from '../auth/accounts.js';
 import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { identityProviderFrom } from '../identity/from-config.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
-import type { Store } from '../store/store.js';
 import { packageInfo } from '../util/package-info.js';
+import { addAdminCommands } from './admin-commands.js';
 import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';
-import { openAdminStore } from './open-store.js';
 import { stopWithParent } from './parent-watch.js';
 import { RuntimeSettings } from './runtime-settings.js';
 
@@ -86,17 +84,6 @@ export function checkConfig(cfg: HookdConfig): HookdConfig {
   return cfg;
 }
 
-/** Runs an admin command on the store the daemon with these options uses (SQLite or PostgreSQL). */
-async function withStore<T>(cmd: Command, fn: (store: Store) => Promise<T>): Promise<T> {
-  const cfg = configFrom(cmd);
-  const store = await openAdminStore(cfg);
-  try {
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 export async function runDaemon(
   cfg: HookdConfig,
   log: Logger,
@@ -150,55 +137,7 @@ export function buildHookdCommand(): Command {
       stopWithParent(log);
     });
 
-  const user = program
-    .command('user')
-    .description('manage users (in the store of --data-dir, or of --database-url)');
-  daemonOptions(user.command('add <name>').description('add a user')).action(
-    async (name: string, _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        await new Accounts(store).addUser(name);
-        console.log(`added user ${name}; create a token for it with: hookd token create ${name}`);
-      }),
-  );
-  daemonOptions(user.command('list').description('list users')).action(async (_o, cmd: Command) =>
-    withStore(cmd, async (store) => {
-      for (const u of await store.listUsers()) console.log(`${u.name}\t${u.created}`);
-    }),
-  );
-  daemonOptions(user.command('remove <name>').description('remove a user with its tokens and hooks')).action(
-    async (name: string, _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        if (!(await store.removeUser(name))) throw new HookdError('NOT_FOUND', `no user "${name}"`);
-        console.log(`removed user ${name}, its tokens and its hooks`);
-      }),
-  );
-
-  const token = program.command('token').description('manage API tokens');
-  daemonOptions(token.command('create <user>').description('create a token; it is printed once, on stdout'))
-    .option('--label <text>', 'a note to recognise the token by')
-    .action(async (name: string, o: { label?: string }, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        const { record, token: text } = await new Accounts(store).createToken(name, o.label ?? '');
-        console.error(`created token ${record.id} for ${name}; it is shown only now:`);
-        console.log(text);
-      }),
-    );
-  daemonOptions(token.command('list [user]').description('list tokens (ids, never secrets)')).action(
-    async (name: string | undefined, _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        for (const t of await store.listTokens(name))
-          console.log(`${t.id}\t${t.user}\t${t.created}\t${t.label}`);
-      }),
-  );
-  daemonOptions(token.command('revoke <id...>').description('revoke tokens by id')).action(
-    async (ids: string[], _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        for (const id of ids) {
-          if (!(await store.revokeToken(id))) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
-          console.log(`revoked token ${id}`);
-        }
-      }),
-  );
+  addAdminCommands(program, configFrom);
 
   program
     .command('check-config <file>')

@@ -7,6 +7,13 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { newInstanceId } from '../cluster/cluster-member.js';
 import type { HookdConfig } from '../config/config.js';
+import type { IdempotencyStore } from '../idempotency/index.js';
+import { SqliteIdempotencyStore } from '../idempotency/sqlite-idempotency-store.js';
+import {
+  type NotificationStore,
+  PgNotificationStore,
+  SqliteNotificationStore,
+} from '../notifications/notification-store.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../store/memory/memory-store.js';
@@ -15,6 +22,7 @@ import type { LeaseIdentity } from '../store/postgres/postgres-delivery-store.js
 import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { HookStore, Store } from '../store/store.js';
+import { guardStore } from '../store/store-fault.js';
 
 /** The SQLite file in the data dir. */
 export const STORE_FILE = 'hookd.db';
@@ -26,6 +34,10 @@ export interface OpenedStores {
   ephemeralHooks: HookStore;
   /** Deliveries and secrets of `Persist: true` hooks, and of the others. */
   deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
+  /** Notification endpoints, beside the hooks. */
+  notifications: NotificationStore;
+  /** `Idempotency-Key`s of reports: in the SQLite file, or shared by the cluster's instances. */
+  idempotency: IdempotencyStore;
   /** With PostgreSQL: the database and the lease identity the delivery stores write with. */
   cluster?: { db: PgDatabase; lease: LeaseIdentity };
   /** Where the data is, for logs: the file, or the URL without its password. */
@@ -37,41 +49,57 @@ export interface OpenedStores {
  * SQLite daemon's start-up (docs/BENCHMARKS.md "Size"), for nothing when no database URL is set.
  */
 async function postgres() {
-  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }] = await Promise.all([
-    import('../store/postgres/pg-database.js'),
-    import('../store/postgres/postgres-store.js'),
-    import('../store/postgres/postgres-delivery-store.js'),
-  ]);
-  return { PgDatabase, PostgresStore, PostgresDeliveryStore };
+  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
+    await Promise.all([
+      import('../store/postgres/pg-database.js'),
+      import('../store/postgres/postgres-store.js'),
+      import('../store/postgres/postgres-delivery-store.js'),
+      import('../idempotency/postgres-idempotency-store.js'),
+    ]);
+  return { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore };
 }
 
 /** Opens what the daemon runs on. With PostgreSQL the schema is migrated first (under a lock). */
 export async function openStores(config: HookdConfig, log: Logger): Promise<OpenedStores> {
   if (config.databaseUrl) {
-    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
+    const { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl, { log });
     const store = new PostgresStore(db);
     // Registered when the instance joins the cluster; nothing is written before that.
     const lease: LeaseIdentity = { id: newInstanceId() };
-    return {
+    return guarded({
       store,
       ephemeralHooks: store.ephemeralHooks,
       deliveries: {
         durable: new PostgresDeliveryStore(db, { lease }),
         ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
       },
+      notifications: new PgNotificationStore(db.pool),
+      idempotency: new PostgresIdempotencyStore(db),
       cluster: { db, lease },
       location: db.redacted,
-    };
+    });
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, STORE_FILE);
   const store = new SqliteStore(file, { backgroundCheckpoint: true });
-  return {
+  return guarded({
     store,
     ephemeralHooks: new MemoryStore(),
     deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
+    notifications: new SqliteNotificationStore(store.db),
+    idempotency: new SqliteIdempotencyStore(store.db),
     location: file,
+  });
+}
+
+/** Store faults thrown by any of them are marked, for the API's 503 STORE_UNAVAILABLE. */
+function guarded(o: OpenedStores): OpenedStores {
+  return {
+    ...o,
+    store: guardStore(o.store),
+    ephemeralHooks: guardStore(o.ephemeralHooks),
+    deliveries: { durable: guardStore(o.deliveries.durable), ephemeral: guardStore(o.deliveries.ephemeral) },
   };
 }
 

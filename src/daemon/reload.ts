@@ -8,6 +8,7 @@ export const HOT_KEYS = [
   'trustedProxies',
   'logLevel',
   'shutdownTimeoutMs',
+  'redactQueryParams',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export const RESTART_KEYS = [
@@ -36,6 +37,9 @@ export const RESTART_KEYS = [
   'deliveryPerHost',
   'deliveryPerEndpoint',
   'storeFaultBuffer',
+  'autoDisableAfterMs',
+  'autoDisableFailures',
+  'consoleEnabled',
   'opsListen',
   'logFormat',
 ] as const satisfies readonly (keyof HookdConfig)[];

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HookdConfig } from '../config/config.js';
 import { AddressPolicy, SwitchablePolicy } from '../policy/address-policy.js';
+import { queryRedactor } from '../privacy/redact-query.js';
 import { requestUriBuilder } from '../server/request-uri.js';
 import { TrustedProxies } from '../server/trusted-proxies.js';
 
@@ -16,8 +17,10 @@ export class RuntimeSettings {
   private trusted: TrustedProxies;
   private uriBuilder: (req: IncomingMessage, socket?: Socket) => string;
   private base: string | undefined;
+  private redactor: ((uri: string) => string) | undefined;
 
   constructor(config: HookdConfig) {
+    this.redactor = queryRedactor(config.redactQueryParams ?? []);
     this.policy = new SwitchablePolicy(new AddressPolicy(config.allowCallbackNets));
     this.eventsEnabled = config.eventsEnabled;
     this.trusted = new TrustedProxies(config.trustedProxies);
@@ -34,7 +37,11 @@ export class RuntimeSettings {
     this.uriBuilder = requestUriBuilder(config.publicBaseUrl, trusted);
     this.base = config.publicBaseUrl;
     this.eventsEnabled = config.eventsEnabled;
+    this.redactor = queryRedactor(config.redactQueryParams ?? []);
   }
+
+  /** `$REQUEST_URI` with the `--redact-query-params` values replaced. */
+  readonly redactUri = (uri: string): string => (this.redactor === undefined ? uri : this.redactor(uri));
 
   get empty(): boolean {
     return this.trusted.empty;

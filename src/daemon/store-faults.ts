@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { HookdError } from '../errors/catalog.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
-import { describeStoreFault, isStoreFault } from '../store/store-fault.js';
+import { describeStoreFault, fromStore } from '../store/store-fault.js';
 import { STORE_RETRY_AFTER_S, StoreHealth } from '../store/store-health.js';
 
 // Not a hook Id (those are `hk_…`): the probe's row never meets a real secret.
@@ -49,7 +49,8 @@ export function storeFaults(probeStore: DeliveryStore, log: Logger): StoreFaults
   return {
     health,
     mapError(err) {
-      if (!isStoreFault(err)) return undefined;
+      // Only what the store threw (guardStore marks it): a refused connection elsewhere is not this.
+      if (!fromStore(err)) return undefined;
       health.fault('api', err);
       return problem(describeStoreFault(err));
     },

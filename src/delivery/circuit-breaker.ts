@@ -11,7 +11,16 @@ export interface BreakerOptions {
   cooldownMs: number;
   /** Longest cool-down, ms (default 5 min). */
   maxCooldownMs: number;
+  /**
+   * Told when a circuit opens (it was closed) or closes again (it was open or half-open): the
+   * seam that operational notifications (`endpoint.breaker_opened`/`_closed`) and logs hang on,
+   * whatever the breakers are keyed by. Re-opening after a failed probe is not a transition.
+   */
+  onTransition?: BreakerListener;
 }
+
+/** `key`: what the breaker guards (the destination); `probeAt`: when an opened one lets a probe through. */
+export type BreakerListener = (key: string, transition: 'opened' | 'closed', probeAt: number) => void;
 
 export const DEFAULT_BREAKER: BreakerOptions = Object.freeze({
   threshold: 5,
@@ -37,7 +46,11 @@ export class CircuitBreaker {
   openUntil = 0;
   private cooldown: number;
 
-  constructor(private readonly opts: BreakerOptions) {
+  constructor(
+    private readonly opts: BreakerOptions,
+    /** What it guards, for `onTransition`. */
+    readonly key = '',
+  ) {
     this.cooldown = opts.cooldownMs;
   }
 
@@ -67,9 +80,11 @@ export class CircuitBreaker {
    */
   record(outcome: DestinationOutcome, probe: boolean, now: number): boolean {
     if (outcome === 'ok') {
+      const wasOpen = this.state !== 'closed';
       this.state = 'closed';
       this.failures = 0;
       this.cooldown = this.opts.cooldownMs;
+      if (wasOpen) this.opts.onTransition?.(this.key, 'closed', now);
       return false;
     }
     if (outcome === 'none') {
@@ -84,6 +99,7 @@ export class CircuitBreaker {
       this.failures++;
       if (this.failures < this.opts.threshold) return false;
       this.open(now);
+      this.opts.onTransition?.(this.key, 'opened', this.openUntil);
       return true;
     }
     if (probe && this.state === 'half-open') {

@@ -47,9 +47,24 @@ export interface AttemptMessage {
   Trigger: TriggerMessage;
 }
 
+/**
+ * A destination's circuit breaker opened or closed (circuit-breaker.ts `onTransition`). Not a
+ * tail message: operational notifications and logs listen to it. Emitted with owner `''`.
+ */
+export interface BreakerMessage {
+  kind: 'breaker';
+  Time: string;
+  /** What the breaker guards (today the callback URL's origin). */
+  Endpoint: string;
+  Transition: 'opened' | 'closed';
+  /** Opened: when the probe attempt goes out. */
+  ProbeAt: string | null;
+}
+
 export interface DeliveryEventMap {
   fired: FiredMessage;
   attempt: AttemptMessage;
+  breaker: BreakerMessage;
 }
 
 /** A listener gets the message and the hook's owner (for per-user filtering; not in the message). */
@@ -59,28 +74,30 @@ export type DeliveryListener<K extends keyof DeliveryEventMap> = (
 ) => void;
 
 export class DeliveryEvents {
-  private fired: DeliveryListener<'fired'>[] = [];
-  private attempt: DeliveryListener<'attempt'>[] = [];
+  private readonly lists: { [K in keyof DeliveryEventMap]: DeliveryListener<K>[] } = {
+    fired: [],
+    attempt: [],
+    breaker: [],
+  };
 
   /** Subscribes; returns the function that unsubscribes. */
   on<K extends keyof DeliveryEventMap>(kind: K, listener: DeliveryListener<K>): () => void {
-    const list = this.list(kind) as DeliveryListener<K>[];
     // Copy on write: emitting iterates the array it started with even if a listener unsubscribes.
-    this.set(kind, [...list, listener]);
+    this.set(kind, [...this.list(kind), listener]);
     return () => {
       this.set(
         kind,
-        (this.list(kind) as DeliveryListener<K>[]).filter((l) => l !== listener),
+        this.list(kind).filter((l) => l !== listener),
       );
     };
   }
 
   has(kind: keyof DeliveryEventMap): boolean {
-    return this.list(kind).length > 0;
+    return this.lists[kind].length > 0;
   }
 
   emit<K extends keyof DeliveryEventMap>(kind: K, message: DeliveryEventMap[K], owner: string): void {
-    for (const l of this.list(kind) as DeliveryListener<K>[]) {
+    for (const l of this.list(kind)) {
       try {
         l(message, owner);
       } catch {
@@ -89,12 +106,11 @@ export class DeliveryEvents {
     }
   }
 
-  private list(kind: keyof DeliveryEventMap): DeliveryListener<never>[] {
-    return (kind === 'fired' ? this.fired : this.attempt) as DeliveryListener<never>[];
+  private list<K extends keyof DeliveryEventMap>(kind: K): DeliveryListener<K>[] {
+    return this.lists[kind] as DeliveryListener<K>[];
   }
 
-  private set(kind: keyof DeliveryEventMap, list: unknown[]): void {
-    if (kind === 'fired') this.fired = list as DeliveryListener<'fired'>[];
-    else this.attempt = list as DeliveryListener<'attempt'>[];
+  private set<K extends keyof DeliveryEventMap>(kind: K, list: DeliveryListener<K>[]): void {
+    (this.lists as Record<K, DeliveryListener<K>[]>)[kind] = list;
   }
 }

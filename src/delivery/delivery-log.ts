@@ -44,6 +44,7 @@ export function attemptRecord(d: Delivery, attempt: number, time: number, r: Att
     latencyMs: r.latencyMs,
     error: r.error,
     responseBody: r.responseBody,
+    ...(d.rateWaitMs > 0 && { rateLimitWaitMs: Math.round(d.rateWaitMs * 100) / 100 }),
   };
 }
 

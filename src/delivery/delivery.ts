@@ -49,6 +49,8 @@ export class Delivery implements DeliveryRecord {
   nextAttempt: number | null = null;
   lastStatusCode: number | null = null;
   lastError: string | null = null;
+  /** W3C `traceparent` of the fire span (tracing on); attempts are its children. */
+  traceParent?: string;
 
   /** The host key of the fairness limits and the host's circuit breaker (the URL's origin). */
   readonly origin: string;
@@ -69,6 +71,10 @@ export class Delivery implements DeliveryRecord {
   dirty = false;
   /** Request headers with room for the per-attempt signing headers, built at the first attempt. */
   headers: string[] | undefined = undefined;
+  /** The hook's `RateLimit` reserved a later send time for the next attempt (rate-limit.ts). */
+  rateSlot = false;
+  /** How long the rate limit has held the next attempt back so far, ms. */
+  rateWaitMs = 0;
 
   constructor(
     id: string,
@@ -101,6 +107,7 @@ export class Delivery implements DeliveryRecord {
   static fromRecord(r: DeliveryRecord, persist: boolean): Delivery {
     const d = new Delivery(r.id, r.hookId, r.owner, r.hookType, persist, r.created, r.trigger, r.request);
     copyDeliveryState(d, r);
+    if (r.traceParent !== undefined) d.traceParent = r.traceParent;
     return d;
   }
 }

@@ -101,7 +101,7 @@ class Endpoint<J> {
     readonly host: Host<J>,
     breaker: BreakerOptions,
   ) {
-    this.breaker = new CircuitBreaker(breaker);
+    this.breaker = new CircuitBreaker(breaker, key);
   }
 }
 
@@ -120,7 +120,7 @@ class Host<J> {
     readonly key: string,
     breaker: BreakerOptions,
   ) {
-    this.breaker = new CircuitBreaker(breaker);
+    this.breaker = new CircuitBreaker(breaker, key);
   }
 }
 

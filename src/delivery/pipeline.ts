@@ -10,14 +10,9 @@ import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
-import type {
-  AttemptRecord,
-  DeliveryQuery,
-  DeliveryRecord,
-  DeliveryStatus,
-  DeliveryStore,
-} from '../store/delivery-store.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
+import type { Tracing } from '../tracing/types.js';
 import {
   agreeOnFirstSecret,
   type DeliveryLimitOptions,
@@ -27,6 +22,7 @@ import {
   resolveLimits,
   verdictOf,
 } from './attempt-helpers.js';
+import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
 import {
   type AttemptMessage,
@@ -45,6 +41,7 @@ import { type AttemptVerdict, type BreakerView, FairLimiter, type HoldKind } fro
 import { DEFAULT_ROTATION_GRACE_MS, HookSecrets } from './hook-secrets.js';
 import { Outbox } from './outbox.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
+import { type PerHookOptions, RateGate } from './rate-limit.js';
 import {
   firstDelay,
   honoursRetryAfter,
@@ -68,7 +65,7 @@ export interface HookStateView {
 
 export type { DeliveryLimits } from './attempt-helpers.js';
 
-export interface DeliveryPipelineOptions {
+export interface DeliveryPipelineOptions extends PerHookOptions {
   /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
   durable: DeliveryStore;
   /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
@@ -96,14 +93,6 @@ export interface DeliveryPipelineOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
-}
-
-/** Which deliveries `redeliverBulk` queues again. */
-export interface RedeliveryFilter {
-  /** Default `failed`. */
-  status?: DeliveryStatus;
-  since?: number;
-  until?: number;
 }
 
 export interface DeliveryDetail {
@@ -139,7 +128,6 @@ const RESERVED_HEADERS = new Set([
   'upgrade',
   'expect',
 ]);
-const BULK_PAGE = 1000;
 
 /**
  * Takes fired events from the engine and delivers them at least once, signed, within the
@@ -161,6 +149,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly hookState: HookStateView;
   private readonly logger: Logger;
   private readonly userAgent: string;
+  private readonly gate: RateGate | undefined;
+  private readonly tracing: Tracing | undefined;
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -174,6 +164,8 @@ export class DeliveryPipeline implements FiredEventSink {
     this.schedule = retrySchedule(opts.schedule);
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
+    this.tracing = opts.tracing;
+    this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
       // No more connections per origin than attempts may be in flight there: undici never queues.
@@ -238,6 +230,11 @@ export class DeliveryPipeline implements FiredEventSink {
     const now = Date.now();
     const deliveries = this.outbox.accept(events, now, this.firstDelay);
     for (const d of deliveries) this.live.set(d.id, d);
+    // Before the end of this turn, when the insert commits: the record carries the trace context.
+    const tr = this.tracing;
+    if (tr !== undefined)
+      for (let i = 0; i < events.length; i++)
+        deliveries[i]!.traceParent = tr.fired(events[i]!.trace, deliveries[i]!);
     if (this.events.has('fired')) {
       const time = isoTime(now);
       for (const d of deliveries) {
@@ -353,37 +350,26 @@ export class DeliveryPipeline implements FiredEventSink {
     return d;
   }
 
-  /**
-   * Queues again every delivery of a hook that matches the filter (default: the failed ones),
-   * each for a new round of the retry schedule. Deliveries already pending are left as they are.
-   * Resolves to how many were queued, once that is recorded.
-   */
-  async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<number> {
+  /** Queues again a hook's deliveries that match the filter (bulk-redelivery.ts). */
+  async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<BulkRedelivery> {
     this.assertActive(hookId);
-    const query: DeliveryQuery = { status: filter.status ?? 'failed', limit: BULK_PAGE };
-    if (filter.since !== undefined) query.since = filter.since;
-    if (filter.until !== undefined) query.until = filter.until;
-    const queued: Delivery[] = [];
-    const now = Date.now();
-    for (;;) {
-      const page = await this.log.list(hookId, query);
-      for (const r of page.items) {
-        if (this.live.has(r.id) || r.status === 'pending') continue;
-        const found = await this.log.get(r.id);
-        if (!found || this.live.has(r.id)) continue;
-        const d = Delivery.fromRecord(found.record, found.persist);
-        this.requeue(d, now);
-        this.live.set(d.id, d);
-        queued.push(d);
-      }
-      if (page.next === undefined) break;
-      query.after = page.next;
-    }
-    await this.outbox.flush();
-    const later = Date.now();
-    for (const d of queued) this.enqueue(d, later);
-    if (queued.length > 0) this.logger.info({ hookId, count: queued.length }, 'deliveries queued again');
-    return queued.length;
+    return redeliverBulk(
+      {
+        log: this.log,
+        logger: this.logger,
+        isHeld: (id) => this.live.has(id),
+        takeBack: (record, persist, now) => {
+          const d = Delivery.fromRecord(record, persist);
+          this.requeue(d, now);
+          this.live.set(d.id, d);
+          return d;
+        },
+        flush: () => this.outbox.flush(),
+        enqueue: (d, now) => this.enqueue(d, now),
+      },
+      hookId,
+      filter,
+    );
   }
 
   /** A hook's signing secret (`whsec_…`), created on first use. */
@@ -518,7 +504,7 @@ export class DeliveryPipeline implements FiredEventSink {
     if (!this.isActive(hookId)) {
       throw new HookdError(
         'CONFLICT',
-        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook (PUT) to enable it again`,
+        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook to enable it again (hookctl replace ID -f FILE, or PUT /hooks/{id})`,
       );
     }
   }
@@ -540,19 +526,23 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Puts a pending delivery where it waits: the limiter when due, else the scheduler. */
   private enqueue(d: Delivery, now: number): void {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
-    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) {
-      d.active = true;
-      this.limiter.submit(d);
-    } else if (this.state !== 'closed') {
+    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) this.submit(d, now);
+    else if (this.state !== 'closed') {
       this.scheduler.add(d);
     }
   }
 
   private readonly due = (d: Delivery): void => {
     if (d.cancelled || d.status !== 'pending' || d.active) return;
+    this.submit(d, Date.now());
+  };
+
+  /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
+  private submit(d: Delivery, now: number): void {
+    if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);
-  };
+  }
 
   private readonly run = (d: Delivery, probe: number): void => {
     this.running++;
@@ -578,6 +568,8 @@ export class DeliveryPipeline implements FiredEventSink {
       // The last two values are the per-attempt ones; undici copies headers when dispatching.
       h[h.length - 3] = timestamp;
       h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
+      const span = this.tracing?.attempt(d, d.attempts + 1);
+      if (span !== undefined) h[1] = span.traceparent;
       const result = await this.sender.send({
         origin: d.origin,
         path: d.path,
@@ -585,6 +577,7 @@ export class DeliveryPipeline implements FiredEventSink {
         headers: h,
         body: d.request.body,
       });
+      span?.end(result.statusCode, result.error, d.rateWaitMs);
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
       if (result.aborted || d.cancelled) return;
@@ -654,6 +647,7 @@ export class DeliveryPipeline implements FiredEventSink {
       }
     }
     this.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
+    d.rateWaitMs = 0;
     this.outbox.update(d);
     if (d.status === 'pending') {
       if (this.state !== 'closed') this.scheduler.add(d);
@@ -694,11 +688,12 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** `[…hook headers, user-agent, webhook-id, webhook-timestamp, _, webhook-signature, _]`. */
   private baseHeaders(d: Delivery): string[] {
-    const out: string[] = [];
+    // With tracing on, `traceparent` comes first and is set per attempt (`h[1]`), not by the hook.
+    const out: string[] = this.tracing === undefined ? [] : ['traceparent', ''];
     let ua = false;
     for (const name in d.request.headers) {
       const lower = name.toLowerCase();
-      if (RESERVED_HEADERS.has(lower)) continue;
+      if (RESERVED_HEADERS.has(lower) || (out.length > 0 && lower === 'traceparent')) continue;
       if (lower === 'user-agent') ua = true;
       out.push(name, d.request.headers[name]!);
     }

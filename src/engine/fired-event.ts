@@ -4,6 +4,8 @@
  * sending are apart on purpose: the engine decides and renders, delivery makes it durable and
  * sends it.
  */
+import type { TraceRef } from '../tracing/types.js';
+
 export interface CallbackRequest {
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'GET';
   url: string;
@@ -31,6 +33,8 @@ export interface FiredEvent {
   firedAt: string;
   trigger: TriggerInfo;
   request: CallbackRequest;
+  /** The triggering request's span, when tracing is on (src/tracing/). */
+  trace?: TraceRef;
 }
 
 /** Where fired events go: the delivery pipeline (durable outbox, retries) in the daemon. */

@@ -1,6 +1,7 @@
 import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
+import type { TraceRef } from '../tracing/types.js';
 import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, TriggerInfo } from './fired-event.js';
 import { type Match, MatchIndex } from './match-index.js';
@@ -25,6 +26,8 @@ export interface Trigger {
    * Present only when a provider is configured; undefined or a rejection mean anonymous.
    */
   requestUser?: () => Promise<string | undefined>;
+  /** The request's span when tracing is on: the parent of the fire spans. */
+  trace?: TraceRef | undefined;
 }
 
 export type Phase = 'before' | 'after';
@@ -40,12 +43,35 @@ export interface EngineOptions {
   onFired?: (phase: Phase, count: number) => void;
   /** The sink failed for callbacks fired after the request's user was resolved (logged). */
   onSinkError?: (err: Error) => void;
+  /**
+   * The scope rule (src/users/owner-scopes.ts): whether a hook's owner may observe a request on
+   * this path. `in`/`out` are final; `own` means "only if the owner made the request". A promise
+   * only when the owner's scopes are not cached yet. Absent: every owner sees everything.
+   */
+  scopes?: { verdict(owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> };
+  /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
+  redactUri?: (uri: string) => string;
 }
+
+export type ScopeVerdict = 'in' | 'out' | 'own';
+
+/**
+ * What one firing did at once (`now`), how many matched hooks still wait for the request's user
+ * or their owner's scopes (`waiting`), and the promise of how many of those fired.
+ */
+interface Firing {
+  now: number;
+  waiting: number;
+  later?: Promise<number>;
+}
+const NOTHING_FIRED: Firing = { now: 0, waiting: 0 };
 
 export interface Preview {
   hook: Hook;
   captures: string[];
   request: CallbackRequest;
+  /** No status was given and the hook's status lists decide: it fires for some statuses only. */
+  needsStatus?: true;
 }
 
 /**
@@ -115,6 +141,11 @@ export class MatchEngine {
     return this.indexes.before.size + this.indexes.after.size + this.disabled.size;
   }
 
+  /** Number of disabled hooks (410 Gone, auto-disable), for metrics. */
+  get disabledCount(): number {
+    return this.disabled.size;
+  }
+
   /** The Ids of every hook the engine knows, active or not. */
   *ids(): IterableIterator<string> {
     yield* this.indexes.before.keys();
@@ -131,11 +162,25 @@ export class MatchEngine {
    * Matches, renders and hands the callbacks to the sink. Returns how many hooks fired, or, when
    * the request's user has to be resolved first (`requestUser`), how many matched: their
    * callbacks then go to the sink once the user is known, and the caller never waits for it.
+   * A matched hook whose owner's path scopes do not hold the request is dropped at once, before
+   * anyone asks who made the request.
    */
   fire(phase: Phase, trigger: Trigger): number {
-    if (!this.watches(phase)) return 0;
+    const f = this.fireNow(phase, trigger);
+    if (f.later !== undefined) f.later.catch((err: unknown) => this.opts.onSinkError?.(err as Error));
+    return f.now + f.waiting;
+  }
+
+  /** As `fire`, and waits for what had to wait (the request's user, an owner's scopes): how many fired. */
+  async fireAndWait(phase: Phase, trigger: Trigger): Promise<number> {
+    const f = this.fireNow(phase, trigger);
+    return f.now + (f.later === undefined ? 0 : await f.later);
+  }
+
+  private fireNow(phase: Phase, trigger: Trigger): Firing {
+    if (!this.watches(phase)) return NOTHING_FIRED;
     const matches = this.indexes[phase].match(trigger.path);
-    if (matches.length === 0) return 0;
+    if (matches.length === 0) return NOTHING_FIRED;
     // The hooks that fire, compacted in place (the array is the index's fresh answer).
     let n = 0;
     for (const m of matches) {
@@ -145,31 +190,84 @@ export class MatchEngine {
         continue;
       matches[n++] = m;
     }
-    if (n === 0) return 0;
+    if (n === 0) return NOTHING_FIRED;
     matches.length = n;
     const hits = matches;
     // Both are taken now: the firing time is the request's, and the URI is read off a socket
     // that may be gone once the user is known.
     const firedAt = this.opts.now?.() ?? new Date();
-    const uri = trigger.uri();
-    if (trigger.user === undefined && trigger.requestUser !== undefined) {
-      trigger.requestUser().then(
-        (user) => this.emit(phase, hits, trigger, uri, firedAt, user ?? ''),
-        () => this.emit(phase, hits, trigger, uri, firedAt, ''),
-      );
-      return hits.length;
+    const uri = this.uriOf(trigger);
+    const scopes = this.opts.scopes;
+    if (scopes === undefined) return this.resolveUser(phase, hits, undefined, trigger, uri, firedAt);
+    let verdicts: (ScopeVerdict | Promise<ScopeVerdict>)[] | undefined;
+    let missing = false;
+    for (let i = 0; i < hits.length; i++) {
+      const v = scopes.verdict(hits[i]!.value.hook.Owner, trigger.path);
+      if (v instanceof Promise) missing = true;
+      verdicts ??= [];
+      verdicts.push(v);
     }
-    return this.emit(phase, hits, trigger, uri, firedAt, trigger.user ?? '');
+    if (!missing) return this.resolveUser(phase, hits, verdicts as ScopeVerdict[], trigger, uri, firedAt);
+    // An owner whose scopes are not cached yet (added a moment ago, maybe by another instance).
+    const later = Promise.all(verdicts!).then((vs) => {
+      const f = this.resolveUser(phase, hits, vs, trigger, uri, firedAt);
+      return f.later === undefined ? f.now : f.later;
+    });
+    return { now: 0, waiting: hits.length, later };
+  }
+
+  /**
+   * Drops the hooks whose owner may not observe the request at all, then renders the rest once
+   * the request's user is known: at once when it is (a report's `User`) or nobody can tell (no
+   * provider), else when the provider has answered.
+   */
+  private resolveUser(
+    phase: Phase,
+    matched: Match<CompiledHook>[],
+    verdicts: ScopeVerdict[] | undefined,
+    trigger: Trigger,
+    uri: string,
+    firedAt: Date,
+  ): Firing {
+    let hits = matched;
+    let ownOnly: Set<Match<CompiledHook>> | undefined;
+    if (verdicts !== undefined) {
+      hits = [];
+      for (let i = 0; i < matched.length; i++) {
+        const v = verdicts[i]!;
+        if (v === 'out') continue;
+        if (v === 'own') {
+          ownOnly ??= new Set();
+          ownOnly.add(matched[i]!);
+        }
+        hits.push(matched[i]!);
+      }
+      if (hits.length === 0) return NOTHING_FIRED;
+    }
+    if (trigger.user === undefined && trigger.requestUser !== undefined) {
+      const later = trigger.requestUser().then(
+        (user) => this.emit(phase, hits, ownOnly, trigger, uri, firedAt, user ?? ''),
+        () => this.emit(phase, hits, ownOnly, trigger, uri, firedAt, ''),
+      );
+      return { now: 0, waiting: hits.length, later };
+    }
+    return { now: this.emit(phase, hits, ownOnly, trigger, uri, firedAt, trigger.user ?? ''), waiting: 0 };
+  }
+
+  private uriOf(trigger: Trigger): string {
+    const uri = trigger.uri();
+    return this.opts.redactUri === undefined ? uri : this.opts.redactUri(uri);
   }
 
   /**
    * Renders the matched hooks' callbacks for a request whose user is known ('' = anonymous) and
-   * hands them to the sink. Runs once per firing, after the user is resolved: where a rule that
-   * depends on the user (a hook owner's scopes) decides which matched hooks fire.
+   * hands them to the sink. A hook in `ownOnly` (its owner's scope `own`, and no path scope holds
+   * the request) fires only when its owner made the request.
    */
   private emit(
     phase: Phase,
     hits: Match<CompiledHook>[],
+    ownOnly: Set<Match<CompiledHook>> | undefined,
     trigger: Trigger,
     uri: string,
     firedAt: Date,
@@ -184,9 +282,10 @@ export class MatchEngine {
     };
     for (const m of hits) {
       const h = m.value;
+      if (ownOnly?.has(m) && h.hook.Owner !== user) continue;
       const request = this.render(h, m.captures, trigger, uri, firedAt, user);
       if (!request) continue;
-      events.push({
+      const e: FiredEvent = {
         hookId: h.hook.Id,
         owner: h.hook.Owner,
         hookType: h.hook.Type,
@@ -194,7 +293,9 @@ export class MatchEngine {
         firedAt: firedAt.toISOString(),
         trigger: info,
         request,
-      });
+      };
+      if (trigger.trace !== undefined) e.trace = trigger.trace;
+      events.push(e);
     }
     if (events.length > 0) {
       try {
@@ -212,24 +313,31 @@ export class MatchEngine {
 
   /**
    * The dry run: which of `owner`'s hooks would fire for this request and the exact callbacks,
-   * without sending. Without a status only the hooks that do not depend on one are judged.
+   * without sending. Without a status only the hooks that do not depend on one are judged; the
+   * owner's scopes apply as when firing, with the request's user the dry run's `User`.
    */
-  preview(owner: string, trigger: Trigger): Preview[] {
+  async preview(owner: string, trigger: Trigger): Promise<Preview[]> {
     const out: Preview[] = [];
     const now = this.opts.now?.() ?? new Date();
-    const uri = trigger.uri();
+    const uri = this.uriOf(trigger);
+    const verdict =
+      this.opts.scopes === undefined ? 'in' : await this.opts.scopes.verdict(owner, trigger.path);
+    if (verdict === 'out' || (verdict === 'own' && trigger.user !== owner)) return out;
     for (const phase of ['before', 'after'] as const) {
       for (const m of this.indexes[phase].match(trigger.path)) {
         const h = m.value;
         if (h.hook.Owner !== owner || !methodFires(h, trigger.method)) continue;
-        if (phase === 'after') {
-          if (trigger.statusCode === undefined) {
-            if (h.whiteList.size > 0 || h.blackList.size > 0) continue;
-          } else if (!statusFires(h, trigger.statusCode)) continue;
-        }
+        // Without a status, a hook with status lists is listed as needing one (not dropped).
+        const needsStatus =
+          phase === 'after' &&
+          trigger.statusCode === undefined &&
+          (h.whiteList.size > 0 || h.blackList.size > 0);
+        if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
+          continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
         const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
-        if (request) out.push({ hook: h.hook, captures: m.captures, request });
+        if (request)
+          out.push({ hook: h.hook, captures: m.captures, request, ...(needsStatus && { needsStatus }) });
       }
     }
     return out;

@@ -3,6 +3,10 @@ import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 /** At most this many attempts per round, and no delay longer than a week. */
 export const MAX_RETRY_ATTEMPTS = 20;
 export const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
+/** Bounds of `RateLimit.PerSecond` (one callback a day to 10,000 a second) and `RateLimit.Burst`. */
+export const MIN_RATE_PER_SECOND = 1 / 86400;
+export const MAX_RATE_PER_SECOND = 10_000;
+export const MAX_RATE_BURST = 10_000;
 
 const statusList = {
   type: 'array',
@@ -79,10 +83,25 @@ export const HOOK_SCHEMA = {
       description:
         "Seconds before each attempt: [0] before the first, [i] after the i-th failure; the last failure makes the delivery failed. Left out: the daemon's schedule (0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400).",
     },
+    RateLimit: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['PerSecond'],
+      properties: {
+        PerSecond: { type: 'number', minimum: MIN_RATE_PER_SECOND, maximum: MAX_RATE_PER_SECOND },
+        Burst: { type: 'integer', minimum: 1, maximum: MAX_RATE_BURST },
+      },
+      description:
+        'At most PerSecond callbacks a second (fractions allowed, e.g. 0.5), with bursts of up to Burst (default ceil(PerSecond)). Callbacks over the rate wait; none is dropped.',
+      examples: [{ PerSecond: 10, Burst: 10 }],
+    },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },
     State: { description: 'Server-set; ignored in input.' },
+    DisabledReason: { description: 'Server-set; ignored in input.' },
+    DisabledAt: { description: 'Server-set; ignored in input.' },
+    Warnings: { description: 'Server-set (create/replace answers); ignored in input.' },
   },
 } as const;
 

@@ -24,6 +24,18 @@ export interface HookConfig {
    * default). Not in the seed document; an addition for receivers that need another rhythm.
    */
   RetrySchedule?: number[];
+  /**
+   * At most `PerSecond` callbacks per second to this hook's receiver, with bursts of up to `Burst`
+   * (default: one second's worth, `ceil(PerSecond)`). Nothing is dropped: callbacks over the
+   * rate wait their turn. Absent: no limit beyond the per-destination concurrency.
+   */
+  RateLimit?: RateLimit;
+}
+
+/** A hook's callback rate limit (a token bucket: `Burst` tokens, refilled at `PerSecond`). */
+export interface RateLimit {
+  PerSecond: number;
+  Burst: number;
 }
 
 /** A stored hook: the configuration plus the fields the server owns. */
@@ -32,8 +44,15 @@ export interface Hook extends HookConfig {
   Owner: string;
   /** ISO 8601 with milliseconds and an explicit UTC offset, e.g. `2026-11-22T12:00:00.000+00:00`. */
   Modified: string;
-  /** `active`, or `disabled` when a receiver answered 410 Gone (see delivery). */
+  /**
+   * `active`, or `disabled` when its receiver answered 410 Gone or every attempt failed for the
+   * auto-disable period and count (see delivery); `PUT` or `POST /hooks/{id}/enable` re-enables.
+   */
   State: HookState;
+  /** Why a disabled hook was disabled, for a person; absent while active. */
+  DisabledReason?: string;
+  /** When it was disabled (same format as `Modified`); absent while active. */
+  DisabledAt?: string;
 }
 
 export type HookState = 'active' | 'disabled';
@@ -61,7 +80,7 @@ export const CALLBACK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as con
 export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
 
 /** Fields the server sets; accepted in input and ignored, so `get` → edit → `replace` works. */
-export const READ_ONLY_FIELDS = ['Id', 'Owner', 'Modified', 'State'] as const;
+export const READ_ONLY_FIELDS = ['Id', 'Owner', 'Modified', 'State', 'DisabledReason', 'DisabledAt'] as const;
 
 /** `Modified` format: ISO 8601, milliseconds, `+00:00` rather than `Z` (the seed asks for an offset). */
 export function isoTimestamp(d: Date = new Date()): string {

@@ -152,14 +152,14 @@ const isWordStart = (c: number): boolean =>
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isWordChar = (c: number): boolean => isWordStart(c) || isDigit(c);
 
-interface Reference {
+export interface Reference {
   /** A word (`REQUEST_PATH`, `schema`) or a digit string (`12`). */
   name: string;
   end: number;
 }
 
 /** Reads `$word`, `$digits`, `${word}` or `${digits}` starting at the `$` at index `i`. */
-function readReference(t: string, i: number): Reference | null {
+export function readReference(t: string, i: number): Reference | null {
   const braced = t.charCodeAt(i + 1) === 0x7b; // {
   const start = braced ? i + 2 : i + 1;
   const first = t.charCodeAt(start);

@@ -2,7 +2,14 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import { suggest } from '../util/suggest.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
-import { HOOK_SCHEMA, KNOWN_FIELDS, MAX_RETRY_DELAY_SECONDS } from './hook-schema.js';
+import {
+  HOOK_SCHEMA,
+  KNOWN_FIELDS,
+  MAX_RATE_BURST,
+  MAX_RATE_PER_SECOND,
+  MAX_RETRY_DELAY_SECONDS,
+} from './hook-schema.js';
+import { lintHook } from './lint-hook.js';
 import { parseMediaType } from './media-type.js';
 import { compilePattern } from './pattern.js';
 
@@ -115,6 +122,18 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     });
   }
 
+  if (pattern && ok('CallbackContent')) {
+    // The template's errors (a capture the pattern lacks); its warnings come with the stored hook.
+    const lint = lintHook({
+      PathPattern: pattern,
+      Methods: [],
+      Type: type,
+      CallbackContent: doc.CallbackContent as string,
+      CallbackContentMediaType: mediaType,
+    });
+    errors.push(...lint.errors);
+  }
+
   const headers: Record<string, string> = {};
   if (ok('Headers')) {
     const seen = new Set<string>();
@@ -169,6 +188,10 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
   };
   if (typeof doc.CallbackContent === 'string') config.CallbackContent = doc.CallbackContent;
   if (Array.isArray(doc.RetrySchedule)) config.RetrySchedule = [...(doc.RetrySchedule as number[])];
+  if (doc.RateLimit !== undefined) {
+    const r = doc.RateLimit as { PerSecond: number; Burst?: number };
+    config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
+  }
   return config;
 }
 
@@ -182,11 +205,18 @@ function describe(e: ErrorObject): FieldError {
   switch (e.keyword) {
     case 'required': {
       const missing = String(e.params.missingProperty);
-      return { field: missing, message: 'is required' };
+      return { field: field ? `${field}.${missing}` : missing, message: 'is required' };
     }
     case 'additionalProperties': {
       const name = String(e.params.additionalProperty);
       field = field ? `${field}.${name}` : name;
+      if (top === 'RateLimit') {
+        const hint = suggest(name, ['PerSecond', 'Burst']);
+        return {
+          field: printable(field),
+          message: `is not a field of RateLimit${hint ? `; did you mean \`${hint}\`?` : ' (PerSecond, Burst)'}`,
+        };
+      }
       const hint = suggest(name, KNOWN_FIELDS);
       return {
         field: printable(field),
@@ -197,7 +227,11 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: `must be ${article(String(e.params.type))}` };
     case 'enum':
       if (top === 'Type')
-        return { field, message: 'must be 0 (BeforeCompletion) or 1 (AfterCompletion); see GET /hooktypes' };
+        return {
+          field,
+          message:
+            'must be 0 (BeforeCompletion) or 1 (AfterCompletion); list them with hookctl types (GET /hooktypes)',
+        };
       if (top === 'CallbackMethod')
         return { field, message: `must be one of ${CALLBACK_METHODS.join(', ')}` };
       return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
@@ -213,6 +247,14 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: `must have at most ${e.params.limit} items` };
     case 'minimum':
     case 'maximum':
+      if (top === 'RateLimit') {
+        return {
+          field,
+          message: field.endsWith('Burst')
+            ? `must be a whole number of callbacks from 1 to ${MAX_RATE_BURST}`
+            : `must be a number of callbacks per second from 1/86400 (one a day) to ${MAX_RATE_PER_SECOND}`,
+        };
+      }
       if (top === 'RetrySchedule') {
         return {
           field,

@@ -10,7 +10,7 @@ export interface ApiIdentityOptions {
   /** The configured provider, if any. */
   provider?: IdentityProvider;
   /** Makes users on first sight (`Accounts.ensureUser`). */
-  accounts?: Pick<Accounts, 'ensureUser'>;
+  accounts?: Pick<Accounts, 'ensureUser' | 'applyClaimedScopes'>;
   /** `--identity-refuse-unknown-users`: a provider's user must have been added by an admin. */
   refuseUnknownUsers?: boolean;
 }
@@ -94,6 +94,8 @@ export class ApiIdentity {
         `user "${result.user}" is not known to hookd, and unknown users are refused (--identity-refuse-unknown-users); an admin adds it with: hookctl users add ${result.user}`,
       );
     }
+    // A JWT's scopes claim replaces the user's stored scopes (written only when they differ).
+    if (result.scopes !== undefined) await this.opts.accounts?.applyClaimedScopes(result.user, result.scopes);
     return { user: result.user, ...(result.scopes !== undefined && { scopes: result.scopes }) };
   }
 }

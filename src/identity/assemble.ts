@@ -29,12 +29,14 @@ export function assembleIdentity(
   store: Store,
   trusted: TrustCheck & { readonly empty: boolean },
   log: Logger,
+  /** The daemon's one Accounts (its changes reach the scope cache); a new one when absent. */
+  accounts: Accounts = new Accounts(store),
 ): DaemonIdentity {
   const provider = identityProviderFrom(config, trusted);
   const api = new ApiIdentity({
     tokens: new Authenticator(store),
     ...(provider && { provider }),
-    accounts: new Accounts(store),
+    accounts,
     refuseUnknownUsers: config.identityRefuseUnknownUsers === true,
   });
   if (!provider) return { api, provider, proxy: {} };

@@ -23,6 +23,8 @@ export class Metrics {
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly deadLetters: Counter;
   private readonly attemptSeconds: Histogram<'outcome'>;
+  private readonly rateDelays: Counter;
+  private readonly rateWaitSeconds: Counter;
 
   constructor(version: string, sources: MetricsSources = {}) {
     const registers = [this.registry];
@@ -70,6 +72,16 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
       registers,
     });
+    this.rateDelays = new Counter({
+      name: 'hookd_rate_limit_delays_total',
+      help: "Callback attempts held back by their hook's RateLimit (each waited, none was dropped)",
+      registers,
+    });
+    this.rateWaitSeconds = new Counter({
+      name: 'hookd_rate_limit_wait_seconds_total',
+      help: "Time callback attempts waited for their hook's RateLimit",
+      registers,
+    });
     const gauge = (name: string, help: string, read?: () => number) => {
       if (!read) return;
       new Gauge({
@@ -112,6 +124,12 @@ export class Metrics {
     this.attemptsTotal.inc({ outcome });
     this.attemptSeconds.observe({ outcome }, latencyMs / 1000);
     if (outcome === 'failed') this.deadLetters.inc();
+  }
+
+  /** An attempt waits `ms` for its hook's rate limit. */
+  rateLimited(ms: number): void {
+    this.rateDelays.inc();
+    this.rateWaitSeconds.inc(ms / 1000);
   }
 
   async text(): Promise<string> {

@@ -1,4 +1,5 @@
 import { HOOK_SCHEMA } from '../hook/hook-schema.js';
+import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 
 const problem = {
   description: 'RFC 9457 problem details',
@@ -16,6 +17,15 @@ const errors = (...codes: number[]) =>
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const etagHeader = {
+  ETag: {
+    description: "The hook's version: its Modified value in quotes; send it back as If-Match",
+    schema: { type: 'string' },
+  },
+};
+const hookOutWithWarnings = {
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/HookWithWarnings' } } },
+};
 const servedSchema = {
   type: 'object',
   required: ['Method', 'Path'],
@@ -80,7 +90,11 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           summary: 'Create a hook',
           requestBody: hookBody,
           responses: {
-            '201': { description: 'Created; `Location` names it', ...hookOut },
+            '201': {
+              description: 'Created; `Location` names it; `Warnings` when the lint found any',
+              headers: etagHeader,
+              ...hookOutWithWarnings,
+            },
             ...errors(400, 401, 413, 415, 503),
           },
         },
@@ -89,13 +103,33 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         parameters: [idParam],
         get: {
           summary: 'Get a hook',
-          responses: { '200': { description: 'The hook', ...hookOut }, ...errors(401, 404, 503) },
+          responses: {
+            '200': { description: 'The hook', headers: etagHeader, ...hookOut },
+            ...errors(401, 404, 503),
+          },
         },
         put: {
           summary: 'Replace a hook (fields left out take their defaults)',
+          parameters: [
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Replace only if the hook is still at this version (its ETag); else 412',
+            },
+          ],
           requestBody: hookBody,
           responses: {
-            '200': { description: 'The stored hook', ...hookOut },
+            '200': {
+              description: 'The stored hook; `Warnings` when the lint found any',
+              headers: etagHeader,
+              ...hookOutWithWarnings,
+            },
+            '412': {
+              ...problem,
+              description: 'PRECONDITION_FAILED: If-Match is not the current ETag (sent in `ETag`)',
+            },
             ...errors(400, 401, 404, 413, 415, 503),
           },
         },
@@ -136,8 +170,25 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             'Dry run: which of your hooks a request would fire, with the rendered callbacks (nothing is sent)',
           requestBody: served,
           responses: {
-            '200': { description: 'The hooks that would fire and their callback requests' },
+            '200': {
+              description:
+                'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+            },
             ...errors(400, 401, 503),
+          },
+        },
+      },
+      '/_hookd/validate': {
+        post: {
+          summary:
+            'Check a hook as create/replace would (callback policy included) and lint it; nothing is stored',
+          requestBody: hookBody,
+          responses: {
+            '200': {
+              description: 'The hook with its defaults filled in; `Warnings` when the lint found any',
+              ...hookOutWithWarnings,
+            },
+            ...errors(400, 401, 413, 415, 503),
           },
         },
       },
@@ -151,7 +202,35 @@ export function buildOpenApi(base: string): Record<string, unknown> {
               },
             },
           },
-          responses: { '202': { description: '{"accepted": N, "fired": M}' }, ...errors(400, 401, 503) },
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+              description:
+                'Makes a retry safe: a repeat with the same key and body (per user, kept 24 h) gets the first answer again and fires nothing; another body with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs waits, then 409 IDEMPOTENCY_KEY_IN_USE',
+            },
+            {
+              name: 'traceparent',
+              in: 'header',
+              schema: { type: 'string' },
+              description:
+                'W3C Trace Context; with tracing on, the report span and the fired hooks continue it',
+            },
+          ],
+          responses: {
+            '202': {
+              description: '{"accepted": N, "fired": M}',
+              headers: {
+                'Idempotent-Replayed': {
+                  description:
+                    '"true" when this is the stored answer of an earlier request with the same Idempotency-Key',
+                  schema: { type: 'string', enum: ['true'] },
+                },
+              },
+            },
+            ...errors(400, 401, 409, 422, 503),
+          },
         },
       },
       '/hooks/{id}/deliveries': {
@@ -196,8 +275,30 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       '/hooks/{id}/redeliver': {
         parameters: [idParam],
         post: {
-          summary: "Queue a hook's deliveries again, by status (default failed) and time range",
-          responses: { '202': { description: '{"queued": N}' }, ...errors(400, 401, 404, 409, 503) },
+          summary:
+            "Queue a hook's deliveries again: all of them, or by status and time range (pending ones keep their schedule)",
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+                    since: { type: 'string', format: 'date-time' },
+                    until: { type: 'string', format: 'date-time' },
+                    dryRun: { type: 'boolean', description: 'Count, queue nothing (answers 200)' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': { description: 'Dry run: {"queued": N, "pending": P, "dryRun": true}' },
+            '202': { description: '{"queued": N, "pending": P}' },
+            ...errors(400, 401, 404, 409, 503),
+          },
         },
       },
       '/hooks/{id}/secret': {
@@ -250,6 +351,8 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       '/_hookd/openapi.json': {
         get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
       },
+      ...userPaths(),
+      ...NOTIFICATION_OPENAPI_PATHS,
     },
     components: {
       securitySchemes: {
@@ -269,6 +372,46 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Owner: { type: 'string' },
             Modified: { type: 'string', format: 'date-time' },
             State: { type: 'string', enum: ['active', 'disabled'] },
+            DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
+            DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
+          },
+        },
+        User: {
+          type: 'object',
+          required: ['Name', 'Scopes'],
+          properties: {
+            Name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9._-]{0,63}$' },
+            Scopes: {
+              type: 'array',
+              maxItems: 64,
+              items: { type: 'string' },
+              description:
+                'What the user\'s hooks may observe: path patterns (PathPattern syntax, prefix semantics, `$` anchors) meaning "requests under this path", or "own": "requests made by this user". Default ["own"]; admin ["/"]',
+            },
+            Created: { type: 'string', format: 'date-time', readOnly: true },
+          },
+        },
+        Token: {
+          type: 'object',
+          properties: {
+            Id: { type: 'string' },
+            User: { type: 'string' },
+            Label: { type: 'string' },
+            Created: { type: 'string', format: 'date-time' },
+            Token: { type: 'string', description: 'The token itself: in the answer to its creation only' },
+          },
+        },
+        HookWithWarnings: {
+          allOf: [{ $ref: '#/components/schemas/Hook' }],
+          properties: {
+            Warnings: {
+              type: 'array',
+              description: "The lint's warnings (docs/API.md); absent when there are none",
+              items: {
+                type: 'object',
+                properties: { Field: { type: 'string' }, Message: { type: 'string' } },
+              },
+            },
           },
         },
         Trigger: {
@@ -298,6 +441,77 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             },
           },
         },
+      },
+    },
+  };
+}
+
+/** `/_hookd/users…`: users and tokens, admin only (a user may read their own record). */
+function userPaths(): Record<string, unknown> {
+  const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+  const user = json({ $ref: '#/components/schemas/User' });
+  const token = json({ $ref: '#/components/schemas/Token' });
+  const name = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };
+  return {
+    '/_hookd/users': {
+      get: {
+        summary: 'List users with their scopes (admin only)',
+        responses: {
+          '200': {
+            description: 'Users by name',
+            ...json({ type: 'array', items: { $ref: '#/components/schemas/User' } }),
+          },
+          ...errors(401, 403),
+        },
+      },
+      post: {
+        summary: 'Add a user (admin only); Scopes default to ["own"]',
+        requestBody: { required: true, ...user },
+        responses: { '201': { description: 'Added', ...user }, ...errors(400, 401, 403, 409) },
+      },
+    },
+    '/_hookd/users/{name}': {
+      parameters: [name],
+      get: {
+        summary: 'A user and its scopes (admin, or the user itself)',
+        responses: { '200': { description: 'The user', ...user }, ...errors(401, 403, 404) },
+      },
+      put: {
+        summary: "Replace the user's scopes (admin only)",
+        requestBody: { required: true, ...user },
+        responses: { '200': { description: 'The user', ...user }, ...errors(400, 401, 403, 404) },
+      },
+      delete: {
+        summary: 'Remove the user with its tokens and hooks (admin only; not admin itself)',
+        responses: { '204': { description: 'Removed' }, ...errors(401, 403, 404, 409) },
+      },
+    },
+    '/_hookd/users/{name}/tokens': {
+      parameters: [name],
+      get: {
+        summary: "The user's tokens: Ids and labels, never values or hashes (admin only)",
+        responses: {
+          '200': {
+            description: 'Tokens',
+            ...json({ type: 'array', items: { $ref: '#/components/schemas/Token' } }),
+          },
+          ...errors(401, 403, 404),
+        },
+      },
+      post: {
+        summary: 'Create a token (admin only); its value is in this answer only',
+        requestBody: {
+          required: false,
+          ...json({ type: 'object', properties: { Label: { type: 'string' } } }),
+        },
+        responses: { '201': { description: 'Created, with Token', ...token }, ...errors(400, 401, 403, 404) },
+      },
+    },
+    '/_hookd/users/{name}/tokens/{id}': {
+      parameters: [name, idParam],
+      delete: {
+        summary: 'Revoke a token (admin only)',
+        responses: { '204': { description: 'Revoked' }, ...errors(401, 403, 404) },
       },
     },
   };

@@ -17,7 +17,10 @@ export function presentHook(h: Hook): Record<string, unknown> {
     Headers: h.Headers,
     Persist: h.Persist,
     ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
+    ...(h.RateLimit !== undefined && { RateLimit: h.RateLimit }),
     Modified: h.Modified,
     State: h.State,
+    ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),
+    ...(h.DisabledAt !== undefined && { DisabledAt: h.DisabledAt }),
   };
 }

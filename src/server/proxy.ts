@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import type { Tracing } from '../tracing/types.js';
 import { toProblem } from './problem.js';
 
 export interface ProxyOptions {
@@ -38,6 +39,8 @@ export interface ProxyOptions {
    * requests of every other peer before they are forwarded.
    */
   guardedHeader?: string;
+  /** OpenTelemetry (src/tracing/): a span per proxied request; absent while tracing is off. */
+  tracing?: Tracing;
 }
 
 /** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
@@ -95,6 +98,8 @@ export class ReverseProxy {
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
     const engine = this.opts.engine;
+    // Tracing off: this one check is all it costs (no span objects).
+    const span = this.opts.tracing === undefined ? undefined : this.opts.tracing.request(req);
     let path: string | undefined;
     let fired = 0;
     let requestUser: (() => Promise<string | undefined>) | undefined;
@@ -102,7 +107,13 @@ export class ReverseProxy {
       path = pathOf(url);
       requestUser = this.opts.requestUser?.(req);
       try {
-        fired = engine.fire('before', { method, path, uri: () => this.opts.uriOf(req), requestUser });
+        fired = engine.fire('before', {
+          method,
+          path,
+          uri: () => this.opts.uriOf(req),
+          requestUser,
+          trace: span?.ref,
+        });
       } catch (err) {
         // A hook must never take the proxied request down with it.
         this.opts.log.error({ err, path }, 'firing BeforeCompletion hooks failed');
@@ -126,6 +137,7 @@ export class ReverseProxy {
             uri: () => this.opts.uriOf(req, socket),
             statusCode,
             requestUser: user,
+            trace: span?.ref,
           });
         } catch (err) {
           this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
@@ -153,6 +165,11 @@ export class ReverseProxy {
     }
 
     const forward = this.forwardHeaders(req);
+    if (span !== undefined) {
+      // Ends with the response; the AfterCompletion fire spans start before, inside it.
+      res.on('close', () => span.end(res.statusCode));
+      setTraceParent(forward.headers, span.traceparent);
+    }
     this.pool.dispatch(
       {
         path: this.prefix + url,
@@ -364,6 +381,17 @@ function withoutListed(list: string[], connection: string): string[] {
     if (!listed.has(list[i]!.toLowerCase())) kept.push(list[i]!, list[i + 1]!);
   }
   return kept;
+}
+
+/** The upstream continues the proxy span's trace: its `traceparent` replaces the client's. */
+function setTraceParent(list: string[], value: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i]!.length === 11 && list[i]!.toLowerCase() === 'traceparent') {
+      list[i + 1] = value;
+      return;
+    }
+  }
+  list.push('traceparent', value);
 }
 
 function pathOf(url: string): string {

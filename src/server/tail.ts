@@ -47,6 +47,8 @@ type StatusFilter = '2xx' | '3xx' | '4xx' | '5xx' | 'failed';
 export class TailServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   private readonly heartbeat: NodeJS.Timeout;
+  /** The web console's session check: a browser cannot send an Authorization header on an upgrade. */
+  private sessionAuth: ((req: IncomingMessage) => Promise<Principal | undefined>) | undefined;
 
   constructor(private readonly opts: TailOptions) {
     this.heartbeat = setInterval(() => {
@@ -63,6 +65,11 @@ export class TailServer {
     this.heartbeat.unref();
   }
 
+  /** Lets upgrades without an Authorization header sign in by a console session cookie. */
+  acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void {
+    this.sessionAuth = fn;
+  }
+
   get clients(): number {
     return this.wss.clients.size;
   }
@@ -76,7 +83,10 @@ export class TailServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (!url.pathname.endsWith('/_hookd/tail'))
+    // The web console's tail (`/_hookd/console/tail`) signs in by its session cookie, scoped to
+    // the console's path; the API's tail by the Authorization header.
+    const viaConsole = this.sessionAuth !== undefined && url.pathname.endsWith('/_hookd/console/tail');
+    if (!url.pathname.endsWith('/_hookd/tail') && !viaConsole)
       return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
     if (!this.opts.eventsEnabled()) {
       return refuse(
@@ -93,12 +103,18 @@ export class TailServer {
         ),
       );
     }
-    let principal: Principal;
-    try {
-      principal = await this.opts.auth.authenticate(identityRequestOf(req));
-    } catch (err) {
-      if (!(err instanceof HookdError)) throw err;
-      return refuse(socket, err);
+    let principal: Principal | undefined;
+    if (viaConsole) {
+      principal = await this.sessionAuth!(req);
+      if (!principal)
+        return refuse(socket, new HookdError('UNAUTHENTICATED', 'sign in to the console first'));
+    } else {
+      try {
+        principal = await this.opts.auth.authenticate(identityRequestOf(req));
+      } catch (err) {
+        if (!(err instanceof HookdError)) throw err;
+        return refuse(socket, err);
+      }
     }
     const hooks = new Set(url.searchParams.getAll('hook'));
     const status = url.searchParams.get('status') as StatusFilter | null;

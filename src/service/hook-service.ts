@@ -1,5 +1,5 @@
 import { HookdError } from '../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
+import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
 import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
 import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
 import type { HookStore, PageRequest } from '../store/store.js';
@@ -29,6 +29,8 @@ export class HookService {
     private readonly durable: HookStore,
     private readonly ephemeral: HookStore,
     private readonly validation: ValidateOptions = {},
+    /** The scope rule for PathPatterns (src/users/pattern-check.ts); throws to refuse. */
+    private readonly checkPattern?: (owner: string, pathPattern: string) => Promise<void>,
   ) {}
 
   /**
@@ -64,8 +66,19 @@ export class HookService {
     return this.all();
   }
 
+  /** The checks of create and replace (callback policy included), without storing anything. */
+  check(body: unknown): Promise<HookConfig> {
+    return validateHook(body, this.validation);
+  }
+
+  /** Validates a hook document as create and replace would, saving nothing (the console's live check). */
+  async validate(body: unknown): Promise<void> {
+    await validateHook(body, this.validation);
+  }
+
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
+    await this.checkPattern?.(owner, config.PathPattern);
     const hook: Hook = {
       Id: newHookId(),
       Owner: owner,
@@ -82,12 +95,13 @@ export class HookService {
   async replace(owner: string, id: string, body: unknown): Promise<Hook> {
     const existing = await this.get(owner, id);
     const config = await validateHook(body, this.validation);
+    await this.checkPattern?.(owner, config.PathPattern);
     // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.
     const hook: Hook = {
       Id: existing.Id,
       Owner: owner,
       ...config,
-      Modified: isoTimestamp(),
+      Modified: modifiedAfter(existing.Modified),
       State: 'active',
     };
     await this.storeFor(hook).putHook(hook);
@@ -114,14 +128,48 @@ export class HookService {
     return (await this.durable.getHook(id)) ?? (await this.ephemeral.getHook(id));
   }
 
-  /** Sets a hook's state (410 Gone disables it) without touching its configuration or Modified. */
-  async setState(id: string, state: Hook['State']): Promise<Hook | undefined> {
+  /**
+   * Sets a hook's state without touching its configuration or Modified: `disabled` with a reason
+   * (410 Gone, or auto-disable after sustained failure), `active` to re-enable. Resolves to the
+   * hook as stored and whether this call changed it (false when it was in that state already).
+   */
+  async setState(
+    id: string,
+    state: Hook['State'],
+    reason?: string,
+  ): Promise<{ hook: Hook; changed: boolean } | undefined> {
     const hook = await this.find(id);
-    if (!hook || hook.State === state) return hook;
-    const updated = { ...hook, State: state };
+    if (!hook) return undefined;
+    if (hook.State === state) return { hook, changed: false };
+    const { DisabledReason: _r, DisabledAt: _a, ...rest } = hook;
+    const updated: Hook =
+      state === 'disabled'
+        ? { ...rest, State: state, DisabledReason: reason ?? 'disabled', DisabledAt: isoTimestamp() }
+        : { ...rest, State: state };
     await this.storeFor(updated).putHook(updated);
     this.emitSaved(updated);
-    return updated;
+    return { hook: updated, changed: true };
+  }
+
+  /** Re-enables one of the owner's hooks (`POST /hooks/{id}/enable`); an active one stays as it is. */
+  async enable(owner: string, id: string): Promise<Hook> {
+    const existing = await this.get(owner, id);
+    if (existing.State === 'active') return existing;
+    return (await this.setState(existing.Id, 'active'))?.hook ?? existing;
+  }
+
+  /** Deletes every hook of `owner` (the user is being removed), telling the listeners of each. */
+  async deleteAll(owner: string): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const page = await this.list(owner, { limit: 500 });
+      for (const h of page.items) {
+        await this.storeFor(h).deleteHook(h.Id);
+        for (const l of this.listeners) l.hookDeleted(h.Id);
+        n++;
+      }
+      if (page.next === undefined) return n;
+    }
   }
 
   async list(owner: string, page: PageRequest = {}): Promise<HookPage> {
@@ -145,4 +193,14 @@ export class HookService {
   private emitSaved(hook: Hook): void {
     for (const l of this.listeners) l.hookSaved(hook);
   }
+}
+
+/**
+ * A new `Modified` that is later than the previous one even within the same millisecond: it is
+ * the hook's version (its ETag), so two replaces must never share it.
+ */
+export function modifiedAfter(previous: string | undefined): string {
+  const now = Date.now();
+  const before = previous === undefined ? Number.NaN : Date.parse(previous);
+  return isoTimestamp(new Date(Number.isNaN(before) || now > before ? now : before + 1));
 }

@@ -32,6 +32,7 @@ export function deliveryFromRow(r: Record<string, unknown>, body: string | undef
       ...(tUser != null && { user: tUser }),
     },
     request,
+    ...(typeof r.trace_parent === 'string' && { traceParent: r.trace_parent }),
   };
 }
 
@@ -46,5 +47,6 @@ export function attemptFromRow(r: Record<string, unknown>, responseBody: string 
     latencyMs: r.latency_ms as number,
     error: r.error as string | null,
     responseBody,
+    ...(typeof r.rate_wait_ms === 'number' && r.rate_wait_ms > 0 && { rateLimitWaitMs: r.rate_wait_ms }),
   };
 }

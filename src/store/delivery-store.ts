@@ -5,6 +5,8 @@
  * and compare cheaply, and the API formats them.
  */
 
+import type { DeliveryAggregates } from './delivery-aggregates.js';
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 /** The callback request as fired (the engine's `CallbackRequest`, restated so storage imports no engine). */
@@ -64,6 +66,11 @@ export interface DeliveryRecord extends DeliveryState {
   created: number;
   trigger: StoredTrigger;
   request: StoredRequest;
+  /**
+   * W3C `traceparent` of the span that fired it, when tracing was on: its attempts continue
+   * that trace, after a restart or on another instance too. Absent: not traced.
+   */
+  traceParent?: string;
 }
 
 /** One attempt of a delivery, for the delivery log. */
@@ -80,6 +87,8 @@ export interface AttemptRecord {
   error: string | null;
   /** The first 4 KiB of the response body, decoded as UTF-8. */
   responseBody: string | null;
+  /** How long the hook's `RateLimit` held the attempt back before it was sent, ms (absent: not at all). */
+  rateLimitWaitMs?: number;
 }
 
 /** A hook's signing secret and, during a rotation's grace period, the one it replaced. */
@@ -126,6 +135,8 @@ export interface RetentionRule {
 
 export interface DeliveryStore {
   readonly kind: string;
+  /** The web console's overview figures, from rollups this store keeps (delivery-aggregates.ts). */
+  readonly aggregates?: DeliveryAggregates;
   /**
    * Applies a batch atomically: a crash leaves all of it or none. Deliveries arrive in creation
    * order (the outbox inserts them as they fire), which a store may rely on to prune by age.

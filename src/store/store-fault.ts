@@ -77,3 +77,41 @@ export function describeStoreFault(err: unknown): string {
   if (code === undefined || message.includes(code)) return message;
   return `${code}: ${message}`;
 }
+
+/**
+ * The store as the daemon uses it: every method's failure that is a store fault is marked
+ * (`storeFault: true`), so that the API answers STORE_UNAVAILABLE for exactly the errors that came
+ * from the store — a refused connection elsewhere (an identity provider, say) stays what it is.
+ * Methods run on the store itself, not on the proxy.
+ */
+export function guardStore<T extends object>(store: T): T {
+  const mark = (err: unknown): never => {
+    if (err instanceof Error && isStoreFault(err)) (err as { storeFault?: boolean }).storeFault = true;
+    throw err;
+  };
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      let w = wrapped.get(key);
+      if (w === undefined) {
+        w = (...args: unknown[]) => {
+          try {
+            const r = (value as (...a: unknown[]) => unknown).apply(target, args);
+            return r instanceof Promise ? r.catch(mark) : r;
+          } catch (err) {
+            return mark(err);
+          }
+        };
+        wrapped.set(key, w);
+      }
+      return w;
+    },
+  });
+}
+
+/** Whether an error was marked by `guardStore` as a store fault. */
+export function fromStore(err: unknown): boolean {
+  return err instanceof Error && (err as { storeFault?: unknown }).storeFault === true;
+}

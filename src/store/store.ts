@@ -9,6 +9,12 @@ import type { Hook } from '../hook/hook.js';
 export interface UserRecord {
   name: string;
   created: string;
+  /**
+   * What the user's hooks may observe: path patterns and/or `own` (src/users/scopes.ts). Absent
+   * for a user stored before scopes existed, until the daemon's start-up gives it the default
+   * (docs/DECISIONS.md "Scopes").
+   */
+  scopes?: string[];
 }
 
 export interface TokenRecord {
@@ -44,6 +50,8 @@ export interface UserStore {
   listUsers(): Promise<UserRecord[]>;
   /** Removes the user with their tokens and hooks. */
   removeUser(name: string): Promise<boolean>;
+  /** Replaces the user's scopes; false when there is no such user. */
+  setUserScopes(name: string, scopes: string[]): Promise<boolean>;
   addToken(token: TokenRecord): Promise<void>;
   getToken(id: string): Promise<TokenRecord | undefined>;
   listTokens(user?: string): Promise<TokenRecord[]>;
@@ -58,6 +66,8 @@ export interface HookChangeWatcher {
   resync(): void | Promise<void>;
   /** A hook's signing secret was created, rotated or removed (cached keys must be dropped). */
   secretChanged?(hookId: string): void;
+  /** A user was added, removed or given other scopes (cached scopes must be dropped). */
+  userChanged?(name: string): void;
   /** Fetching the changed hooks failed (the next change or resync tries again). */
   failed?(err: unknown): void;
 }

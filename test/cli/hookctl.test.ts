@@ -7,7 +7,7 @@ import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { ANSI, assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl, runProcess } from './helpers.js';
 
 // The real binary (node bin/hookctl.js, i.e. dist/) as a child process against a real hookd.
-// stdout is a pipe here, so every listing is the piped form: tab-separated, no header; JSON compact.
+// stdout is a pipe here, so every listing is the piped form: tab-separated, no header; JSON indented.
 
 const HOOK = {
   PathPattern: '/repositories/*/timeseries/(*)',
@@ -76,7 +76,7 @@ describe('hookctl hooks (piped output)', () => {
     ]);
   });
 
-  it('-o wide adds PERSIST, MODIFIED and CALLBACK METHOD; hooks list and ls are the same command', async () => {
+  it('-o wide adds the status lists, PERSIST, MODIFIED and CALLBACK METHOD; hooks list and ls are the same command', async () => {
     await deleteAll();
     const id = await createHook({
       ...HOOK,
@@ -88,21 +88,21 @@ describe('hookctl hooks (piped output)', () => {
     const wide = await hookctl(['hooks', 'list', '-o', 'wide'], { env });
     assert.equal(wide.code, 0, wide.stderr);
     const cells = wide.stdout.trim().split('\t');
-    assert.equal(cells.length, 9);
+    assert.equal(cells.length, 11);
     assert.deepEqual(cells.slice(0, 3), [id, 'BeforeCompletion', 'GET,POST']);
-    assert.deepEqual([cells[6], cells[8]], ['false', 'PUT']);
-    assert.match(cells[7]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    assert.deepEqual([cells[6], cells[7], cells[8], cells[10]], ['', '', 'false', 'PUT']);
+    assert.match(cells[9]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     const ls = await hookctl(['-o', 'wide', 'ls'], { env });
     assert.equal(ls.stdout, wide.stdout);
   });
 
-  it('list -o json is one compact line holding every hook', async () => {
+  it('list -o json is indented JSON holding every hook, also when piped', async () => {
     await deleteAll();
     const a = await createHook();
     const b = await createHook({ ...HOOK, PathPattern: '/other' });
     const r = await hookctl(['list', '-o', 'json'], { env });
     assert.equal(r.code, 0);
-    assert.equal(r.stdout.split('\n').length, 2, 'one line and the final newline');
+    assert.match(r.stdout, /^\[\n {2}\{\n {4}"Id": /, 'indented');
     const hooks = JSON.parse(r.stdout) as { Id: string }[];
     assert.deepEqual(hooks.map((h) => h.Id).sort(), [a, b].sort());
   });
@@ -120,7 +120,7 @@ describe('hookctl hooks (piped output)', () => {
     const id = await createHook();
     const got = await hookctl(['get', id], { env });
     assert.equal(got.code, 0, got.stderr);
-    assert.equal(got.stdout.trim().split('\n').length, 1, 'compact JSON when piped');
+    assert.ok(got.stdout.trim().split('\n').length > 10, 'indented JSON when piped, ready to edit');
     const hook = JSON.parse(got.stdout) as Record<string, unknown>;
     assert.equal(hook.Id, id);
 
@@ -583,7 +583,9 @@ describe('hookctl completion', () => {
       'get',
       'create',
       'replace',
+      'edit',
       'delete',
+      'enable',
     ]);
     assert.deepEqual(await complete(['hookctl', '-o', '']), ['table', 'wide', 'json']);
     assert.deepEqual(await complete(['hookctl', 'tail', '--st']), ['--status']);

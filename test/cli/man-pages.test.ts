@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main.js';
 import { ALL_OPTIONS } from '../../src/config/options.js';
 import { ROOT } from './helpers.js';
 
@@ -57,6 +59,18 @@ describe('man pages', () => {
       'login',
       'profile list',
       'completion bash|zsh|fish',
+      'users list',
+      'users add NAME',
+      'users remove NAME',
+      'users grant NAME',
+      'users revoke NAME',
+      'tokens create USER',
+      'tokens list',
+      'tokens revoke USER',
+      'hooks enable ID',
+      'notifications list',
+      'notifications add URL',
+      'notifications remove ID',
     ]) {
       assert.ok(
         headings.some((h) => h.includes(c)),
@@ -74,6 +88,8 @@ describe('man pages', () => {
       '--until',
       '--limit',
       '--hook',
+      '--scope',
+      '--label',
     ]) {
       assert.ok(page.includes(o), `option ${o}`);
     }
@@ -89,6 +105,69 @@ describe('man pages', () => {
     }
     for (const code of ['0', '1', '2', '3', '4'])
       assert.match(page, new RegExp(`^\\.TP\\n\\.B ${code}$`, 'm'), `exit ${code}`);
+  });
+
+  it('hookctl.1 documents every option of the users and tokens commands', () => {
+    const page = text(HOOKCTL);
+    const program = buildProgram(() => {
+      throw new Error('not run');
+    });
+    for (const name of ['users', 'tokens']) {
+      const cmd = program.commands.find((c) => c.name() === name);
+      assert.ok(cmd, name);
+      for (const sub of cmd.commands) {
+        assert.ok(page.includes(`.SS "${name} ${sub.name()}`), `${name} ${sub.name()} has a heading`);
+        for (const o of sub.options) assert.ok(page.includes(o.long!), `${name} ${sub.name()} ${o.long}`);
+      }
+    }
+  });
+
+  it("each hookctl command's section lists exactly the options the command registers", () => {
+    const page = text(HOOKCTL);
+    const commands = page.slice(
+      page.indexOf('\n.SH COMMANDS'),
+      page.indexOf('\n.SH', page.indexOf('\n.SH COMMANDS') + 5),
+    );
+    const sections = commands
+      .split('\n.SS ')
+      .slice(1)
+      .map((chunk) => {
+        const nl = chunk.indexOf('\n');
+        const heading = chunk.slice(0, nl).replaceAll('"', '');
+        return { items: heading.split(', ').map((i) => i.trim()), body: chunk };
+      });
+    const program = buildProgram(() => {
+      throw new Error('not run');
+    });
+    const globals = new Set(program.options.flatMap((o) => [o.long, o.short]).filter(Boolean));
+    const leaves: { path: string; cmd: Command }[] = [];
+    const walk = (cmd: Command, path: string[]) => {
+      if (cmd.commands.length === 0 && cmd !== program) leaves.push({ path: path.join(' '), cmd });
+      for (const sub of cmd.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(program, []);
+    assert.ok(leaves.length >= 20, `found ${leaves.length} commands`);
+    for (const { path, cmd } of leaves) {
+      const mine = sections.filter((s) => s.items.some((i) => i === path || i.startsWith(`${path} `)));
+      assert.ok(mine.length > 0, `hookctl ${path} has a section in man hookctl`);
+      const body = mine.map((s) => s.body).join('\n');
+      const registered = cmd.options.filter((o) => o.long !== '--help');
+      for (const o of registered) {
+        assert.ok(
+          body.includes(o.long!) || (o.short !== undefined && new RegExp(`${o.short}\\b`).test(body)),
+          `the section of hookctl ${path} describes ${o.flags}`,
+        );
+      }
+      // The other way round: an option the section lists (.TP items) is one the command has.
+      const listed = [...body.matchAll(/^\.TP\n\.B[IR]? (--[a-z-]+)/gm)].map((m) => m[1]!);
+      const known = new Set(registered.flatMap((o) => [o.long, o.short]));
+      for (const flag of listed) {
+        assert.ok(
+          known.has(flag) || globals.has(flag),
+          `hookctl ${path} has the option ${flag} its man section lists`,
+        );
+      }
+    }
   });
 
   it('hookd.8 documents every daemon option with its variable and config key', () => {
@@ -115,6 +194,9 @@ describe('man pages', () => {
       'GET /_hookd/openapi.json',
       'GET /metrics',
       'POST /_hookd/reload',
+      'GET /_hookd/notifications',
+      'POST /_hookd/notifications',
+      '/enable',
     ]) {
       assert.ok(page.includes(endpoint), `endpoint ${endpoint}`);
     }

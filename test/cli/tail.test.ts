@@ -151,7 +151,7 @@ describe('hookctl tail against hookd', () => {
     assert.equal(e.HookId, b.id);
     assert.equal(e.Outcome, 'retrying');
     assert.equal(e.StatusCode, 500);
-    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200 });
+    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200, User: null });
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });
@@ -191,10 +191,12 @@ describe('hookctl tail against hookd', () => {
     const line = (id: string) => lines.find((l) => l.includes(id))!;
     assert.match(
       plain(line(ok.id)),
-      new RegExp(`^\\d\\d:\\d\\d:\\d\\d {2}${ok.id} {2}GET ${ok.path} → 200 {2}\\d+(\\.\\d)?ms$`),
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d {2}${ok.id} {2}GET ${ok.path} \\[200\\] {2}<-- 200 {2}\\d+(\\.\\d)?ms$`,
+      ),
     );
-    assert.match(plain(line(retry.id)), /→ 500 \(retrying\) {2}\d+(\.\d)?ms$/);
-    assert.match(plain(line(gone.id)), /→ 410 \(failed\) {2}\d+(\.\d)?ms$/);
+    assert.match(plain(line(retry.id)), /\[200\] {2}<-- 500 \(retrying\) {2}\d+(\.\d)?ms$/);
+    assert.match(plain(line(gone.id)), /\[200\] {2}<-- 410 \(failed\) {2}\d+(\.\d)?ms$/);
     assert.ok(line(ok.id).startsWith('\u001b[32m'), 'succeeded is green');
     assert.ok(line(retry.id).startsWith('\u001b[33m'), 'retrying is yellow');
     assert.ok(line(gone.id).startsWith('\u001b[31m'), 'failed is red');
@@ -207,7 +209,7 @@ describe('hookctl tail against hookd', () => {
     const tail = startTail([], { env: { ...env, NO_COLOR: '1' }, tty: true });
     await tail.stderr.waitFor(/Ready!/);
     await fire(retry.path);
-    await tail.stdout.waitFor(/→ 500/);
+    await tail.stdout.waitFor(/<-- 500/);
     assert.doesNotMatch(tail.stdout.text(), /\u001b\[/);
     tail.interrupt();
     assert.equal(await tail.done, 0);
@@ -250,7 +252,7 @@ describe('hookctl tail against hookd', () => {
   it('exit 4 when hookd refuses the token on the upgrade', async () => {
     const r = startTail([], { env: { ...env, HOOKD_TOKEN: 'hkd_000000000000_wrong' }, tty: false });
     assert.equal(await r.done, 4);
-    assert.match(r.stderr.text(), /Authorization: Bearer/);
+    assert.match(r.stderr.text(), /the bearer token is not valid/);
   });
 
   it('exit 1 with the problem detail when events are switched off', async () => {

@@ -73,7 +73,14 @@ describe('hookctl on a terminal', () => {
       .split('\n')[0]!
       .trim()
       .split(/\s{2,}/);
-    assert.deepEqual(header.slice(6), ['PERSIST', 'MODIFIED', 'CALLBACK METHOD']);
+    assert.deepEqual(header.slice(6), [
+      'WHITELIST',
+      'BLACKLIST',
+      'PERSIST',
+      'MODIFIED',
+      'CALLBACK METHOD',
+      'DISABLED',
+    ]);
   });
 
   it('NO_COLOR and --no-color turn colour off on a terminal', async () => {

@@ -44,7 +44,6 @@ const CASES: [string, string[]][] = [
   ['profile use without a name', ['profile', 'use']],
   ['profile without a subcommand', ['profile']],
   ['hooks without a subcommand', ['hooks']],
-  ['no command at all', []],
   ['--server that is not a URL', ['--server', 'not a url', 'list']],
   ['--server with another scheme', ['--server', 'ftp://127.0.0.1/', 'list']],
   ['--server with credentials in it', ['--server', 'http://u:p@127.0.0.1/', 'list']],
@@ -67,6 +66,13 @@ describe('hookctl usage errors exit 2 without contacting a server', () => {
     const r = await runInProcess(['list', '-o', 'yaml'], { env, tty: false });
     assert.match(r.stderr, /argument 'yaml' is invalid\. Allowed choices are table, wide, json/);
     assert.match(r.stderr, /--help/);
+  });
+
+  it('bare hookctl prints the help on stdout and exits 0 (as gh and kubectl do)', async () => {
+    const r = await runInProcess([], { env, tty: false });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Usage: hookctl/m);
+    assert.equal(r.stderr, '');
   });
 
   it('help is not an error: exit 0 on stdout', async () => {

@@ -44,7 +44,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
   });
 
   it('user add and token create write the shared database; the running instance accepts the token', async () => {
-    const add = await run('user', 'add', 'bob');
+    const add = await run('user', 'add', 'bob', '--scope', '/bob');
     assert.equal(add.code, 0, add.stderr);
     const created = await run('token', 'create', 'bob');
     assert.equal(created.code, 0, created.stderr);

@@ -59,7 +59,7 @@ describe('hookd user and token commands', () => {
   });
 
   it('user add creates a user and says how to give it a token', async () => {
-    const r = await run('user', 'add', 'bob');
+    const r = await run('user', 'add', 'bob', '--scope', '/');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /added user bob/);
     assert.match(r.stdout, /hookd token create bob/);

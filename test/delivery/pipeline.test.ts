@@ -366,14 +366,24 @@ describe('DeliveryPipeline', () => {
       ],
     );
 
-    assert.equal(await h.pipeline.redeliverBulk(hookId, { status: 'failed' }), 2);
+    assert.deepEqual(await h.pipeline.redeliverBulk(hookId, { status: 'failed', dryRun: true }), {
+      queued: 2,
+      pending: 0,
+    });
+    assert.deepEqual(await h.pipeline.redeliverBulk(hookId, { status: 'failed' }), { queued: 2, pending: 0 });
     await r.waitFor(6);
     await until(() => h.pipeline.stats().live === 0, 'the bulk redelivery to end');
     assert.deepEqual(
       new Set(r.calls.slice(4).map((c) => c.headers['webhook-id'])),
       new Set([failed[1]!.id, failed[2]!.id]),
     );
-    assert.equal(await h.pipeline.redeliverBulk(hookId), 0, 'nothing failed any more');
+    assert.equal(
+      (await h.pipeline.redeliverBulk(hookId, { status: 'failed' })).queued,
+      0,
+      'nothing failed any more',
+    );
+    // Without a filter: every delivery of the hook (all succeeded by now).
+    assert.equal((await h.pipeline.redeliverBulk(hookId, { dryRun: true })).queued, 3);
     assert.equal(await h.pipeline.redeliver('msg_00000000000000000000000000'), undefined);
   });
 

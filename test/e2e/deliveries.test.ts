@@ -372,7 +372,7 @@ describe('redelivery', () => {
     }
   });
 
-  it('POST /hooks/{id}/redeliver queues the failed ones by default, or those matching the filter', async () => {
+  it('POST /hooks/{id}/redeliver queues every delivery by default, or those matching the filter', async () => {
     rcv.answer = () => ({ status: 200 });
     const hook = await hookOn('/bulk', '/bulk');
     try {
@@ -385,13 +385,15 @@ describe('redelivery', () => {
         (v) => v.length === 3,
       );
 
-      const none = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, {});
+      const none = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(none.status, 202, none.text);
-      assert.deepEqual(none.body, { queued: 0 }, 'nothing failed');
+      assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'nothing failed');
+      const dry = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
+      assert.deepEqual(dry.body, { queued: 3, pending: 0, dryRun: true }, 'no filter: all of them');
 
-      const some = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'succeeded' });
+      const some = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, {});
       assert.equal(some.status, 202, some.text);
-      assert.deepEqual(some.body, { queued: 3 });
+      assert.deepEqual(some.body, { queued: 3, pending: 0 });
       const both = await rcv.waitFor('/bulk', 6);
       assert.deepEqual(
         both
@@ -406,7 +408,7 @@ describe('redelivery', () => {
         status: 'succeeded',
         since: future,
       });
-      assert.deepEqual(late.body, { queued: 0 });
+      assert.deepEqual(late.body, { queued: 0, pending: 0 });
 
       const bad = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { state: 'failed' });
       assert.equal(bad.status, 400);

@@ -103,7 +103,7 @@ describe('API through forward auth', () => {
 
 describe('proxied requests', () => {
   it('ask the endpoint only when a hook matched', async () => {
-    await createHook(d, {
+    const watched = await createHook(d, {
       PathPattern: '/watched',
       Methods: ['GET'],
       Callback: `${receiver.url}/cb`,
@@ -117,6 +117,18 @@ describe('proxied requests', () => {
     await sleep(200);
     assert.equal(endpoint.calls.length, 0, 'no hook matched: nobody asked');
     assert.equal((await send(`${d.url}/watched`, { headers: bearer('carol') })).status, 200);
+    // AfterCompletion: the callbacks are recorded before the response ends, provider or not.
+    const recorded = await api<{ Trigger: { User: string | null } }[]>(
+      d.url,
+      d.token,
+      'GET',
+      `/hooks/${watched.Id}/deliveries`,
+    );
+    assert.deepEqual(
+      recorded.body.map((x) => x.Trigger.User),
+      ['carol'],
+      'recorded, with its user, when the response ended',
+    );
     const [call] = await receiver.waitFor(1);
     assert.equal(call!.body, 'user=carol');
     assert.equal(endpoint.calls.length, 1);

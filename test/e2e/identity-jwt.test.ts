@@ -68,6 +68,10 @@ before(async () => {
     { PathPattern: '/docs', Methods: ['GET'], Callback: `${receiver.url}/doc`, Type: 1 },
     { token: carol },
   );
+  // carol was created on first sight with ["own"]; these tests watch other users' requests too
+  // (scopes have their own tests in test/users/), so the admin grants her every path.
+  const grant = await api(d.url, d.token, 'PUT', '/_hookd/users/carol', { Scopes: ['/'] });
+  assert.equal(grant.status, 200, grant.text);
 });
 after(async () => {
   await d?.close();

@@ -74,9 +74,9 @@ before(async () => {
   secrets.admin = d.token;
 
   // A second user, made the way an operator does, beside the running daemon.
-  await hookdCli(['user', 'add', 'bob'], d.dataDir);
+  await hookdCli(['user', 'add', 'bob', '--scope', '/'], d.dataDir);
   secrets.bob = await hookdCli(['token', 'create', 'bob'], d.dataDir);
-  await hookdCli(['user', 'add', 'carol'], d.dataDir);
+  await hookdCli(['user', 'add', 'carol', '--scope', '/'], d.dataDir);
   carol = await hookdCli(['token', 'create', 'carol'], d.dataDir);
   secrets.wrong = 'hkd_0123456789ab_NotARealTokenButShapedLikeOneXXXXXXXXXXXXXX';
   secrets.callbackCredential = 'cb-credential-7f3a9e';

@@ -183,9 +183,14 @@ describe("MatchEngine: the request's user (lazy)", () => {
     assert.equal(fired[0]!.trigger.user, 'bob');
   });
 
-  it('the dry run renders the given user', () => {
+  it('the dry run renders the given user', async () => {
     const { engine } = setup();
-    const [p] = engine.preview('alice', { method: 'GET', path: '/watched', uri: () => 'u', user: 'carol' });
+    const [p] = await engine.preview('alice', {
+      method: 'GET',
+      path: '/watched',
+      uri: () => 'u',
+      user: 'carol',
+    });
     assert.equal(JSON.parse(p!.request.body!).u, 'carol');
   });
 });

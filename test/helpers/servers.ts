@@ -275,9 +275,13 @@ export async function createHook(
   return res.body;
 }
 
-/** Adds a user to the daemon's store and returns a fresh API token for it. */
-export async function addUser(d: TestDaemon, name: string): Promise<string> {
+/**
+ * Adds a user to the daemon's store and returns a fresh API token for it. The user may observe
+ * every request (`["/"]`) unless the test says otherwise: tests of other features are not about
+ * scopes (test/users/ is).
+ */
+export async function addUser(d: TestDaemon, name: string, scopes: string[] = ['/']): Promise<string> {
   const accounts = new Accounts(d.hookd.store);
-  await accounts.addUser(name);
+  await accounts.addUser(name, scopes);
   return (await accounts.createToken(name)).token;
 }

@@ -268,7 +268,7 @@ describe('callback rendering', () => {
       Methods: ['POST'],
       Type: 1,
       CallbackContent:
-        '{"m":"$REQUEST_METHOD","id":"$HOOK_ID","t":"$TIMESTAMP","s":$STATUS_CODE,"p":"${REQUEST_PATH}x","c":"${1}2","u":"$UNKNOWN $0 $9"}',
+        '{"m":"$REQUEST_METHOD","id":"$HOOK_ID","t":"$TIMESTAMP","s":$STATUS_CODE,"p":"${REQUEST_PATH}x","c":"${1}2","u":"$UNKNOWN $schema"}',
     });
     const t0 = Date.now();
     await get('/vars/v1?k=v', { method: 'POST' });
@@ -280,7 +280,11 @@ describe('callback rendering', () => {
     assert.equal(doc.s, 200);
     assert.equal(doc.p, '/vars/v1x');
     assert.equal(doc.c, 'v12');
-    assert.equal(doc.u, '$UNKNOWN $0 $9', 'unknown variables and missing captures stay as written');
+    assert.equal(
+      doc.u,
+      '$UNKNOWN $schema',
+      'unknown variables stay as written ($0, $9 are refused at create)',
+    );
     assert.match(String(doc.t), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}(Z|\+00:00)$/);
     const t = Date.parse(String(doc.t));
     assert.ok(t >= t0 - 1 && t <= t1 + 1, `timestamp ${doc.t} outside the request`);

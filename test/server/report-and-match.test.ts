@@ -72,6 +72,8 @@ before(async () => {
     d,
     {
       ...common,
+      // No capture group: a `$1` would be refused (it can never render).
+      CallbackContent: TEMPLATE.replace('$1', '-'),
       PathPattern: '/orders/*/items',
       Methods: ['GET'],
       Type: 1,
@@ -116,8 +118,8 @@ const scenarios: { served: Served; fires: string[] }[] = [
 /** What each hook of this file sends for a served request, as `METHOD /receiver-path body`. */
 function expectedCall(letter: string, s: Served): string {
   const status = letter === 'A' ? '' : String(s.StatusCode);
-  // D's pattern has no capture group, so its `$1` stays as written.
-  const capture = letter === 'D' ? '$1' : decodeURIComponent(s.Path.split('/')[2] ?? '');
+  // D's pattern has no capture group, so its template has a `-` there.
+  const capture = letter === 'D' ? '-' : decodeURIComponent(s.Path.split('/')[2] ?? '');
   const uri = `${d.url}${s.Path}${s.Query ? `?${s.Query}` : ''}`;
   if (letter === 'E') return 'GET /E?via=get ';
   return `POST /${letter} ${s.Method}|${s.Path}|${capture}|${uri}|${status}`;
@@ -313,25 +315,32 @@ describe('POST /match (dry run)', () => {
         HookId: hooks.D!.Id,
         Type: 1,
         Captures: [],
+        StatusCodeWhiteList: [],
+        StatusCodeBlackList: [],
         Request: {
           Method: 'POST',
           Url: `${receiver.url}/D`,
           Headers: { 'X-Bob': 'yes', 'content-type': 'text/plain' },
-          Body: `GET|/orders/o1/items|$1|${d.url}/orders/o1/items?y=2|200`,
+          Body: `GET|/orders/o1/items|-|${d.url}/orders/o1/items?y=2|200`,
         },
       },
     ]);
     assert.deepEqual(await receiver.settle(300), [], 'a dry run sends nothing');
   });
 
-  it('judges the status lists when a status is given, and skips hooks with lists when not', async () => {
+  it('judges the status lists when a status is given, and marks hooks with lists NeedsStatus when not', async () => {
     const ids = async (body: unknown) => {
       const r = await match(body);
       assert.equal(r.status, 200, r.text);
       return r.body.map((p) => p.HookId).sort();
     };
     const { A, B, C, E } = hooks as Record<string, Hook>;
-    assert.deepEqual(await ids({ Method: 'GET', Path: '/orders/o1' }), [A!.Id, E!.Id].sort());
+    assert.deepEqual(await ids({ Method: 'GET', Path: '/orders/o1' }), [A!.Id, B!.Id, C!.Id, E!.Id].sort());
+    const undecided = (await match({ Method: 'GET', Path: '/orders/o1' })).body
+      .filter((p) => (p as unknown as { NeedsStatus?: boolean }).NeedsStatus === true)
+      .map((p) => p.HookId)
+      .sort();
+    assert.deepEqual(undecided, [B!.Id, C!.Id].sort(), 'only the hooks whose lists decide');
     assert.deepEqual(
       await ids({ Method: 'GET', Path: '/orders/o1', StatusCode: 500 }),
       [A!.Id, E!.Id].sort(),

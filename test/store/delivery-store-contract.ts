@@ -69,6 +69,22 @@ export function deliveryStoreContract(
     });
     after(async () => close());
 
+    it('keeps the trace context of a delivery and the rate-limit wait of an attempt (issue 16)', async () => {
+      const d = record('hk_traced', Date.now(), {
+        traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      });
+      await insert(store, [d]);
+      assert.equal((await store.getDelivery(d.id))?.traceParent, d.traceParent);
+      assert.equal((await store.pendingDeliveries()).find((r) => r.id === d.id)?.traceParent, d.traceParent);
+      await store.write({
+        ...emptyBatch(),
+        attempts: [attempt(d, 1, { rateLimitWaitMs: 250.5 }), attempt(d, 2)],
+      });
+      const back = await store.listAttempts(d.id);
+      assert.equal(back[0]!.rateLimitWaitMs, 250.5);
+      assert.equal(back[1]!.rateLimitWaitMs, undefined);
+    });
+
     it('stores a delivery as given and reads it back', async () => {
       const d = record('hk_roundtrip', Date.now());
       const get = record('hk_roundtrip', Date.now(), {

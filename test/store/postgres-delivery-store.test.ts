@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { DeliveryRecord } from '../../src/store/delivery-store.js';
 import { emptyBatch } from '../../src/store/delivery-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { PostgresDeliveryStore } from '../../src/store/postgres/postgres-delivery-store.js';
@@ -229,6 +230,58 @@ if (skip) {
         );
       } finally {
         await close();
+      }
+    });
+
+    it('writes by index lookups even when the table grew without statistics (no sequential scan)', async (t) => {
+      const tdb = await createTestDatabase();
+      const version = await tdb.query<{ v: number }>(
+        "SELECT current_setting('server_version_num')::int AS v",
+      );
+      if (version.rows[0]!.v < 150000) {
+        await tdb.drop();
+        t.skip('needs PostgreSQL 15 (pg_stat_force_next_flush)');
+        return;
+      }
+      // One connection, so that every write runs in the backend whose statistics are flushed below.
+      const db = await PgDatabase.open(tdb.url, { max: 1 });
+      try {
+        const store = new PostgresDeliveryStore(db);
+        // No autovacuum: the table keeps having no statistics at all, whatever it grows to.
+        await db.pool.query('ALTER TABLE deliveries SET (autovacuum_enabled = false)');
+        // Writes while the table is tiny: a prepared statement would settle on a generic plan now.
+        let prev: DeliveryRecord[] = [];
+        const round = async (n: number) => {
+          const inserts = Array.from({ length: n }, () => record('hk_plan', Date.now()));
+          const updates = prev.map((d) => ({ ...d, status: 'succeeded' as const, attempts: 1 }));
+          await store.write({ ...emptyBatch(), inserts, updates, attempts: prev.map((d) => attempt(d, 1)) });
+          prev = inserts;
+        };
+        for (let i = 0; i < 8; i++) await round(2);
+        // The table grows to 20,000 deliveries behind the planner's back (no ANALYZE).
+        await db.pool.query(
+          `INSERT INTO deliveries (id, hook_id, owner, hook_type, status, attempts, round_start, created,
+             t_method, t_path, method, url, headers)
+           SELECT 'msg_bulk' || lpad(g::text, 8, '0'), 'hk_bulk', 'alice', 1, 'succeeded', 1, 0, 0,
+             'POST', '/x', 'POST', 'https://r.example/', '{}'
+           FROM generate_series(1, 20000) g`,
+        );
+        const seqScans = async () => {
+          // Flush this backend's statistics, then read them (a fresh snapshot per query).
+          await db.pool.query('SELECT pg_stat_force_next_flush()');
+          await db.pool.query('SELECT 1');
+          const { rows } = await tdb.query<{ n: string }>(
+            "SELECT seq_scan AS n FROM pg_stat_user_tables WHERE relname = 'deliveries'",
+          );
+          return Number(rows[0]!.n);
+        };
+        const before = await seqScans();
+        for (let i = 0; i < 6; i++) await round(50);
+        assert.equal(await seqScans(), before, 'no write scanned the whole deliveries table');
+        assert.equal((await store.getDelivery(prev[0]!.id))?.status, 'pending');
+      } finally {
+        await db.close();
+        await tdb.drop();
       }
     });
   });

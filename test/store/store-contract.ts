@@ -231,6 +231,26 @@ export function storeContract(name: string, makeStore: () => Promise<Store> | St
         );
       });
 
+      it('keeps scopes: stored with the user, replaced by setUserScopes, absent for a user stored without', async () => {
+        await store.addUser({ name: 'alice', created: 'c', scopes: ['own', '/repositories/acme'] });
+        await store.addUser({ name: 'old', created: 'c' });
+        assert.deepEqual((await store.getUser('alice'))?.scopes, ['own', '/repositories/acme']);
+        assert.equal('scopes' in (await store.getUser('old'))!, false);
+        assert.equal(await store.setUserScopes('alice', ['/a', '/b/$']), true);
+        assert.equal(await store.setUserScopes('old', []), true);
+        assert.equal(await store.setUserScopes('nobody', ['/']), false);
+        assert.deepEqual(
+          (await store.listUsers()).map((u) => [u.name, u.scopes]),
+          [
+            ['alice', ['/a', '/b/$']],
+            ['old', []],
+          ],
+        );
+        const got = (await store.getUser('alice'))!;
+        got.scopes!.push('/changed');
+        assert.deepEqual((await store.getUser('alice'))?.scopes, ['/a', '/b/$']);
+      });
+
       it('listUsers of an empty store is an empty array', async () => {
         assert.deepEqual(await store.listUsers(), []);
       });

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RedeliveryFilter } from '../../delivery/bulk-redelivery.js';
 import { triggerMessage } from '../../delivery/delivery-events.js';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import type { DeliveryPipeline } from '../../delivery/pipeline.js';
@@ -100,8 +101,11 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
       POST: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
         const filter = parseRedeliveryFilter(req.body);
-        const queued = await pipeline.redeliverBulk(hook.Id, filter);
-        return reply.code(202).send({ queued });
+        const result = await pipeline.redeliverBulk(hook.Id, filter);
+        // A dry run changes nothing: 200, with what a real run would queue.
+        return reply
+          .code(filter.dryRun ? 200 : 202)
+          .send({ queued: result.queued, pending: result.pending, ...(filter.dryRun && { dryRun: true }) });
       },
     },
     { events: true },
@@ -178,6 +182,8 @@ export function presentAttempt(a: AttemptRecord): Record<string, unknown> {
     LatencyMs: a.latencyMs,
     Error: a.error,
     ResponseBody: a.responseBody,
+    // Only when the hook's RateLimit held the attempt back (issue 16).
+    ...(a.rateLimitWaitMs !== undefined && { RateLimitWaitMs: a.rateLimitWaitMs }),
   };
 }
 
@@ -254,7 +260,7 @@ function parseListQuery(req: FastifyRequest): DeliveryQuery & { limit: number } 
   return query;
 }
 
-function parseRedeliveryFilter(body: unknown): { status?: DeliveryStatus; since?: number; until?: number } {
+function parseRedeliveryFilter(body: unknown): RedeliveryFilter {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
     fail([
@@ -267,11 +273,14 @@ function parseRedeliveryFilter(body: unknown): { status?: DeliveryStatus; since?
   const b = body as Record<string, unknown>;
   const errors: FieldError[] = [];
   for (const key of Object.keys(b)) {
-    if (key !== 'status' && key !== 'since' && key !== 'until') {
-      errors.push({ field: key, message: 'is not a redelivery filter; use status, since and until' });
+    if (key !== 'status' && key !== 'since' && key !== 'until' && key !== 'dryRun') {
+      errors.push({ field: key, message: 'is not a redelivery filter; use status, since, until and dryRun' });
     }
   }
-  const filter: { status?: DeliveryStatus; since?: number; until?: number } = {};
+  const filter: RedeliveryFilter = {};
+  if (b.dryRun !== undefined && typeof b.dryRun !== 'boolean')
+    errors.push({ field: 'dryRun', message: 'must be true or false' });
+  if (b.dryRun === true) filter.dryRun = true;
   const status = parseStatus(b.status, errors);
   if (status !== undefined) filter.status = status;
   const since = parseTime(b.since, 'since', errors);

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
+import type { Hook } from '../../hook/hook.js';
 import { HOOK_ID_SHAPE } from '../../hook/hook-id.js';
+import { lintHook } from '../../hook/lint-hook.js';
 import type { HookService } from '../../service/hook-service.js';
 import { principalOf } from '../auth-hook.js';
+import { checkIfMatch, etagOf } from '../hook-version.js';
 import { parsePageQuery } from '../page-query.js';
 import { presentHook } from '../present-hook.js';
 import { resource } from '../route-table.js';
@@ -27,7 +30,28 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
       POST: async (req, reply) => {
         const hook = await hooks.create(principalOf(req).user, req.body);
         req.log.info({ hookId: hook.Id, owner: hook.Owner }, 'hook created');
-        return reply.code(201).header('Location', `${prefix}/hooks/${hook.Id}`).send(presentHook(hook));
+        return reply
+          .code(201)
+          .header('Location', `${prefix}/hooks/${hook.Id}`)
+          .header('ETag', etagOf(hook))
+          .send(withWarnings(hook));
+      },
+    },
+    { events: true },
+  );
+
+  // The checks of create/replace (and the lint's warnings) without storing anything.
+  resource(
+    app,
+    '/_hookd/validate',
+    {
+      POST: async (req, reply) => {
+        const config = await hooks.check(req.body);
+        const { warnings } = lintHook(config);
+        return reply.send({
+          ...config,
+          ...(warnings.length && { Warnings: warnings.map((w) => ({ Field: w.field, Message: w.message })) }),
+        });
       },
     },
     { events: true },
@@ -37,11 +61,18 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
     app,
     '/hooks/:id',
     {
-      GET: async (req, reply) => reply.send(presentHook(await hooks.get(principalOf(req).user, idOf(req)))),
+      GET: async (req, reply) => {
+        const hook = await hooks.get(principalOf(req).user, idOf(req));
+        return reply.header('ETag', etagOf(hook)).send(presentHook(hook));
+      },
       PUT: async (req, reply) => {
-        const hook = await hooks.replace(principalOf(req).user, idOf(req), req.body);
+        const user = principalOf(req).user;
+        if (req.headers['if-match'] !== undefined) {
+          checkIfMatch(req.headers['if-match'], await hooks.get(user, idOf(req)));
+        }
+        const hook = await hooks.replace(user, idOf(req), req.body);
         req.log.info({ hookId: hook.Id, owner: hook.Owner }, 'hook replaced');
-        return reply.send(presentHook(hook));
+        return reply.header('ETag', etagOf(hook)).send(withWarnings(hook));
       },
       DELETE: async (req, reply) => {
         await hooks.delete(principalOf(req).user, idOf(req));
@@ -51,6 +82,14 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
     },
     { events: true },
   );
+}
+
+/** The stored hook and, when there are any, the lint's warnings (docs/API.md "Warnings"). */
+function withWarnings(hook: Hook): Record<string, unknown> {
+  const { warnings } = lintHook(hook);
+  const body = presentHook(hook);
+  if (warnings.length) body.Warnings = warnings.map((w) => ({ Field: w.field, Message: w.message }));
+  return body;
 }
 
 function idOf(req: FastifyRequest): string {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isValidUserName, USER_NAME_RULE } from '../../auth/user-name.js';
 import type { MatchEngine, Trigger } from '../../engine/match-engine.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
+import type { Tracing } from '../../tracing/types.js';
 import { principalOf } from '../auth-hook.js';
 import { resource } from '../route-table.js';
 
@@ -29,6 +30,7 @@ export function triggerRoutes(
   baseUri: (req: FastifyRequest) => string,
   /** A reason to refuse reports up front (the store refuses writes: 503 STORE_UNAVAILABLE). */
   refuse?: () => HookdError | undefined,
+  tracing?: Tracing,
 ): void {
   resource(
     app,
@@ -48,15 +50,25 @@ export function triggerRoutes(
           throw new HookdError('VALIDATION_FAILED', `the report has ${errors.length} error(s)`, { errors });
         }
         let fired = 0;
+        // The report's span is the parent of the fire spans, as a proxied request's is.
+        const span = tracing?.request(req.raw, 'POST /_hookd/report');
         for (const s of parsed as ServedRequest[]) {
           const phase = s.Phase ?? (s.StatusCode === undefined ? 'before' : 'both');
           const [path, query] = splitQuery(s.Path);
           const q = s.Query ?? query;
           const uri = () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`;
-          const t: Trigger = { method: s.Method.toUpperCase(), path, uri, user: s.User ?? '' };
-          if (phase !== 'after') fired += engine.fire('before', t);
-          if (phase !== 'before') fired += engine.fire('after', { ...t, statusCode: s.StatusCode! });
+          const t: Trigger = {
+            method: s.Method.toUpperCase(),
+            path,
+            uri,
+            user: s.User ?? '',
+            trace: span?.ref,
+          };
+          if (phase !== 'after') fired += await engine.fireAndWait('before', t);
+          if (phase !== 'before')
+            fired += await engine.fireAndWait('after', { ...t, statusCode: s.StatusCode! });
         }
+        span?.end(202);
         return reply.code(202).send({ accepted: parsed.length, fired });
       },
     },
@@ -82,12 +94,18 @@ export function triggerRoutes(
           user: s.User ?? '',
           ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
         };
-        const previews = engine.preview(principalOf(req).user, t);
+        const previews = await engine.preview(principalOf(req).user, t);
         return reply.send(
           previews.map((p) => ({
             HookId: p.hook.Id,
             Type: p.hook.Type,
             Captures: p.captures,
+            // Which statuses it fires for; NeedsStatus: no StatusCode was given and these decide.
+            ...(p.hook.Type === 1 && {
+              StatusCodeWhiteList: p.hook.StatusCodeWhiteList,
+              StatusCodeBlackList: p.hook.StatusCodeBlackList,
+            }),
+            ...(p.needsStatus && { NeedsStatus: true }),
             Request: {
               Method: p.request.method,
               Url: p.request.url,

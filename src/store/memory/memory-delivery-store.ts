@@ -8,6 +8,7 @@ import {
   type HookSecretRecord,
   type RetentionRule,
 } from '../delivery-store.js';
+import { MemoryAggregates } from './memory-aggregates.js';
 
 export interface MemoryDeliveryStoreOptions {
   /**
@@ -24,6 +25,11 @@ export interface MemoryDeliveryStoreOptions {
  */
 export class MemoryDeliveryStore implements DeliveryStore {
   readonly kind = 'memory';
+  readonly aggregates = new MemoryAggregates({
+    deliveries: () => this.deliveries.values(),
+    ofHook: (id) => this.byHook.get(id)?.values(),
+    attempts: (id) => this.attempts.get(id),
+  });
   private readonly maxPerHook: number;
   private readonly deliveries = new Map<string, DeliveryRecord>();
   private readonly byHook = new Map<string, Map<string, DeliveryRecord>>();
@@ -184,5 +190,6 @@ function copyRecord(r: DeliveryRecord): DeliveryRecord {
     lastError: r.lastError,
     trigger: r.trigger,
     request: r.request,
+    ...(r.traceParent !== undefined && { traceParent: r.traceParent }),
   };
 }

@@ -39,20 +39,27 @@ export class MemoryStore implements Store {
 
   async addUser(user: UserRecord): Promise<boolean> {
     if (this.users.has(user.name)) return false;
-    this.users.set(user.name, { ...user });
+    this.users.set(user.name, copyUser(user));
     return true;
   }
 
   async getUser(name: string): Promise<UserRecord | undefined> {
     const u = this.users.get(name);
-    return u && { ...u };
+    return u && copyUser(u);
+  }
+
+  async setUserScopes(name: string, scopes: string[]): Promise<boolean> {
+    const u = this.users.get(name);
+    if (!u) return false;
+    u.scopes = [...scopes];
+    return true;
   }
 
   async listUsers(): Promise<UserRecord[]> {
     // Code-unit order, as SQLite's BINARY collation sorts.
     return [...this.users.values()]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-      .map((u) => ({ ...u }));
+      .map(copyUser);
   }
 
   async removeUser(name: string): Promise<boolean> {
@@ -84,4 +91,9 @@ export class MemoryStore implements Store {
   }
 
   async close(): Promise<void> {}
+}
+
+function copyUser(u: UserRecord): UserRecord {
+  const { scopes, ...rest } = u;
+  return scopes === undefined ? { ...rest } : { ...rest, scopes: [...scopes] };
 }

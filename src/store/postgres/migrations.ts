@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
+
 /**
  * The PostgreSQL schema, as numbered versions applied in order (each in its own transaction, under
  * an advisory lock so that instances starting together do not race); `schema_migrations` records
@@ -144,5 +146,64 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE deliveries ADD COLUMN t_user TEXT;
   ALTER TABLE eph_deliveries ADD COLUMN t_user TEXT;
   `,
+  },
+  {
+    version: 3,
+    name: 'users: scopes, change notifications',
+    // NULL scopes: a user from before; the daemon's start-up gives it the default (docs/DECISIONS.md
+    // "Scopes"). Every instance caches users' scopes: a change made anywhere is announced.
+    sql: `
+  ALTER TABLE users ADD COLUMN scopes TEXT;
+  CREATE FUNCTION hookd_notify_user() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'DELETE' THEN
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'user', 'id', OLD.name)::text);
+    ELSE
+      PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('k', 'user', 'id', NEW.name)::text);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER users_notify AFTER INSERT OR UPDATE OR DELETE ON users
+    FOR EACH ROW EXECUTE FUNCTION hookd_notify_user();
+  `,
+  },
+  {
+    version: 4,
+    name: 'notification endpoints',
+    sql: `
+  CREATE TABLE notification_endpoints (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    owner TEXT COLLATE "C" NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
+  },
+  {
+    version: 5,
+    name: 'idempotency keys, delivery trace context, rate-limit wait',
+    // Issue 16: see the SQLite migration of the same purpose.
+    sql: `
+  CREATE TABLE idempotency_keys (
+    owner TEXT COLLATE "C" NOT NULL,
+    key TEXT COLLATE "C" NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    content_type TEXT,
+    body TEXT,
+    created BIGINT NOT NULL,
+    expires BIGINT NOT NULL,
+    PRIMARY KEY (owner, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires);
+  ALTER TABLE deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
+  ALTER TABLE eph_delivery_attempts ADD COLUMN rate_wait_ms DOUBLE PRECISION;
+  `,
+  },
+  {
+    version: 6,
+    name: 'console rollups',
+    sql: AGGREGATES_MIGRATION_SQL,
   },
 ];

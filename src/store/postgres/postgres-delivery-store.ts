@@ -11,6 +11,7 @@ import type {
   RetentionRule,
 } from '../delivery-store.js';
 import { LOCK_CLASS, LOCKS, type PgDatabase } from './pg-database.js';
+import { PostgresAggregates } from './postgres-aggregates.js';
 
 /**
  * Who holds the deliveries this store inserts and claims: the instance's current lease id. An
@@ -31,7 +32,7 @@ type Row = Record<string, unknown>;
 
 const COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent';
 
 // Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
 const AFTER_ALL = '~';
@@ -49,6 +50,7 @@ const clean = (s: string | null | undefined): string | null =>
  */
 export class PostgresDeliveryStore implements DeliveryStore {
   readonly kind: string;
+  readonly aggregates: PostgresAggregates;
   private readonly t: { deliveries: string; attempts: string; secrets: string };
   private readonly lease: LeaseIdentity;
   private readonly pruneLock: number;
@@ -65,14 +67,15 @@ export class PostgresDeliveryStore implements DeliveryStore {
     this.pool = db.pool;
     const p = opts.ephemeral ? 'eph_' : '';
     this.kind = opts.ephemeral ? 'postgres-unlogged' : 'postgres';
+    this.aggregates = new PostgresAggregates(db.pool, p);
     this.t = { deliveries: `${p}deliveries`, attempts: `${p}delivery_attempts`, secrets: `${p}hook_secrets` };
     this.lease = opts.lease ?? { id: `store_${db.nodeId}` };
     this.pruneLock = opts.ephemeral ? LOCKS.prune + 100 : LOCKS.prune;
     const insert =
-      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $20::text FROM unnest(` +
+      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $21::text FROM unnest(` +
       '$1::text[], $2::text[], $3::text[], $4::int2[], $5::text[], $6::int4[], $7::int4[], $8::int8[], ' +
       '$9::int8[], $10::int4[], $11::text[], $12::text[], $13::text[], $14::int4[], $15::text[], $16::text[], ' +
-      '$17::text[], $18::bytea[], $19::text[]) AS i';
+      '$17::text[], $18::bytea[], $19::text[], $20::text[]) AS i';
     // An outcome is written only by the delivery's holder, or over a finished delivery (a
     // redelivery starts a new round): an instance that lost its lease cannot overwrite the work
     // of the one that took its deliveries over.
@@ -85,11 +88,11 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `WHERE d.id = u.id AND (d.lease_owner = $${o} OR d.lease_owner IS NULL OR d.status <> 'pending')`;
     // Attempt numbers only grow, so a repeat can only be a replay of the same attempt: first one wins.
     const attempts = (o: number) =>
-      `INSERT INTO ${this.t.attempts} (delivery_id, attempt, hook_id, time, status, latency_ms, error, response) ` +
+      `INSERT INTO ${this.t.attempts} (delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms) ` +
       `SELECT * FROM unnest($${o}::text[], $${o + 1}::int4[], $${o + 2}::text[], $${o + 3}::int8[], ` +
-      `$${o + 4}::int4[], $${o + 5}::float8[], $${o + 6}::text[], $${o + 7}::bytea[]) ON CONFLICT DO NOTHING`;
+      `$${o + 4}::int4[], $${o + 5}::float8[], $${o + 6}::text[], $${o + 7}::bytea[], $${o + 8}::float8[]) ON CONFLICT DO NOTHING`;
     this.sql = {
-      write: `WITH ins AS (${insert}), upd AS (${update(20)}), att AS (${attempts(28)}) SELECT 1`,
+      write: `WITH ins AS (${insert}), upd AS (${update(21)}), att AS (${attempts(29)}) SELECT 1`,
       insert,
       update: update(1),
       attempts: attempts(1),
@@ -124,11 +127,14 @@ export class PostgresDeliveryStore implements DeliveryStore {
     // new delivery's later changes ride on its insert), but the contract allows it.
     const overlap = batch.inserts.length > 0 && updates.length > 0 && overlaps(batch.inserts, updates);
     if (batch.deletedHooks.length === 0 && !overlap) {
-      await this.pool.query({
-        name: `hookd-write-${this.t.deliveries}`,
-        text: this.sql.write,
-        values: [...ins, owner, ...upd, ...att],
-      });
+      // Deliberately an unnamed statement: PostgreSQL plans it afresh at every execution, with
+      // the arrays' real lengths and the table's real size. A named (prepared) one would switch
+      // to a generic plan after five runs and keep it until the next ANALYZE: made while the
+      // table was small or had no statistics, that plan joins by a sequential scan of every
+      // delivery, and each write grows slower with the table (docs/DECISIONS.md "PostgreSQL
+      // plans without statistics"). Planning costs ~0.1-0.3 ms a batch; the bad plan cost 37-61 ms
+      // a batch at 50,000 deliveries.
+      await this.pool.query(this.sql.write, [...ins, owner, ...upd, ...att]);
       return;
     }
     await this.db.transaction(async (c) => {
@@ -171,7 +177,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
     const { rows } = await this.pool.query(
-      'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response ' +
+      'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms ' +
         `FROM ${this.t.attempts} WHERE delivery_id = $1 ORDER BY attempt`,
       [deliveryId],
     );
@@ -330,7 +336,7 @@ function dedupeUpdates(updates: readonly DeliveryState[]): readonly DeliveryStat
 
 function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
   const n = rows.length;
-  const cols: unknown[][] = Array.from({ length: 19 }, () => new Array<unknown>(n));
+  const cols: unknown[][] = Array.from({ length: 20 }, () => new Array<unknown>(n));
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     const q = r.request;
@@ -353,6 +359,7 @@ function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
     cols[16]![i] = JSON.stringify(q.headers);
     cols[17]![i] = q.body === undefined ? null : Buffer.from(q.body, 'utf8');
     cols[18]![i] = r.trigger.user === undefined ? null : clean(r.trigger.user);
+    cols[19]![i] = r.traceParent ?? null;
   }
   return cols;
 }
@@ -375,7 +382,7 @@ function updateArrays(rows: readonly DeliveryState[]): unknown[][] {
 
 function attemptArrays(rows: readonly AttemptRecord[]): unknown[][] {
   const n = rows.length;
-  const cols: unknown[][] = Array.from({ length: 8 }, () => new Array<unknown>(n));
+  const cols: unknown[][] = Array.from({ length: 9 }, () => new Array<unknown>(n));
   for (let i = 0; i < n; i++) {
     const a = rows[i]!;
     cols[0]![i] = a.deliveryId;
@@ -386,6 +393,7 @@ function attemptArrays(rows: readonly AttemptRecord[]): unknown[][] {
     cols[5]![i] = a.latencyMs;
     cols[6]![i] = clean(a.error);
     cols[7]![i] = a.responseBody === null ? null : Buffer.from(a.responseBody, 'utf8');
+    cols[8]![i] = a.rateLimitWaitMs ?? null;
   }
   return cols;
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Hook } from '../../hook/hook.js';
 import type { HookChangeWatcher, HookStore, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import { userOf } from '../user-row.js';
 import { CHANGES_CHANNEL } from './migrations.js';
 import type { PgDatabase } from './pg-database.js';
 
@@ -94,21 +95,31 @@ export class PostgresStore implements Store {
 
   async addUser(user: UserRecord): Promise<boolean> {
     const r = await this.db.pool.query(
-      'INSERT INTO users (name, created) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-      [user.name, user.created],
+      'INSERT INTO users (name, created, scopes) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+      [user.name, user.created, user.scopes === undefined ? null : JSON.stringify(user.scopes)],
     );
     return (r.rowCount ?? 0) > 0;
   }
 
   async getUser(name: string): Promise<UserRecord | undefined> {
-    const { rows } = await this.db.pool.query<UserRecord>('SELECT name, created FROM users WHERE name = $1', [
+    const { rows } = await this.db.pool.query('SELECT name, created, scopes FROM users WHERE name = $1', [
       name,
     ]);
-    return rows[0];
+    return rows[0] && userOf(rows[0]);
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return (await this.db.pool.query<UserRecord>('SELECT name, created FROM users ORDER BY name')).rows;
+    return (await this.db.pool.query('SELECT name, created, scopes FROM users ORDER BY name')).rows.map(
+      userOf,
+    );
+  }
+
+  async setUserScopes(name: string, scopes: string[]): Promise<boolean> {
+    const r = await this.db.pool.query('UPDATE users SET scopes = $1 WHERE name = $2', [
+      JSON.stringify(scopes),
+      name,
+    ]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   /**
@@ -212,6 +223,10 @@ export class PostgresStore implements Store {
         watcher.secretChanged?.(msg.id);
         return;
       }
+      if (msg.k === 'user') {
+        watcher.userChanged?.(msg.id);
+        return;
+      }
       pending.add(msg.id);
       if (!scheduled) {
         scheduled = true;
@@ -251,10 +266,11 @@ export class PostgresStore implements Store {
   }
 }
 
-function parseChange(payload: string): { k: 'hook' | 'secret'; id: string } | undefined {
+function parseChange(payload: string): { k: 'hook' | 'secret' | 'user'; id: string } | undefined {
   try {
     const m = JSON.parse(payload) as { k?: unknown; id?: unknown };
-    if ((m.k === 'hook' || m.k === 'secret') && typeof m.id === 'string') return { k: m.k, id: m.id };
+    if ((m.k === 'hook' || m.k === 'secret' || m.k === 'user') && typeof m.id === 'string')
+      return { k: m.k, id: m.id };
   } catch {
     // not ours
   }

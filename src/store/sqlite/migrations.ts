@@ -1,3 +1,5 @@
+import { AGGREGATES_MIGRATION } from './sqlite-aggregates.js';
+
 /**
  * Schema versions, applied in order inside a transaction each; `PRAGMA user_version` records how
  * many ran. Append, never edit: a data dir written by an older hookd must still open.
@@ -71,4 +73,39 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE deliveries ADD COLUMN t_user TEXT;
   `,
+  // Users' scopes (issue 12), a JSON list. NULL for users from before: the daemon's start-up gives
+  // them the default and logs whose hooks now fire less (docs/DECISIONS.md "Scopes").
+  `
+  ALTER TABLE users ADD COLUMN scopes TEXT;
+  `,
+  // Notification endpoints (src/notifications/): where users and the operator are told of
+  // disabled hooks, dead letters and circuit breakers. The document is the API's resource.
+  `
+  CREATE TABLE notification_endpoints (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    doc TEXT NOT NULL
+  );
+  `,
+  // Issue 16: Idempotency-Key answers of POST /_hookd/report (per user and key, kept 24 h by
+  // default); a delivery's trace context (W3C traceparent of its fire span), so that its attempts
+  // stay in the triggering request's trace after a restart; the rate-limit wait before an attempt.
+  `
+  CREATE TABLE idempotency_keys (
+    owner TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER,
+    content_type TEXT,
+    body TEXT,
+    created INTEGER NOT NULL,
+    expires INTEGER NOT NULL,
+    PRIMARY KEY (owner, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(expires);
+  ALTER TABLE deliveries ADD COLUMN trace_parent TEXT;
+  ALTER TABLE delivery_attempts ADD COLUMN rate_wait_ms REAL;
+  `,
+  // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
+  AGGREGATES_MIGRATION,
 ];

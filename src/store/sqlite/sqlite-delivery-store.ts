@@ -9,12 +9,13 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
+import { SqliteAggregates } from './sqlite-aggregates.js';
 
 type Row = Record<string, unknown>;
 
 const DELIVERY_COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent';
 
 // Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
 const AFTER_ALL = '~';
@@ -26,6 +27,7 @@ const AFTER_ALL = '~';
  */
 export class SqliteDeliveryStore implements DeliveryStore {
   readonly kind = 'sqlite';
+  readonly aggregates: SqliteAggregates;
   private readonly stmts;
   private readonly writeTx: (batch: DeliveryBatch) => void;
   private readonly pruneTx: (rows: Row[]) => void;
@@ -35,17 +37,18 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
   constructor(db: Database.Database) {
+    this.aggregates = new SqliteAggregates(db);
     this.stmts = {
       insert: db.prepare(
-        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       update: db.prepare(
         'UPDATE deliveries SET status = ?, attempts = ?, round_start = ?, next_attempt = ?, last_status = ?, ' +
           'last_error = ? WHERE id = ?',
       ),
       attempt: db.prepare(
-        'INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, hook_id, time, status, latency_ms, error, response) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       deleteHookAttempts: db.prepare(
         'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE hook_id = ?)',
@@ -59,7 +62,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           'AND (@until IS NULL OR created <= @until) ORDER BY id DESC LIMIT @limit',
       ),
       attempts: db.prepare(
-        'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response FROM delivery_attempts ' +
+        'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms FROM delivery_attempts ' +
           'WHERE delivery_id = ? ORDER BY attempt',
       ),
       pending: db.prepare(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' ORDER BY seq`),
@@ -111,6 +114,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           JSON.stringify(q.headers),
           q.body ?? null,
           r.trigger.user ?? null,
+          r.traceParent ?? null,
         );
       }
       for (const u of batch.updates) {
@@ -126,6 +130,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           a.latencyMs,
           a.error,
           a.responseBody,
+          a.rateLimitWaitMs ?? null,
         );
       }
       for (const hookId of batch.deletedHooks) {

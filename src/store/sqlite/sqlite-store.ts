@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/hook.js';
 import { internHook } from '../../hook/intern-hook.js';
 import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -57,9 +58,10 @@ export class SqliteStore implements Store {
       getHook: db.prepare('SELECT doc FROM hooks WHERE id = ?'),
       listHooks: db.prepare('SELECT doc FROM hooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
       allHooks: db.prepare('SELECT doc FROM hooks').pluck(),
-      addUser: db.prepare('INSERT OR IGNORE INTO users (name, created) VALUES (?, ?)'),
-      getUser: db.prepare('SELECT name, created FROM users WHERE name = ?'),
-      listUsers: db.prepare('SELECT name, created FROM users ORDER BY name'),
+      addUser: db.prepare('INSERT OR IGNORE INTO users (name, created, scopes) VALUES (?, ?, ?)'),
+      getUser: db.prepare('SELECT name, created, scopes FROM users WHERE name = ?'),
+      listUsers: db.prepare('SELECT name, created, scopes FROM users ORDER BY name'),
+      setUserScopes: db.prepare('UPDATE users SET scopes = ? WHERE name = ?'),
       removeUser: db.prepare('DELETE FROM users WHERE name = ?'),
       removeUserHooks: db.prepare('DELETE FROM hooks WHERE owner = ?'),
       addToken: db.prepare(
@@ -124,15 +126,21 @@ export class SqliteStore implements Store {
   }
 
   async addUser(user: UserRecord): Promise<boolean> {
-    return this.stmts.addUser.run(user.name, user.created).changes > 0;
+    const scopes = user.scopes === undefined ? null : JSON.stringify(user.scopes);
+    return this.stmts.addUser.run(user.name, user.created, scopes).changes > 0;
   }
 
   async getUser(name: string): Promise<UserRecord | undefined> {
-    return this.stmts.getUser.get(name) as UserRecord | undefined;
+    const row = this.stmts.getUser.get(name) as Row | undefined;
+    return row && userOf(row);
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return this.stmts.listUsers.all() as UserRecord[];
+    return (this.stmts.listUsers.all() as Row[]).map(userOf);
+  }
+
+  async setUserScopes(name: string, scopes: string[]): Promise<boolean> {
+    return this.stmts.setUserScopes.run(JSON.stringify(scopes), name).changes > 0;
   }
 
   async removeUser(name: string): Promise<boolean> {

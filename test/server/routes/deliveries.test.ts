@@ -215,10 +215,13 @@ describe('delivery routes', () => {
 
       const bulk = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(bulk.status, 202);
-      assert.deepEqual(bulk.body, { queued: 2 });
+      assert.deepEqual(bulk.body, { queued: 2, pending: 0 });
       await until(() => pipeline.stats().live === 0, 'the bulk redelivery to end');
-      const none = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`);
-      assert.deepEqual(none.body, { queued: 0 }, 'no body means the failed ones, and none are left');
+      const none = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
+      assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'none failed are left');
+      const all = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
+      assert.equal(all.status, 200);
+      assert.deepEqual(all.body, { queued: 3, pending: 0, dryRun: true }, 'no filter means every delivery');
 
       const bad = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { Status: 'failed', until: 'x' });
       assert.equal(bad.status, 400);

@@ -35,7 +35,9 @@ interface CmdSpec {
 const ARG_KINDS: Record<string, ArgKind> = {
   get: 'hook',
   replace: 'hook',
+  edit: 'hook',
   delete: 'hook',
+  'secret rotate': 'hook',
   deliveries: 'hook',
   'profile use': 'profile',
   'profile remove': 'profile',

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { DeliveryView } from '../../api-client.js';
 import { type ContextFactory, examples, intArg, isoArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
+import { answerText, callbackText, triggerText } from '../../notation.js';
 import type { Column } from '../../output.js';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -14,12 +15,6 @@ export interface DeliveriesOptions {
   limit: number;
 }
 
-function trigger(d: DeliveryView): string {
-  const t = d.Trigger;
-  if (!t) return '';
-  return `${t.Method ?? ''} ${t.Path ?? ''}${t.StatusCode != null ? ` → ${t.StatusCode}` : ''}`.trim();
-}
-
 function columns(wide: boolean): Column<DeliveryView>[] {
   const cols: Column<DeliveryView>[] = [
     { header: 'ID', value: (d) => d.Id, paint: (t, _d, c) => c.cyan(t) },
@@ -30,10 +25,11 @@ function columns(wide: boolean): Column<DeliveryView>[] {
     },
     { header: 'ATTEMPTS', value: (d) => String(d.Attempts ?? '') },
     { header: 'CREATED', value: (d) => d.Created ?? '' },
-    { header: 'TRIGGER', value: trigger, shrink: true },
+    // The notation of tail and the man page: `GET /path [404]` then `<-- 200` (notation.ts).
+    { header: 'TRIGGER [UPSTREAM]', value: (d) => triggerText(d.Trigger), shrink: true },
     {
-      header: 'LAST',
-      value: (d) => (d.LastStatusCode != null ? String(d.LastStatusCode) : (d.LastError ?? '')),
+      header: 'LAST ANSWER',
+      value: (d) => answerText(d.LastStatusCode, d.LastError),
       shrink: true,
     },
   ];
@@ -42,7 +38,7 @@ function columns(wide: boolean): Column<DeliveryView>[] {
       { header: 'NEXT ATTEMPT', value: (d) => d.NextAttempt ?? '' },
       {
         header: 'CALLBACK',
-        value: (d) => `${d.Request?.Method ?? ''} ${d.Request?.Url ?? ''}`.trim(),
+        value: (d) => callbackText(d.Request?.Method, d.Request?.Url),
         shrink: true,
       },
     );
@@ -82,11 +78,15 @@ export function newDeliveriesCommand(context: ContextFactory, run = runDeliverie
     .option('--limit <n>', 'show at most N deliveries', intArg('--limit', 1, 100000), 50)
     .addHelpText(
       'after',
-      examples([
+      `${examples([
         'hookctl deliveries hk_01jd3k…',
         'hookctl deliveries hk_01jd3k… --status failed --since 2026-11-22T00:00:00Z',
         "hookctl deliveries hk_01jd3k… -o json | jq '.[0]'",
-      ]),
+      ])}
+TRIGGER [UPSTREAM] is the request that fired the hook and, in brackets, the status its upstream
+answered ([-]: none, BeforeCompletion); LAST ANSWER is the receiver's answer to the callback
+(<-- 200); -o wide adds the callback itself (--> POST URL). tail writes the same.
+`,
     )
     .action(
       async (

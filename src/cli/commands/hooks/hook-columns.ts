@@ -7,7 +7,7 @@ export function typeName(type: number): string {
   return HOOK_TYPES.find((t) => t.Type === type)?.Name ?? String(type);
 }
 
-/** The columns of `list` (and of `get -o table`); `wide` adds PERSIST, MODIFIED, CALLBACK METHOD. */
+/** The columns of `list` (and of `get -o table`); `wide` adds the status lists, PERSIST, MODIFIED, CALLBACK METHOD, DISABLED. */
 export function hookColumns(format: Format): Column<HookView>[] {
   const columns: Column<HookView>[] = [
     { header: 'ID', value: (h) => h.Id, paint: (t, _h, c) => c.cyan(t) },
@@ -23,9 +23,17 @@ export function hookColumns(format: Format): Column<HookView>[] {
   ];
   if (format === 'wide') {
     columns.push(
+      { header: 'WHITELIST', value: (h) => (h.StatusCodeWhiteList ?? []).join(',') },
+      { header: 'BLACKLIST', value: (h) => (h.StatusCodeBlackList ?? []).join(',') },
       { header: 'PERSIST', value: (h) => (h.Persist === false ? 'false' : 'true') },
       { header: 'MODIFIED', value: (h) => h.Modified ?? '' },
       { header: 'CALLBACK METHOD', value: (h) => h.CallbackMethod ?? 'POST' },
+      {
+        header: 'DISABLED',
+        value: (h) =>
+          h.State === 'disabled' ? `${h.DisabledAt ?? ''} ${h.DisabledReason ?? ''}`.trim() : '',
+        shrink: true,
+      },
     );
   }
   return columns;

@@ -13,10 +13,29 @@ export interface MatchOptions {
 
 const METHOD = /^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
 
+/**
+ * For which response statuses the hook fires: `any`, `any but 401`, `only 200,204`; `before the
+ * answer` for BeforeCompletion. `(needs --status)` when no status was given and the lists decide.
+ */
+export function statusesOf(m: MatchView): string {
+  if (m.Type === 0) return 'any (before the answer)';
+  const white = m.StatusCodeWhiteList ?? [];
+  const black = m.StatusCodeBlackList ?? [];
+  let text = 'any';
+  if (white.length) text = `only ${white.join(',')}`;
+  if (black.length) text += `${white.length ? ', not' : ' but'} ${black.join(',')}`;
+  return m.NeedsStatus ? `${text} (needs --status)` : text;
+}
+
 function columns(wide: boolean): Column<MatchView>[] {
   const cols: Column<MatchView>[] = [
     { header: 'HOOK', value: (m) => m.HookId, paint: (t, _m, c) => c.cyan(t) },
     { header: 'TYPE', value: (m) => typeName(m.Type) },
+    {
+      header: 'STATUSES',
+      value: statusesOf,
+      paint: (t, m, c) => (m.NeedsStatus ? c.yellow(t) : t),
+    },
     { header: 'CAPTURES', value: (m) => (m.Captures ?? []).join(',') },
     {
       header: 'CALLBACK',
@@ -28,7 +47,11 @@ function columns(wide: boolean): Column<MatchView>[] {
   return cols;
 }
 
-/** Asks the server which of your hooks a request would fire, and the callbacks it would send (POST /match). */
+/**
+ * Asks the server which of your hooks a request would fire, and the callbacks it would send
+ * (POST /match). Without --status, AfterCompletion hooks whose status lists decide are listed
+ * too, marked "needs --status", with the statuses they fire for.
+ */
 export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const body = {
@@ -40,10 +63,16 @@ export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<voi
   if (out.format === 'json') return out.json(matches);
   if (matches.length === 0) {
     if (out.isTTY)
-      out.info(`no hook would fire for ${body.Method} ${body.Path}${opts.status ? ` → ${opts.status}` : ''}`);
+      out.info(`no hook would fire for ${body.Method} ${body.Path}${opts.status ? ` [${opts.status}]` : ''}`);
     return;
   }
   out.table(columns(out.format === 'wide'), matches);
+  const undecided = matches.filter((m) => m.NeedsStatus).length;
+  if (undecided > 0 && out.isTTY) {
+    out.info(
+      `${undecided === matches.length ? 'these fire' : `${undecided} of these fire${undecided === 1 ? 's' : ''}`} only for some response statuses (STATUSES); give one with --status to know`,
+    );
+  }
 }
 
 /** `hookctl match METHOD PATH [--status N]`. */
@@ -60,13 +89,14 @@ export function newMatchCommand(context: ContextFactory, run = runMatch): Comman
     })
     .option(
       '--status <code>',
-      'the response status (judges AfterCompletion status lists)',
+      'the response status (judges AfterCompletion status lists; without it, hooks that depend on it are marked "needs --status")',
       intArg('--status', 100, 599),
     )
     .addHelpText(
       'after',
       examples([
         'hookctl match GET /repositories/r1/timeseries/ts1',
+        'hookctl match GET /repositories/r1/timeseries/ts1 --status 401',
         'hookctl match PUT /repositories/r1/timeseries/ts1/data --status 204 -o json',
       ]),
     )

@@ -6,6 +6,7 @@ import { errorFromResponse, transportError } from '../../api-client.js';
 import { type ContextFactory, collect, examples } from '../../command.js';
 import type { CliContext, Credentials } from '../../context.js';
 import { ApiError, AuthError } from '../../exit-codes.js';
+import { answerText, callbackText, triggerText } from '../../notation.js';
 import type { Output } from '../../output.js';
 
 export const TAIL_STATUSES = ['2xx', '3xx', '4xx', '5xx', 'failed'] as const;
@@ -54,16 +55,28 @@ function clock(iso: string | undefined): string {
 }
 
 /**
- * One line per callback attempt: `TIME  HOOK  METHOD PATH → STATUS  LATENCYms`, green when it
- * succeeded, yellow when it will be retried, red when it failed for good.
+ * One line per callback attempt, in the notation of notation.ts:
+ * `TIME  HOOK  GET /path [404]  <-- 200  1.2ms` (with -o wide `--> POST URL` before the answer,
+ * and the delivery Id), green when it succeeded, yellow when it will be retried, red when it
+ * failed for good. Piped: the same fields tab-separated, the full time and the outcome as a
+ * field of its own, no colour (as `list` does).
  */
-export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean): string {
-  const trigger = `${e.Trigger?.Method ?? ''} ${e.Trigger?.Path ?? ''}`.trim();
-  const result = e.StatusCode != null ? String(e.StatusCode) : (e.Error ?? 'no answer');
+export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean, tty = true): string {
+  const trigger = triggerText(e.Trigger);
+  const answer = answerText(e.StatusCode, e.Error) || '<-- no answer';
+  const latency = e.LatencyMs != null ? `${Math.round(e.LatencyMs * 10) / 10}ms` : '';
+  if (!tty) {
+    const fields = [e.Time ?? '', e.HookId ?? '', trigger];
+    if (wide) fields.push(callbackText(e.Method, e.Url));
+    fields.push(answer, e.Outcome ?? '', latency);
+    if (wide) fields.push(e.DeliveryId ?? '');
+    return fields.map((f) => f.replace(/[\t\r\n]+/g, ' ')).join('\t');
+  }
   const outcome = e.Outcome === 'succeeded' ? '' : ` (${e.Outcome ?? 'unknown'})`;
-  const latency = e.LatencyMs != null ? `  ${Math.round(e.LatencyMs * 10) / 10}ms` : '';
-  let line = `${clock(e.Time)}  ${e.HookId ?? ''}  ${trigger} → ${result}${outcome}${latency}`;
-  if (wide) line += `  ${e.Method ?? ''} ${e.Url ?? ''}  ${e.DeliveryId ?? ''}`;
+  let line = `${clock(e.Time)}  ${e.HookId ?? ''}  ${trigger}`;
+  if (wide) line += `  ${callbackText(e.Method, e.Url)}`;
+  line += `  ${answer}${outcome}${latency ? `  ${latency}` : ''}`;
+  if (wide) line += `  ${e.DeliveryId ?? ''}`;
   const paint = e.Outcome === 'succeeded' ? c.green : e.Outcome === 'retrying' ? c.yellow : c.red;
   return paint(line);
 }
@@ -81,7 +94,8 @@ function printEvent(text: string, out: Output, ctx: CliContext): void {
     out.out.write(`${JSON.stringify(event)}\n`);
     return;
   }
-  if (event.kind === 'attempt') out.out.write(`${formatAttempt(event, out.color, out.format === 'wide')}\n`);
+  if (event.kind === 'attempt')
+    out.out.write(`${formatAttempt(event, out.color, out.format === 'wide', out.isTTY)}\n`);
   else if (event.kind === 'dropped') {
     out.err.write(
       `${out.errColor.yellow('warning:')} ${event.Count ?? 'some'} events were skipped: hookctl could not keep up\n`,
@@ -189,6 +203,11 @@ export async function runTail(opts: TailOptions, ctx: CliContext): Promise<void>
   const server = await ctx.server();
   const creds = await ctx.token(server.url);
   const url = tailUrl(server.url, opts);
+  if (opts.hooks.length > 0) {
+    // The stream cannot say "no such hook": without this, a mistyped Id streams nothing forever.
+    const client = await ctx.client();
+    for (const id of opts.hooks) await client.getHook(id);
+  }
   // Loaded here: only tail needs a WebSocket client, and every other command starts faster.
   const { default: WebSocketClass } = await import('ws');
 
@@ -267,8 +286,11 @@ export function newTailCommand(context: ContextFactory, run = runTail): Command 
         'hookctl tail --hook hk_01jd3k… --hook hk_01jd3m… --status failed',
         'hookctl tail -o json | jq -c \'select(.kind == "attempt")\'',
       ])}
-Each line: TIME  HOOK  METHOD PATH → CALLBACK-STATUS  LATENCY (green delivered, yellow will be
-retried, red failed). -o json prints every event as it arrives, one JSON object per line.
+Each line: TIME  HOOK  METHOD PATH [UPSTREAM-STATUS]  <-- CALLBACK-STATUS  LATENCY (green
+delivered, yellow will be retried, red failed); -o wide adds --> CALLBACK-METHOD URL and the
+delivery Id. [-]: no upstream status (BeforeCompletion). Piped, the fields are tab-separated
+(time, hook, trigger, answer, outcome, latency). -o json prints every event as it arrives, one
+JSON object per line.
 `,
     )
     .action(async (o: { hook?: string[]; status?: string }, cmd: Command) =>

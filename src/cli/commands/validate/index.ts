@@ -22,10 +22,16 @@ export async function runValidate(opts: ValidateOptions, ctx: CliContext): Promi
   const doc = parseJsonText(name, text);
   // Loaded here: compiling the hook schema costs start-up time every other command can skip.
   const { validateHook } = await import('../../../hook/validate-hook.js');
+  const { lintHook } = await import('../../../hook/lint-hook.js');
   try {
     const config = await validateHook(doc);
-    if (out.format === 'json') return out.json(config);
-    out.out.write(`${name}: valid\n`);
+    // The same warnings hookd returns with a stored hook (`Warnings`): printed, not failed on.
+    const warnings = lintHook(config).warnings.map((w) => ({ Field: w.field, Message: w.message }));
+    for (const w of warnings) out.warn(`${name}: ${w.Field}: ${w.Message}`);
+    if (out.format === 'json') return out.json(warnings.length ? { ...config, Warnings: warnings } : config);
+    out.out.write(
+      `${name}: valid${warnings.length ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}\n`,
+    );
   } catch (e) {
     if (!(e instanceof HookdError)) throw e;
     throw new ApiError(400, {
@@ -44,7 +50,9 @@ export function newValidateCommand(context: ContextFactory, run = runValidate): 
     .addHelpText(
       'after',
       `${examples(['hookctl validate -f hook.json', 'hookctl validate -f hook.json -o json   # the hook with defaults filled in'])}
-Exit status: 0 valid, 1 the hook breaks a rule (each one is listed), 2 not valid JSON.
+Exit status: 0 valid (warnings, such as an unknown $VARIABLE or a body that is not JSON under a
+JSON media type, are printed on stderr), 1 the hook breaks a rule (each one is listed), 2 not
+valid JSON.
 Whether the Callback address is allowed (--allow-callback-net) is only checked by hookd.
 `,
     )

@@ -1,18 +1,22 @@
 import { Command } from 'commander';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
-import { readHookFile } from '../hook-file.js';
+import { printWarnings, readHookFile } from '../hook-file.js';
 
 export interface CreateOptions {
   file: string;
   usage: string;
 }
 
-/** Creates a hook from a JSON file; prints the new Id (or the stored hook with -o json). */
+/**
+ * Creates a hook from a JSON file; prints the new Id (or the stored hook with -o json), and the
+ * server's warnings about it on stderr.
+ */
 export async function runCreate(opts: CreateOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const doc = await readHookFile(opts.file, ctx, opts.usage);
   const hook = await (await ctx.client()).createHook(doc);
+  printWarnings(out, hook);
   if (out.format === 'json') return out.json(hook);
   out.out.write(`${hook.Id}\n`);
 }

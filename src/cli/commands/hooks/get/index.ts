@@ -28,6 +28,7 @@ export function newGetCommand(context: ContextFactory, run = runGet): Command {
       examples([
         'hookctl get hk_01jd3k…',
         'hookctl get hk_01jd3k… > hook.json && $EDITOR hook.json && hookctl replace hk_01jd3k… -f hook.json',
+        'hookctl edit hk_01jd3k…   # the same in one step',
         'hookctl get hk_01jd3k… -o wide',
       ]),
     )

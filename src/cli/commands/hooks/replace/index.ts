@@ -1,41 +1,99 @@
 import { Command } from 'commander';
+import { etagOf } from '../../../../hook/hook-etag.js';
+import type { HookView } from '../../../api-client.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
-import { readHookFile } from '../hook-file.js';
+import { ApiError, UsageError } from '../../../exit-codes.js';
+import { printWarnings, readHookFile } from '../hook-file.js';
 
 export interface ReplaceOptions {
   id: string;
   file: string;
+  force: boolean;
   usage: string;
 }
 
+/** The file's `Id`, when it names a hook other than the one being replaced. */
+export function foreignId(doc: unknown, id: string): string | undefined {
+  const own = (doc as { Id?: unknown } | null)?.Id;
+  return typeof own === 'string' && own !== id ? own : undefined;
+}
+
+/** The 412 of a stale copy, told in hookctl's terms. */
+export function staleCopyError(e: ApiError, id: string, source: string, retry: string): ApiError {
+  return new ApiError(
+    e.status,
+    { ...e.problem, detail: `${id} was changed on the server after ${source} was read: ${e.problem.detail}` },
+    retry,
+  );
+}
+
 /**
- * Replaces a hook's whole configuration (fields left out take their defaults). Prints the Id, or
- * the stored hook with -o json.
+ * Replaces a hook's whole configuration (fields left out take their defaults). Safe by default:
+ * a file whose `Id` is another hook's is refused, and the file's `Modified` is sent as
+ * `If-Match`, so a copy older than the hook on the server is refused (412) instead of undoing
+ * someone's change. `--force` skips both. Prints the Id, or the stored hook with -o json.
  */
 export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const doc = await readHookFile(opts.file, ctx, opts.usage);
-  const hook = await (await ctx.client()).replaceHook(opts.id, doc);
+  const source = opts.file === '-' ? 'standard input' : opts.file;
+  let ifMatch: string | undefined;
+  if (!opts.force) {
+    const other = foreignId(doc, opts.id);
+    if (other !== undefined) {
+      throw new UsageError(
+        `${source} is hook ${other}, not ${opts.id}: refusing to replace ${opts.id} with it`,
+        {
+          hint: `replace that hook with: hookctl replace ${other} -f ${opts.file}; or copy it over ${opts.id} with --force`,
+        },
+      );
+    }
+    if (doc !== null && typeof doc === 'object') ifMatch = etagOf(doc as { Modified?: unknown });
+  }
+  let hook: HookView;
+  try {
+    hook = await (await ctx.client()).replaceHook(opts.id, doc, ifMatch);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 412) {
+      throw staleCopyError(
+        e,
+        opts.id,
+        source,
+        `get it again (hookctl get ${opts.id} > hook.json), make your change there and replace; or edit it in place with: hookctl edit ${opts.id}; --force overwrites the newer version`,
+      );
+    }
+    throw e;
+  }
+  printWarnings(out, hook);
   if (out.format === 'json') return out.json(hook);
   out.out.write(`${hook.Id}\n`);
 }
 
-/** `hookctl hooks replace ID -f FILE` (and `hookctl replace ID -f FILE`). */
+/** `hookctl hooks replace ID -f FILE [--force]` (and `hookctl replace ID -f FILE`). */
 export function newReplaceCommand(context: ContextFactory, run = runReplace): Command {
   return new Command('replace')
-    .description('replace a hook with the configuration in a JSON file')
+    .description('replace a hook with the configuration in a JSON file (refuses a stale or foreign file)')
     .argument('<id>', 'the hook Id')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
+    .option(
+      '--force',
+      "replace even if the file's Modified is older than the hook's (If-Match) or its Id is another hook's",
+    )
     .addHelpText(
       'after',
-      examples([
+      `${examples([
         'hookctl get hk_01jd3k… > hook.json   # edit, then:',
         'hookctl replace hk_01jd3k… -f hook.json',
         "hookctl get hk_01jd3k… | jq '.Persist = false' | hookctl replace hk_01jd3k… -f -",
-      ]),
+        'hookctl edit hk_01jd3k…              # the same in one step',
+      ])}
+The file's Modified field is the version it was read at: it is sent as If-Match, and a hook
+changed since then is not overwritten (exit 1, "was changed on the server"). A file without
+Modified replaces unconditionally. Warnings about the stored hook are printed on stderr.
+`,
     )
-    .action(async (id: string, o: { file: string }, cmd: Command) =>
-      run({ id, file: o.file, usage: usageOf(cmd) }, context(cmd)),
+    .action(async (id: string, o: { file: string; force?: boolean }, cmd: Command) =>
+      run({ id, file: o.file, force: o.force === true, usage: usageOf(cmd) }, context(cmd)),
     );
 }

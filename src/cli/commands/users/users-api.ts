@@ -1,0 +1,70 @@
+import type { ApiClient } from '../../api-client.js';
+import type { Column } from '../../output.js';
+
+/** A user as `/_hookd/users` shows it. */
+export interface UserView {
+  Name: string;
+  Scopes: string[];
+  Created?: string;
+}
+
+/** A token as `/_hookd/users/{name}/tokens` shows it (`Token` only in the answer to its creation). */
+export interface TokenView {
+  Id: string;
+  User: string;
+  Label: string;
+  Created: string;
+  Token?: string;
+}
+
+/** hookd's reserved prefix: users and tokens live under it (docs/API.md "Users and tokens"). */
+const USERS = '/_hookd/users';
+const enc = encodeURIComponent;
+
+/** The users and tokens calls, on the shared client (admin only, except reading oneself). */
+export const usersApi = {
+  list: async (c: ApiClient) => (await c.call<UserView[]>('GET', USERS)).body,
+  get: async (c: ApiClient, name: string) => (await c.call<UserView>('GET', `${USERS}/${enc(name)}`)).body,
+  add: async (c: ApiClient, name: string, scopes?: string[]) =>
+    (await c.call<UserView>('POST', USERS, { Name: name, ...(scopes !== undefined && { Scopes: scopes }) }))
+      .body,
+  setScopes: async (c: ApiClient, name: string, scopes: string[]) =>
+    (await c.call<UserView>('PUT', `${USERS}/${enc(name)}`, { Name: name, Scopes: scopes })).body,
+  remove: async (c: ApiClient, name: string) => {
+    await c.call('DELETE', `${USERS}/${enc(name)}`);
+  },
+  tokens: async (c: ApiClient, name: string) =>
+    (await c.call<TokenView[]>('GET', `${USERS}/${enc(name)}/tokens`)).body,
+  createToken: async (c: ApiClient, name: string, label?: string) =>
+    (
+      await c.call<TokenView>(
+        'POST',
+        `${USERS}/${enc(name)}/tokens`,
+        label === undefined ? {} : { Label: label },
+      )
+    ).body,
+  revokeToken: async (c: ApiClient, name: string, id: string) => {
+    await c.call('DELETE', `${USERS}/${enc(name)}/tokens/${enc(id)}`);
+  },
+};
+
+export const USER_COLUMNS: Column<UserView>[] = [
+  { header: 'NAME', value: (u) => u.Name, paint: (t, _u, c) => c.cyan(t) },
+  { header: 'SCOPES', value: (u) => u.Scopes.join(','), shrink: true },
+  { header: 'CREATED', value: (u) => u.Created ?? '' },
+];
+
+export const TOKEN_COLUMNS: Column<TokenView>[] = [
+  { header: 'ID', value: (t) => t.Id, paint: (x, _t, c) => c.cyan(x) },
+  { header: 'USER', value: (t) => t.User },
+  { header: 'CREATED', value: (t) => t.Created },
+  { header: 'LABEL', value: (t) => t.Label, shrink: true },
+];
+
+/** Scope arguments: each a path pattern or `own`; commas also separate (`/a,/b`). */
+export function scopeArgs(values: string[]): string[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,35 @@
+/**
+ * One notation for a delivery, in `tail`, `deliveries` and the man page (as `stripe listen`
+ * draws it): the triggering request with the status its upstream answered in brackets, then the
+ * callback hookd sent (`-->`) and the receiver's answer to it (`<--`):
+ *
+ *     GET /repositories/r1/timeseries/ts1/data [404]  --> POST https://cb.example/h  <-- 200
+ *
+ * `[-]`: no upstream status (a BeforeCompletion hook fires before the answer exists).
+ */
+
+export interface TriggerLike {
+  Method?: string | undefined;
+  Path?: string | undefined;
+  StatusCode?: number | null | undefined;
+}
+
+/** `GET /path [404]`: the request that fired the hook, and its upstream's status. */
+export function triggerText(t: TriggerLike | undefined): string {
+  if (!t) return '';
+  const req = `${t.Method ?? ''} ${t.Path ?? ''}`.trim();
+  return `${req} [${t.StatusCode != null ? t.StatusCode : '-'}]`;
+}
+
+/** `--> POST https://…`: the callback request hookd sent. */
+export function callbackText(method: string | undefined, url: string | undefined): string {
+  const text = `${method ?? ''} ${url ?? ''}`.trim();
+  return text ? `--> ${text}` : '';
+}
+
+/** `<-- 200`, `<-- connection refused`: the receiver's answer to the callback. */
+export function answerText(statusCode: number | null | undefined, error: string | null | undefined): string {
+  if (statusCode != null) return `<-- ${statusCode}`;
+  if (error) return `<-- ${error}`;
+  return '';
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { packageInfo } from '../util/package-info.js';
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The console's static files, read once at start: htmx and uPlot from their installed npm
+ * packages, and the console's own CSS and script from the package (src/console/assets/, in the
+ * release tarball through package.json "files"). Nothing is fetched from elsewhere.
+ */
+export function loadAssets(): Map<string, Asset> {
+  const own = join(packageInfo().root, 'src', 'console', 'assets');
+  const files: [string, string, string][] = [
+    ['htmx.min.js', require.resolve('htmx.org/dist/htmx.min.js'), 'text/javascript; charset=utf-8'],
+    ['uPlot.iife.min.js', require.resolve('uplot/dist/uPlot.iife.min.js'), 'text/javascript; charset=utf-8'],
+    ['uPlot.min.css', require.resolve('uplot/dist/uPlot.min.css'), 'text/css; charset=utf-8'],
+    ['console.js', join(own, 'console.js'), 'text/javascript; charset=utf-8'],
+    ['console.css', join(own, 'console.css'), 'text/css; charset=utf-8'],
+  ];
+  return new Map(files.map(([name, file, type]) => [name, { type, body: readFileSync(file) }]));
+}

@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Accounts } from '../auth/accounts.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import { HookdError } from '../errors/catalog.js';
+import type { ApiIdentity } from '../identity/api-identity.js';
+import { identityRequestOf } from '../identity/provider.js';
+import { OWN_PREFIX } from '../server/api-paths.js';
+import type { HookService } from '../service/hook-service.js';
+import { CombinedAggregates, type DeliveryAggregates } from '../store/delivery-aggregates.js';
+import type { DeliveryStore } from '../store/delivery-store.js';
+import type { UserStore } from '../store/store.js';
+import { ADMIN_USER } from '../users/scopes.js';
+import { loadAssets } from './assets.js';
+import { html } from './html.js';
+import { barePage } from './layout.js';
+import type { PageDeps } from './page-deps.js';
+import { deliveryPages } from './pages/deliveries.js';
+import { hookPages } from './pages/hooks.js';
+import { livePage } from './pages/live.js';
+import { overviewPage } from './pages/overview.js';
+import { usersPage } from './pages/users.js';
+import { type ConsoleRequestContext, SESSION, sendHtml } from './respond.js';
+import { type Session, SessionStore, sameToken } from './sessions.js';
+
+export const CONSOLE_PATH = `${OWN_PREFIX}/console`;
+const COOKIE = 'hookd_console';
+const PRE_COOKIE = 'hookd_signin';
+
+/** The Content-Security-Policy of every console answer: no inline script or style, no framing. */
+export const CONSOLE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export interface ConsoleDeps {
+  /** The API base (`/` or e.g. `/api`). */
+  base: string;
+  hooks: HookService;
+  pipeline: DeliveryPipeline;
+  engine: MatchEngine;
+  auth: Authenticator;
+  users: UserStore;
+  /** The delivery stores whose aggregates the overview adds up (durable and ephemeral). */
+  deliveryStores: readonly DeliveryStore[];
+  /** Whether a peer's X-Forwarded-Proto is believed (--trusted-proxy). */
+  trustsProxy: (address: string | undefined) => boolean;
+  /** `scheme://host` for a dry run's `$REQUEST_URI`. */
+  reportBase: (req: FastifyRequest) => string;
+  /**
+   * The API's identity (tokens or the configured provider): a browser request the provider
+   * identifies is signed in without a token.
+   */
+  identity?: Pick<ApiIdentity, 'provider' | 'authenticate'>;
+  /** User and token administration, for the admin's Users page. */
+  accounts?: Accounts;
+  /** The live tail: told how to recognise a console session on its WebSocket upgrade. */
+  tail?: { acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void };
+  sessions?: SessionStore;
+}
+
+/**
+ * The web console (docs/API.md "Web console"): server-rendered pages under
+ * `{base}/_hookd/console/`, signed in with an API token exchanged for a server-side session.
+ * Every page acts as the signed-in user through the same services as the API, so it shows what
+ * that user sees through the API and nothing more.
+ */
+export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
+  const sessions = deps.sessions ?? new SessionStore();
+  const root = `${deps.base === '/' ? '' : deps.base}${CONSOLE_PATH}`;
+  const aggregates: DeliveryAggregates = new CombinedAggregates(
+    deps.deliveryStores.flatMap((s) => (s.aggregates ? [s.aggregates] : [])),
+  );
+  const assets = loadAssets();
+  const isHttps = (req: IncomingMessage) => isHttpsWith(deps.trustsProxy, req);
+
+  /** The user the identity provider says a browser request comes from, if one is configured and does. */
+  const providerUser = async (req: IncomingMessage): Promise<string | undefined> => {
+    if (!deps.identity?.provider) return undefined;
+    try {
+      const p = await deps.identity.authenticate(identityRequestOf(req));
+      // A hookd token in the request is not a browser sign-in.
+      return p.tokenId === undefined ? p.user : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * The session of a request's cookie, still valid: its token not revoked, or, for a session the
+   * identity provider started, the provider still naming the same user.
+   */
+  const lookup = async (req: IncomingMessage): Promise<Session | undefined> => {
+    const id = cookieValue(req.headers.cookie, COOKIE);
+    const s = sessions.get(id);
+    if (!s) return undefined;
+    const valid =
+      s.tokenId !== undefined
+        ? (await deps.users.getToken(s.tokenId)) !== undefined
+        : (await providerUser(req)) === s.user;
+    if (!valid) {
+      sessions.end(id);
+      return undefined;
+    }
+    return s;
+  };
+
+  /** A session from the identity provider for a browser without one; its cookie goes on the reply. */
+  const signInByProvider = async (req: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> => {
+    const user = await providerUser(req.raw);
+    if (user === undefined) return undefined;
+    const { id, session } = sessions.create(user);
+    reply.header('set-cookie', cookie(COOKIE, id, root, isHttps(req.raw)));
+    req.log.info({ user }, 'console: signed in through the identity provider');
+    return session;
+  };
+
+  deps.tail?.acceptSessions(async (req) => {
+    // A cross-site page cannot open the tail with the user's cookie (SameSite=Strict already
+    // keeps it from being sent; the Origin check keeps it so for browsers that ignore it).
+    const origin = req.headers.origin;
+    if (origin !== undefined && req.headers.host !== undefined && new URL(origin).host !== req.headers.host)
+      return undefined;
+    const s = await lookup(req);
+    return s && { user: s.user, ...(s.tokenId !== undefined && { tokenId: s.tokenId }) };
+  });
+
+  api.register(
+    async (app) => {
+      // Every console route does its own (session) authentication, never the API's Bearer one.
+      app.addHook('onRoute', (route) => {
+        route.config = { ...(route.config as object), public: true } as typeof route.config;
+      });
+      app.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'string' },
+        (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      );
+      app.addHook('onSend', async (_req, reply, payload) => {
+        reply.header('content-security-policy', CONSOLE_CSP);
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'same-origin');
+        reply.header('x-frame-options', 'DENY');
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+        return payload;
+      });
+      app.setErrorHandler((err, req, reply) => {
+        const e =
+          err instanceof HookdError
+            ? err
+            : (err as { statusCode?: number }).statusCode === 413
+              ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
+              : (err as { statusCode?: number }).statusCode &&
+                  (err as { statusCode: number }).statusCode < 500
+                ? new HookdError('BAD_REQUEST', (err as Error).message)
+                : undefined;
+        if (!e) req.log.error({ err }, 'console: unexpected error');
+        const status = e?.status ?? 500;
+        const message = e?.message ?? 'hookd failed to handle this request; the log has details';
+        if (req.headers['hx-request'] === 'true')
+          return sendHtml(reply, html`<p class="error" role="alert">${message}</p>`, status);
+        return sendHtml(
+          reply,
+          barePage(
+            root,
+            e?.title ?? 'Error',
+            html`<p>${message}</p><p><a href="${root}/">Back to the console</a></p>`,
+          ),
+          status,
+        );
+      });
+      app.setNotFoundHandler((_req, reply) =>
+        sendHtml(
+          reply,
+          barePage(
+            root,
+            'Not found',
+            html`<p>There is no such page.</p><p><a href="${root}/">Back to the console</a></p>`,
+          ),
+          404,
+        ),
+      );
+
+      app.get('/assets/:name', { config: { public: true } }, async (req, reply) => {
+        const a = assets.get((req.params as { name: string }).name);
+        if (!a) throw new HookdError('NOT_FOUND', 'no such file');
+        reply.header('cache-control', 'public, max-age=3600');
+        return reply.type(a.type).send(a.body);
+      });
+
+      // Sign-in: a token exchanged for a session. The form carries a one-time value that must
+      // match a cookie set with it (a cross-site page cannot sign a browser in as someone else).
+      app.get('/signin', { config: { public: true } }, async (req, reply) => {
+        if ((await lookup(req.raw)) || (await signInByProvider(req, reply)))
+          return reply.redirect(`${root}/`, 303);
+        return signinForm(req, reply, '');
+      });
+      app.post('/signin', { config: { public: true } }, async (req, reply) => {
+        const f = (req.body ?? {}) as Record<string, string>;
+        const pre = cookieValue(req.headers.cookie, PRE_COOKIE);
+        if (!pre || !sameToken(f._csrf, pre))
+          return signinForm(req, reply, 'The form expired; try again.', 403);
+        const principal = await deps.auth.authenticate(`Bearer ${(f.token ?? '').trim()}`);
+        if (!principal)
+          return signinForm(req, reply, 'That token is not valid (unknown, revoked or mistyped).', 401);
+        const { id } = sessions.create(principal.user, principal.tokenId);
+        reply.header('set-cookie', [
+          cookie(COOKIE, id, root, isHttps(req.raw)),
+          cookie(PRE_COOKIE, '', root, isHttps(req.raw), 0),
+        ]);
+        req.log.info({ user: principal.user }, 'console: signed in');
+        return reply.redirect(`${root}/`, 303);
+      });
+
+      // Everything below needs a session, and a CSRF token on every state-changing request.
+      app.register(async (signed) => {
+        signed.addHook('preHandler', async (req, reply) => {
+          const s =
+            (await lookup(req.raw)) ??
+            (req.method === 'GET' ? await signInByProvider(req, reply) : undefined);
+          if (!s) {
+            if (req.method === 'GET' || req.method === 'HEAD') {
+              if (req.headers['hx-request'] === 'true') {
+                reply.header('hx-redirect', `${root}/signin`);
+                throw new HookdError('UNAUTHENTICATED', 'the session ended; sign in again');
+              }
+              return reply.redirect(`${root}/signin`, 303);
+            }
+            throw new HookdError('UNAUTHENTICATED', 'the session ended; sign in again');
+          }
+          if (req.method !== 'GET' && req.method !== 'HEAD') {
+            const header = req.headers['x-csrf-token'];
+            const field = ((req.body ?? {}) as Record<string, string>)._csrf;
+            if (!sameToken(typeof header === 'string' ? header : field, s.csrf))
+              throw new HookdError(
+                'FORBIDDEN',
+                'the CSRF token is missing or wrong; reload the page and try again',
+              );
+          }
+          (req as unknown as Record<symbol, ConsoleRequestContext>)[SESSION] = {
+            session: s,
+            ctx: { root, user: s.user, csrf: s.csrf, admin: s.user === ADMIN_USER },
+          };
+        });
+        signed.post('/signout', { config: { public: true } }, async (req, reply) => {
+          sessions.end(cookieValue(req.headers.cookie, COOKIE));
+          reply.header('set-cookie', cookie(COOKIE, '', root, isHttps(req.raw), 0));
+          return reply.redirect(`${root}/signin`, 303);
+        });
+        const pageDeps: PageDeps = { ...deps, root, aggregates };
+        overviewPage(signed, pageDeps);
+        hookPages(signed, pageDeps);
+        deliveryPages(signed, pageDeps);
+        livePage(signed, pageDeps);
+        if (deps.accounts)
+          usersPage(signed, {
+            root,
+            accounts: deps.accounts,
+            users: deps.users,
+            hooks: deps.hooks,
+            sessions,
+          });
+      });
+    },
+    { prefix: CONSOLE_PATH },
+  );
+
+  function signinForm(req: FastifyRequest, reply: FastifyReply, message: string, status = 200) {
+    const pre = randomBytes(24).toString('base64url');
+    reply.header('set-cookie', cookie(PRE_COOKIE, pre, root, isHttps(req.raw), 600));
+    return sendHtml(
+      reply,
+      barePage(
+        root,
+        'Sign in to hookd',
+        html`<form method="post" action="${root}/signin" class="signin">
+<input type="hidden" name="_csrf" value="${pre}">
+${message ? html`<p class="error" role="alert">${message}</p>` : ''}
+<div class="field"><label for="token">API token</label>
+<input id="token" name="token" type="password" autocomplete="off" required placeholder="hkd_…"></div>
+<p><button type="submit" class="primary">Sign in</button></p>
+<p class="hint">Create a token with <code>hookd token create USER</code>; it is exchanged for a session and not kept in the browser.</p>
+</form>`,
+      ),
+      status,
+    );
+  }
+}
+
+/** Whether the browser reached hookd over https: directly, or per a trusted proxy's X-Forwarded-Proto. */
+function isHttpsWith(trusts: (address: string | undefined) => boolean, req: IncomingMessage): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  const proto = req.headers['x-forwarded-proto'];
+  return (
+    typeof proto === 'string' &&
+    trusts(req.socket.remoteAddress) &&
+    proto.split(',')[0]!.trim().toLowerCase() === 'https'
+  );
+}
+
+function cookie(name: string, value: string, path: string, secure: boolean, maxAge?: number): string {
+  return `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}${
+    maxAge !== undefined ? `; Max-Age=${maxAge}` : ''
+  }`;
+}
+
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}

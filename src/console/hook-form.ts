@@ -1,0 +1,202 @@
+import type { FieldError } from '../errors/catalog.js';
+import { CALLBACK_METHODS, type Hook } from '../hook/hook.js';
+import { type Html, html } from './html.js';
+
+/** The form's fields, in order; each has an error slot `err-<name>` next to it. */
+export const FORM_FIELDS = [
+  'PathPattern',
+  'Methods',
+  'Type',
+  'StatusCodeWhiteList',
+  'StatusCodeBlackList',
+  'Callback',
+  'CallbackMethod',
+  'Headers',
+  'CallbackContentMediaType',
+  'CallbackContent',
+  'RetrySchedule',
+  'Persist',
+] as const;
+
+type Form = Record<string, string>;
+
+const list = (s: string | undefined): string[] =>
+  (s ?? '')
+    .split(/[\s,]+/)
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+
+/** Numbers where the text is a number; other text is passed on for the validator to name. */
+const numbers = (s: string | undefined): unknown[] =>
+  list(s).map((x) => (/^-?\d+(\.\d+)?$/.test(x) ? Number(x) : x));
+
+/** The hook document a form describes: exactly what `POST /hooks` would be sent. */
+export function formToHook(f: Form): Record<string, unknown> {
+  const hook: Record<string, unknown> = {
+    PathPattern: f.PathPattern ?? '',
+    Methods: list(f.Methods),
+    Type: /^\d+$/.test(f.Type ?? '') ? Number(f.Type) : f.Type,
+    StatusCodeWhiteList: numbers(f.StatusCodeWhiteList),
+    StatusCodeBlackList: numbers(f.StatusCodeBlackList),
+    Callback: f.Callback ?? '',
+    CallbackMethod: f.CallbackMethod || 'POST',
+    Headers: headersOf(f.Headers ?? ''),
+    Persist: f.Persist === 'on' || f.Persist === 'true',
+  };
+  if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
+  if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
+  if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
+  return hook;
+}
+
+function headersOf(text: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const i = line.indexOf(':');
+    // A line without a colon: passed on whole, so the validator names it.
+    if (i <= 0) return text;
+    out[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** A stored hook as the form's values. */
+export function hookToForm(h: Hook): Form {
+  return {
+    PathPattern: h.PathPattern,
+    Methods: h.Methods.join(', '),
+    Type: String(h.Type),
+    StatusCodeWhiteList: h.StatusCodeWhiteList.join(', '),
+    StatusCodeBlackList: h.StatusCodeBlackList.join(', '),
+    Callback: h.Callback,
+    CallbackMethod: h.CallbackMethod,
+    Headers: Object.entries(h.Headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
+    CallbackContentMediaType: h.CallbackContentMediaType,
+    CallbackContent: h.CallbackContent ?? '',
+    RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
+    Persist: h.Persist ? 'on' : '',
+  };
+}
+
+export const EMPTY_FORM: Form = {
+  PathPattern: '',
+  Methods: '*',
+  Type: '1',
+  StatusCodeWhiteList: '',
+  StatusCodeBlackList: '',
+  Callback: '',
+  CallbackMethod: 'POST',
+  Headers: '',
+  CallbackContentMediaType: '',
+  CallbackContent: '',
+  RetrySchedule: '',
+  Persist: 'on',
+};
+
+/** The form field an error of the validator belongs to (`Methods[1]` → Methods); else the summary. */
+export function fieldOf(e: FieldError): string {
+  const base = e.field.split(/[.[]/)[0]!;
+  return (FORM_FIELDS as readonly string[]).includes(base) ? base : '';
+}
+
+/** Error messages per field ('' = not tied to a field). */
+export function errorsByField(errors: readonly FieldError[]): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const e of errors) {
+    const f = fieldOf(e);
+    const text = f === '' || e.field === f ? e.message : `${e.field} ${e.message}`;
+    m.set(f, [...(m.get(f) ?? []), f === '' ? `${e.field} ${e.message}` : text]);
+  }
+  return m;
+}
+
+const LABELS: Record<string, string> = {
+  PathPattern: 'Path pattern',
+  Methods: 'Methods (comma-separated, * for any)',
+  Type: 'Type',
+  StatusCodeWhiteList: 'Only for status codes',
+  StatusCodeBlackList: 'Not for status codes',
+  Callback: 'Callback URL',
+  CallbackMethod: 'Callback method',
+  Headers: 'Headers (one "Name: value" per line)',
+  CallbackContentMediaType: 'Body media type',
+  CallbackContent: 'Body template (empty: the JSON event document)',
+  RetrySchedule: 'Retry schedule, seconds (empty: the daemon’s)',
+  Persist: 'Persist (kept across restarts)',
+};
+
+/** The error slot of a field: replaced out of band by each live validation. */
+export function errorSlot(field: string, messages: readonly string[] = [], oob = false): Html {
+  return html`<span class="field-error" id="err-${field}" role="status"${oob ? html` hx-swap-oob="true"` : ''}>${messages.join('; ')}</span>`;
+}
+
+/** The hook editor's form; `action` is where it is submitted (create or replace). */
+export function hookForm(
+  root: string,
+  csrf: string,
+  action: string,
+  values: Form,
+  errors: Map<string, string[]>,
+  submitLabel: string,
+): Html {
+  const v = (k: string) => values[k] ?? '';
+  const described = (k: string) =>
+    html` aria-describedby="err-${k}"${errors.has(k) ? html` aria-invalid="true"` : ''}`;
+  const input = (k: string, type = 'text', extra: Html = html``) =>
+    html`<div class="field"><label for="f-${k}">${LABELS[k]}</label>
+<input id="f-${k}" name="${k}" type="${type}" value="${v(k)}"${described(k)}${extra}>
+${errorSlot(k, errors.get(k))}</div>`;
+  const select = (k: string, options: [string, string][]) =>
+    html`<div class="field"><label for="f-${k}">${LABELS[k]}</label>
+<select id="f-${k}" name="${k}"${described(k)}>${options.map(
+      ([val, label]) => html`<option value="${val}"${v(k) === val ? html` selected` : ''}>${label}</option>`,
+    )}</select>
+${errorSlot(k, errors.get(k))}</div>`;
+  const area = (k: string, rows: number) =>
+    html`<div class="field wide"><label for="f-${k}">${LABELS[k]}</label>
+<textarea id="f-${k}" name="${k}" rows="${rows}" spellcheck="false"${described(k)}>${v(k)}</textarea>
+${errorSlot(k, errors.get(k))}</div>`;
+  return html`<form id="hook-form" class="hook-form" method="post" action="${action}" novalidate
+  hx-post="${root}/hooks/validate" hx-trigger="input delay:400ms, change" hx-target="#validation" hx-swap="innerHTML">
+<input type="hidden" name="_csrf" value="${csrf}">
+<div id="validation" class="summary" role="status" aria-live="polite">${summary(errors)}</div>
+<div class="grid">
+${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
+${input('Methods')}
+${select('Type', [
+  ['0', '0 · BeforeCompletion'],
+  ['1', '1 · AfterCompletion'],
+])}
+${input('StatusCodeWhiteList')}
+${input('StatusCodeBlackList')}
+${input('Callback', 'text', html` inputmode="url" placeholder="https://receiver.example/hook"`)}
+${select(
+  'CallbackMethod',
+  CALLBACK_METHODS.map((m) => [m, m]),
+)}
+${input('CallbackContentMediaType', 'text', html` placeholder="application/json"`)}
+${area('Headers', 3)}
+${area('CallbackContent', 5)}
+${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
+<div class="field check"><input id="f-Persist" name="Persist" type="checkbox"${v('Persist') === 'on' ? html` checked` : ''}${described('Persist')}>
+<label for="f-Persist">${LABELS.Persist}</label>${errorSlot('Persist', errors.get('Persist'))}</div>
+</div>
+<p><button type="submit" class="primary">${submitLabel}</button></p>
+</form>`;
+}
+
+export function summary(errors: Map<string, string[]>, warnings: readonly string[] = []): Html {
+  const n = [...errors.values()].reduce((a, l) => a + l.length, 0);
+  if (n === 0 && warnings.length === 0) return html`<p class="ok">No problems found.</p>`;
+  return html`${n > 0 ? html`<p class="error">${n} problem${n === 1 ? '' : 's'} to fix before saving.</p>` : ''}
+${(errors.get('') ?? []).map((m) => html`<p class="error">${m}</p>`)}
+${warnings.map((w) => html`<p class="warning">Warning: ${w}</p>`)}`;
+}
+
+/** The JSON view of the hook the form describes. */
+export function jsonView(hook: unknown, oob = false): Html {
+  return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, null, 2)}</pre>`;
+}

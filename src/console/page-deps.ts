@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import type { HookService } from '../service/hook-service.js';
+import type { DeliveryAggregates } from '../store/delivery-aggregates.js';
+
+/** What the console's pages use: the same services as the API. */
+export interface PageDeps {
+  root: string;
+  /** The API base (`/` or e.g. `/api`). */
+  base: string;
+  hooks: HookService;
+  pipeline: DeliveryPipeline;
+  engine: MatchEngine;
+  aggregates: DeliveryAggregates;
+  reportBase: (req: FastifyRequest) => string;
+}

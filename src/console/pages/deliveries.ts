@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
+import { HookdError } from '../../errors/catalog.js';
+import type { AttemptRecord, DeliveryRecord } from '../../store/delivery-store.js';
+import { type Html, html, seg } from '../html.js';
+import { page, statusBadge, time } from '../layout.js';
+import type { PageDeps } from '../page-deps.js';
+import { isHtmx, sendHtml, sessionOf } from '../respond.js';
+
+/** A delivery's page: trigger, request (the hook's headers hidden), attempts; redeliver. */
+export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
+  const { root, hooks, pipeline } = deps;
+
+  /** The delivery, if its hook is the user's; otherwise it does not exist for them (404). */
+  const owned = async (req: FastifyRequest) => {
+    const { ctx } = sessionOf(req);
+    const id = (req.params as { id: string }).id;
+    const notFound = new HookdError('NOT_FOUND', `no delivery with Id "${id.slice(0, 64)}"`);
+    if (!DELIVERY_ID_SHAPE.test(id)) throw notFound;
+    const found = await pipeline.getWithAttempts(id);
+    if (!found) throw notFound;
+    const hook = await hooks.find(found.delivery.hookId);
+    if (!hook || hook.Owner !== ctx.user) throw notFound;
+    return { ...found, hook };
+  };
+
+  app.get('/deliveries/:id', async (req, reply) => {
+    const { ctx } = sessionOf(req);
+    const { delivery: d, attempts, hook } = await owned(req);
+    if (isHtmx(req)) return sendHtml(reply, attemptsSection(d, attempts));
+    const body = html`
+<section aria-labelledby="h-trigger"><h2 id="h-trigger">Trigger</h2>
+<dl class="facts">
+<dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code></dd>
+<dt>Status served</dt><dd>${d.trigger.statusCode ?? '– (before completion)'}</dd>
+<dt>Requested by</dt><dd>${d.trigger.user ?? 'anonymous'}</dd>
+<dt>Hook</dt><dd><a href="${root}/hooks/${seg(hook.Id)}">${hook.PathPattern}</a> (<code>${hook.Id}</code>)</dd>
+<dt>Created</dt><dd>${time(d.created)}</dd>
+</dl></section>
+<section aria-labelledby="h-request"><h2 id="h-request">Request sent</h2>
+<p><strong>${d.request.method}</strong> <code>${d.request.url}</code></p>
+<p class="hint">Content type: ${contentType(d.request.headers) ?? '–'}. ${Object.keys(d.request.headers).length} header(s) of the hook are not shown: they may hold credentials.</p>
+${d.request.body !== undefined ? html`<pre class="json" tabindex="0" aria-label="Request body">${d.request.body}</pre>` : html`<p>No body.</p>`}
+</section>
+<section aria-labelledby="h-attempts"><h2 id="h-attempts">Attempts</h2>
+<form hx-post="${root}/deliveries/${seg(d.id)}/redeliver" hx-target="#redeliver-result">
+<button type="submit" class="primary">Redeliver</button></form>
+<div id="redeliver-result" role="status" aria-live="polite"></div>
+${attemptsSection(d, attempts, `${root}/deliveries/${seg(d.id)}`)}
+</section>`;
+    return sendHtml(reply, page(ctx, `Delivery ${d.id}`, 'none', body));
+  });
+
+  app.post('/deliveries/:id/redeliver', async (req, reply) => {
+    const { delivery } = await owned(req);
+    const queued = await pipeline.redeliver(delivery.id);
+    if (!queued) throw new HookdError('NOT_FOUND', 'the delivery is gone');
+    return sendHtml(reply, html`<p>Queued again; the next attempt appears below.</p>`);
+  });
+}
+
+/** The attempts timeline; polled while the page is open, so new attempts appear by themselves. */
+function attemptsSection(d: DeliveryRecord, attempts: readonly AttemptRecord[], self?: string): Html {
+  return html`<div id="attempts"${self ? html` hx-get="${self}" hx-trigger="every 2s" hx-swap="outerHTML"` : ''}>
+<p>Status: ${statusBadge(d.status, d.lastStatusCode)} · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.nextAttempt !== null ? html` · next at ${time(d.nextAttempt)}` : ''}</p>
+<ol class="timeline">
+${attempts.map(
+  (a) => html`<li class="attempt" data-attempt="${a.attempt}">
+<p><strong>Attempt ${a.attempt}</strong> · ${time(a.time)} · ${a.statusCode === null ? statusBadge('failed', null) : statusBadge(a.statusCode >= 200 && a.statusCode < 300 ? 'succeeded' : 'failed', a.statusCode)} · ${Math.round(a.latencyMs)} ms</p>
+${a.error ? html`<p class="error">${a.error}</p>` : ''}
+${a.responseBody ? html`<pre class="json" tabindex="0" aria-label="Response excerpt of attempt ${a.attempt}">${a.responseBody}</pre>` : ''}
+</li>`,
+)}
+</ol></div>`;
+}
+
+function contentType(headers: Record<string, string>): string | undefined {
+  for (const k in headers) if (k.toLowerCase() === 'content-type') return headers[k];
+  return undefined;
+}

@@ -1,0 +1,116 @@
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { Accounts } from '../auth/accounts.js';
+import type { HookdConfig } from '../config/config.js';
+import { ConfigError } from '../config/load-config.js';
+import { ALL_OPTIONS } from '../config/options.js';
+import { HookdError } from '../errors/catalog.js';
+import type { Store } from '../store/store.js';
+import { openAdminStore } from './open-store.js';
+
+/** The daemon options that say which store an admin command works on; the others do not apply. */
+const STORE_KEYS = new Set(['dataDir', 'databaseUrl']);
+
+/**
+ * The options of every `hookd user|token …` command: where the store is, resolved exactly as the
+ * daemon resolves it (`--config`/`HOOKD_CONFIG`, `HOOKD_*`, `$STATE_DIRECTORY`…), and `--init`.
+ * Only these, so each command's `--help` shows its own options, not the daemon's.
+ */
+function storeOptions(cmd: Command): Command {
+  cmd.option('-c, --config <file>', "the daemon's JSON config file (also HOOKD_CONFIG)");
+  for (const o of ALL_OPTIONS) if (STORE_KEYS.has(o.key)) cmd.addOption(new Option(o.flag, o.description));
+  cmd.option('--init', 'create the data dir (mode 0700) if it does not exist yet');
+  return cmd;
+}
+
+/**
+ * A data dir that does not exist is refused unless `--init`: a misspelt `--data-dir`, or a shell
+ * whose `$HOME` is not the service's (sudo), would otherwise make a new, empty database that the
+ * daemon never reads. A dir made here is 0700: it holds tokens and hooks.
+ */
+export function ensureDataDir(cfg: HookdConfig, init: boolean): void {
+  if (cfg.databaseUrl) return;
+  if (existsSync(cfg.dataDir)) return;
+  if (!init) {
+    throw new ConfigError(
+      `the data dir ${cfg.dataDir} does not exist; name the daemon's with --data-dir (or HOOKD_DATA_DIR, --config, $STATE_DIRECTORY), or pass --init to create it`,
+    );
+  }
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(cfg.dataDir, 0o700);
+}
+
+/** `hookd user add|list|remove` and `hookd token create|list|revoke`, for bootstrap and recovery. */
+export function addAdminCommands(program: Command, configFrom: (cmd: Command) => HookdConfig): void {
+  const withStore = async <T>(cmd: Command, fn: (store: Store) => Promise<T>): Promise<T> => {
+    const cfg = configFrom(cmd);
+    ensureDataDir(cfg, cmd.opts().init === true);
+    const store = await openAdminStore(cfg);
+    try {
+      return await fn(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  const user = program
+    .command('user')
+    .description("manage users in the daemon's store (for bootstrap; a running daemon: hookctl users)");
+  storeOptions(user.command('add <name>').description('add a user'))
+    .option(
+      '--scope <scope>',
+      'a path pattern or "own" its hooks may observe (repeatable; default own)',
+      (v, p: string[] = []) => [...p, v],
+    )
+    .action(async (name: string, o: { scope?: string[] }, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        const u = await new Accounts(store).addUser(name, o.scope);
+        console.log(
+          `added user ${name} (scopes: ${(u.scopes ?? []).join(', ')}); create a token for it with: hookd token create ${name}`,
+        );
+      }),
+    );
+  storeOptions(user.command('list').description('list users with their scopes')).action(
+    async (_o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        for (const u of await store.listUsers())
+          console.log(`${u.name}\t${u.created}\t${(u.scopes ?? []).join(',')}`);
+      }),
+  );
+  storeOptions(user.command('remove <name>').description('remove a user with its tokens and hooks')).action(
+    async (name: string, _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        if (!(await store.removeUser(name))) throw new HookdError('NOT_FOUND', `no user "${name}"`);
+        console.log(`removed user ${name}, its tokens and its hooks`);
+      }),
+  );
+
+  const token = program
+    .command('token')
+    .description("manage API tokens in the daemon's store (for bootstrap)");
+  storeOptions(token.command('create <user>').description('create a token; it is printed once, on stdout'))
+    .option('--label <text>', 'a note to recognise the token by')
+    .action(async (name: string, o: { label?: string }, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        const { record, token: text } = await new Accounts(store).createToken(name, o.label ?? '');
+        console.error(`created token ${record.id} for ${name}; it is shown only now:`);
+        console.log(text);
+      }),
+    );
+  storeOptions(token.command('list [user]').description('list tokens (ids, never secrets)')).action(
+    async (name: string | undefined, _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        for (const t of await store.listTokens(name))
+          console.log(`${t.id}\t${t.user}\t${t.created}\t${t.label}`);
+      }),
+  );
+  storeOptions(token.command('revoke <id...>').description('revoke tokens by id')).action(
+    async (ids: string[], _o, cmd: Command) =>
+      withStore(cmd, async (store) => {
+        for (const id of ids) {
+          if (!(await store.revokeToken(id))) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
+          console.log(`revoked token ${id}`);
+        }
+      }),
+  );
+}

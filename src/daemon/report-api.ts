@@ -1,0 +1,38 @@
+/**
+ * The report endpoint as the daemon wires it: `POST /_hookd/report` (and the dry run) with its
+ * `Idempotency-Key` handling, its span when tracing is on, and the rule that a 202 goes out only
+ * once the fired callbacks are recorded.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { HookdConfig } from '../config/config.js';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
+import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import type { Tracing } from '../tracing/index.js';
+import type { RuntimeSettings } from './runtime-settings.js';
+import type { StoreFaults } from './store-faults.js';
+
+export interface ReportApiParts {
+  engine: MatchEngine;
+  deliveries: DeliveryPipeline;
+  settings: RuntimeSettings;
+  faults: StoreFaults;
+  tracing: Tracing | undefined;
+  opened: { idempotency: IdempotencyStore };
+  config: HookdConfig;
+  log: Logger;
+}
+
+export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
+  // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
+  // goes out, so even an instance killed right after it loses none of them.
+  api.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode === 202 && isReportRequest(req)) await p.deliveries.flush().catch(() => undefined);
+    return payload;
+  });
+  installIdempotency(api, { store: p.opened.idempotency, ttlMs: p.config.idempotencyTtlMs, log: p.log });
+  const base = (req: { headers: { host?: string | undefined } }) => p.settings.reportBase(req.headers.host);
+  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing);
+}

@@ -1,0 +1,119 @@
+/**
+ * Per-hook callback rate limits (`RateLimit: {PerSecond, Burst}`), enforced without dropping
+ * anything: an attempt over the rate gets the next free send time and waits in the scheduler
+ * until then, like a retry. The limiter is GCRA (the generic cell rate algorithm, a token
+ * bucket kept as one "theoretical arrival time" per hook): each attempt reserves the next slot,
+ * so a burst of N callbacks goes out as `Burst` at once and then one every `1/PerSecond`,
+ * in order, with no polling.
+ *
+ * Per instance: in a cluster each instance sends the callbacks its own triggers fired at up to
+ * the hook's rate (docs/DECISIONS.md "Rate limit per hook").
+ */
+import type { RateLimit } from '../hook/hook.js';
+import type { Tracing } from '../tracing/types.js';
+import type { Delivery } from './delivery.js';
+
+export type { RateLimit };
+
+interface Bucket {
+  /** When the next attempt would be due at the steady rate (epoch ms). */
+  tat: number;
+}
+
+// Buckets of hooks that have been idle long enough to be full again are dropped now and then.
+const SWEEP_EVERY = 4096;
+
+export class HookRateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+  private reservations = 0;
+
+  /**
+   * Reserves the next send slot of the hook: returns how long, from `now`, the attempt must wait
+   * (0: it may go now).
+   */
+  reserve(hookId: string, limit: RateLimit, now: number): number {
+    const interval = 1000 / limit.PerSecond;
+    const tolerance = (limit.Burst - 1) * interval;
+    let b = this.buckets.get(hookId);
+    if (b === undefined) {
+      b = { tat: now };
+      this.buckets.set(hookId, b);
+      if (++this.reservations % SWEEP_EVERY === 0) this.sweep(now);
+    }
+    const tat = Math.max(b.tat, now);
+    const allowedAt = tat - tolerance;
+    b.tat = tat + interval;
+    return allowedAt > now ? allowedAt - now : 0;
+  }
+
+  /** The hook was deleted or changed its limit: it starts with a full bucket. */
+  forget(hookId: string): void {
+    this.buckets.delete(hookId);
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [id, b] of this.buckets) if (b.tat <= now) this.buckets.delete(id);
+  }
+}
+
+/** The pipeline's options of issue 16: per-hook rate limits, and tracing. */
+export interface PerHookOptions {
+  /** A hook's `RateLimit`, undefined for none; absent: no hook is limited. */
+  rateLimitFor?: (hookId: string) => RateLimit | undefined;
+  /** Told of each attempt a rate limit holds back, with the wait in ms (metrics). */
+  onRateWait?: (ms: number) => void;
+  /** OpenTelemetry (src/tracing/); absent while tracing is off. */
+  tracing?: Tracing;
+}
+
+export interface RateGateOptions {
+  /** The hook's limit, or undefined when it has none. */
+  limitFor: (hookId: string) => RateLimit | undefined;
+  /** Puts a held delivery back in the scheduler (due at its `nextAttempt`). */
+  later: (d: Delivery) => void;
+  /** Told of each hold, with the wait in ms (metrics). */
+  onWait?: (ms: number) => void;
+  now?: () => number;
+}
+
+/** Where the pipeline asks, before an attempt takes a slot, whether the hook's rate allows it now. */
+export class RateGate {
+  readonly limiter = new HookRateLimiter();
+
+  constructor(private readonly opts: RateGateOptions) {}
+
+  /** The gate of a pipeline whose options name per-hook limits (`rateLimitFor`); else none. */
+  static of(opts: PerHookOptions, later: (d: Delivery) => void): RateGate | undefined {
+    if (opts.rateLimitFor === undefined) return undefined;
+    return new RateGate({
+      limitFor: opts.rateLimitFor,
+      later,
+      ...(opts.onRateWait && { onWait: opts.onRateWait }),
+    });
+  }
+
+  /**
+   * True when the delivery must wait: it was given its send time and handed to `later`. A
+   * delivery coming back at its reserved time passes (its slot is already counted).
+   */
+  hold(d: Delivery, now: number): boolean {
+    if (d.rateSlot) {
+      d.rateSlot = false;
+      return false;
+    }
+    const limit = this.opts.limitFor(d.hookId);
+    if (limit === undefined) return false;
+    const wait = this.limiter.reserve(d.hookId, limit, now);
+    if (wait <= 0) return false;
+    d.rateSlot = true;
+    d.rateWaitMs += wait;
+    d.nextAttempt = now + wait;
+    this.opts.onWait?.(wait);
+    this.opts.later(d);
+    return true;
+  }
+}

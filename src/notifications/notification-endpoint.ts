@@ -1,0 +1,123 @@
+/**
+ * Notification endpoints: where hookd tells a user (or, for the admin's endpoints, the operator)
+ * about operational events of their hooks. Delivered through the delivery pipeline like hook
+ * callbacks: durable, retried, signed (Standard Webhooks) with the endpoint's own secret.
+ */
+import { randomBytes } from 'node:crypto';
+import { type FieldError, HookdError } from '../errors/catalog.js';
+
+export const NOTIFICATION_TYPES = [
+  'hook.disabled',
+  'delivery.failed',
+  'endpoint.breaker_opened',
+  'endpoint.breaker_closed',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** The user whose endpoints get every user's notifications: the operator. */
+export const OPERATOR_USER = 'admin';
+
+export interface NotificationEndpoint {
+  Id: string;
+  Owner: string;
+  Url: string;
+  /** Event types it wants; `["*"]` (the default) means all. */
+  Events: string[];
+  Description: string;
+  Created: string;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `ne_` + 10 characters of time + 20 random ones (Crockford base32), like hook Ids. */
+export function newEndpointId(now: number = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let rand = '';
+  for (const b of randomBytes(20)) rand += CROCKFORD[b & 31];
+  return `ne_${time}${rand}`;
+}
+
+export const ENDPOINT_ID_SHAPE = /^ne_[0-9A-Z]{30}$/;
+
+/** True for notification endpoint Ids (their deliveries never cause notifications). */
+export function isEndpointId(id: string): boolean {
+  return id.startsWith('ne_');
+}
+
+export interface EndpointInput {
+  Url: string;
+  Events: string[];
+  Description: string;
+}
+
+const KNOWN = new Set(['Url', 'Events', 'Description', 'Id', 'Owner', 'Created', 'Secret']);
+
+/** Checks a `POST /_hookd/notifications` body; throws VALIDATION_FAILED listing every problem. */
+export function validateEndpoint(body: unknown): EndpointInput {
+  const errors: FieldError[] = [];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HookdError('VALIDATION_FAILED', 'the body must be a JSON object such as {"Url": "https://…"}', {
+      errors: [{ field: '(body)', message: 'must be a JSON object' }],
+    });
+  }
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) {
+    if (!KNOWN.has(k))
+      errors.push({
+        field: k,
+        message: 'is not a field of a notification endpoint (Url, Events, Description)',
+      });
+  }
+  let url = '';
+  if (typeof b.Url !== 'string' || b.Url === '') {
+    errors.push({ field: 'Url', message: 'is required: an absolute http:// or https:// URL' });
+  } else if (b.Url.length > 2048 || !URL.canParse(b.Url) || !/^https?:$/.test(new URL(b.Url).protocol)) {
+    errors.push({
+      field: 'Url',
+      message: 'must be an absolute http:// or https:// URL of at most 2048 characters',
+    });
+  } else {
+    url = b.Url;
+  }
+  let events: string[] = ['*'];
+  if (b.Events !== undefined) {
+    if (!Array.isArray(b.Events) || b.Events.length === 0) {
+      errors.push({
+        field: 'Events',
+        message: `must be a non-empty list of event types: "*" or ${NOTIFICATION_TYPES.join(', ')}`,
+      });
+    } else {
+      events = [];
+      b.Events.forEach((e, i) => {
+        if (e !== '*' && !(NOTIFICATION_TYPES as readonly unknown[]).includes(e)) {
+          errors.push({
+            field: `Events[${i}]`,
+            message: `must be "*" or one of ${NOTIFICATION_TYPES.join(', ')}`,
+          });
+        } else if (!events.includes(e as string)) events.push(e as string);
+      });
+    }
+  }
+  let description = '';
+  if (b.Description !== undefined) {
+    if (typeof b.Description !== 'string' || b.Description.length > 256) {
+      errors.push({ field: 'Description', message: 'must be a string of at most 256 characters' });
+    } else description = b.Description;
+  }
+  if (errors.length > 0) {
+    throw new HookdError('VALIDATION_FAILED', errors.map((e) => `${e.field} ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+  return { Url: url, Events: events, Description: description };
+}
+
+/** Whether an endpoint wants events of this type. */
+export function wants(e: NotificationEndpoint, type: NotificationType): boolean {
+  return e.Events.includes('*') || e.Events.includes(type);
+}

@@ -1,0 +1,106 @@
+/** The OpenAPI description of the notification endpoints API and of `POST /hooks/{id}/enable`. */
+const problem = {
+  description: 'RFC 9457 problem details',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+};
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), problem]));
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const types = ['hook.disabled', 'delivery.failed', 'endpoint.breaker_opened', 'endpoint.breaker_closed'];
+
+const endpointSchema = {
+  type: 'object',
+  properties: {
+    Id: { type: 'string', description: 'ne_…' },
+    Owner: { type: 'string' },
+    Url: { type: 'string' },
+    Events: { type: 'array', items: { type: 'string', enum: ['*', ...types] } },
+    Description: { type: 'string' },
+    Created: { type: 'string', format: 'date-time' },
+  },
+};
+const endpointOut = { content: { 'application/json': { schema: endpointSchema } } };
+
+export const NOTIFICATION_OPENAPI_PATHS: Record<string, unknown> = {
+  '/hooks/{id}/enable': {
+    parameters: [idParam],
+    post: {
+      summary: 'Re-enable a disabled hook (410 Gone or auto-disable); its configuration is unchanged',
+      responses: {
+        '200': {
+          description: 'The hook, State active',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } },
+        },
+        ...errors(401, 404, 503),
+      },
+    },
+  },
+  '/_hookd/notifications': {
+    get: {
+      summary: 'Your notification endpoints',
+      responses: {
+        '200': {
+          description: 'Ordered by Id; never the secrets',
+          content: { 'application/json': { schema: { type: 'array', items: endpointSchema } } },
+        },
+        ...errors(401, 503),
+      },
+    },
+    post: {
+      summary:
+        'Register a notification endpoint; the answer holds its signing secret (Standard Webhooks), shown this once',
+      requestBody: {
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['Url'],
+              additionalProperties: false,
+              properties: {
+                Url: { type: 'string', description: 'http:// or https://, under the callback target policy' },
+                Events: {
+                  type: 'array',
+                  minItems: 1,
+                  items: { type: 'string', enum: ['*', ...types] },
+                  description: 'Default ["*"]: every type',
+                },
+                Description: { type: 'string', maxLength: 256 },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '201': {
+          description: 'Created; `Location` names it',
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [endpointSchema],
+                properties: { Secret: { type: 'string', description: 'whsec_…' } },
+              },
+            },
+          },
+        },
+        ...errors(400, 401, 503),
+      },
+    },
+  },
+  '/_hookd/notifications/{id}': {
+    parameters: [idParam],
+    get: {
+      summary: 'One of your notification endpoints',
+      responses: { '200': { description: 'The endpoint', ...endpointOut }, ...errors(401, 404, 503) },
+    },
+    delete: {
+      summary: 'Remove a notification endpoint (its pending notifications are dropped)',
+      responses: { '204': { description: 'Removed' }, ...errors(401, 404, 503) },
+    },
+  },
+  '/_hookd/notifications/{id}/deliveries': {
+    parameters: [idParam],
+    get: {
+      summary: "The endpoint's last 100 notification deliveries, newest first (same shape as a hook's)",
+      responses: { '200': { description: 'Deliveries' }, ...errors(401, 404, 503) },
+    },
+  },
+};

@@ -1,0 +1,321 @@
+/**
+ * What the daemon does about operational events: auto-disable of hooks that keep failing, the
+ * `hook.disabled` / `delivery.failed` / `endpoint.breaker_*` notifications, their metrics, and
+ * their API routes. It hangs on the delivery pipeline's event bus and hook state seam only, so
+ * the pipeline and the daemon assembly stay unaware of it beyond a few lines of wiring.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { HookdConfig } from '../config/config.js';
+import {
+  AutoDisable,
+  DEFAULT_AUTO_DISABLE,
+  type DisableCause,
+  type DisableRequest,
+} from '../delivery/auto-disable.js';
+import type { BreakerListener } from '../delivery/circuit-breaker.js';
+import type { AttemptMessage, BreakerMessage, DeliveryEvents } from '../delivery/delivery-events.js';
+import type { FiredEventSink } from '../engine/fired-event.js';
+import { type Hook, isoTimestamp } from '../hook/hook.js';
+import type { AddressChecker } from '../policy/address-policy.js';
+import { checkCallbackTarget } from '../policy/callback-target.js';
+import { principalOf } from '../server/auth-hook.js';
+import { presentHook } from '../server/present-hook.js';
+import { resource } from '../server/route-table.js';
+import type { HookService } from '../service/hook-service.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/delivery-store.js';
+import { isEndpointId } from './notification-endpoint.js';
+import type { NotificationStore } from './notification-store.js';
+import { Notifier } from './notifier.js';
+import { notificationRoutes } from './routes.js';
+
+/** The parts of the delivery pipeline used here. */
+export interface PipelinePort extends FiredEventSink {
+  readonly events: DeliveryEvents;
+  secretFor(id: string, persist?: boolean): Promise<string>;
+  hookDeleted(id: string): void;
+  list(hookId: string, query?: DeliveryQuery): Promise<{ items: DeliveryRecord[]; next?: string }>;
+  getWithAttempts(id: string): Promise<{ delivery: DeliveryRecord; attempts: AttemptRecord[] } | undefined>;
+}
+
+/** The parts of the match engine used here. */
+export interface HookIndexPort {
+  get(id: string): Hook | undefined;
+  ids(): Iterable<string>;
+  readonly disabledCount: number;
+}
+
+export interface OperationsOptions {
+  /** The daemon's stores: `notifications` holds the endpoints; `cluster` is set on PostgreSQL. */
+  opened: { notifications: NotificationStore; cluster?: unknown };
+  /** The delivery pipeline. */
+  deliveries: PipelinePort;
+  hooks: HookService;
+  /** The match engine (a function: the daemon makes it after this). */
+  engine: () => HookIndexPort;
+  /** `autoDisableAfterMs` and `autoDisableFailures` (defaults: DEFAULT_AUTO_DISABLE). */
+  config: Pick<HookdConfig, 'autoDisableAfterMs' | 'autoDisableFailures'>;
+  /** Where the metrics go. */
+  metrics: { registry: Registry };
+  /** The callback target policy in force (it changes with a reload): endpoint URLs obey it too. */
+  settings?: { readonly policy: AddressChecker };
+  log: Logger;
+}
+
+/** Turns a breaker transition into a `breaker` event on the bus (the seam circuit-breaker.ts offers). */
+export function breakerEvents(events: () => DeliveryEvents): BreakerListener {
+  return (key, transition, probeAt) =>
+    events().emit(
+      'breaker',
+      {
+        kind: 'breaker',
+        Time: isoTimestamp(),
+        Endpoint: key,
+        Transition: transition,
+        ProbeAt: transition === 'opened' ? isoTimestamp(new Date(probeAt)) : null,
+      },
+      '',
+    );
+}
+
+export class Operations {
+  readonly notifier: Notifier;
+  readonly autoDisable: AutoDisable;
+  private readonly disabling = new Map<string, Promise<void>>();
+  private readonly disabledTotal: Counter<'cause'>;
+  private readonly notificationsTotal: Counter<'type'>;
+  /** The hook (or endpoint) of the attempt that completed last: the cause of a breaker transition. */
+  private lastAttemptHook = '';
+  private readonly offs: (() => void)[] = [];
+
+  constructor(private readonly opts: OperationsOptions) {
+    const { deliveries: pipeline, log } = opts;
+    const registers = [opts.metrics.registry];
+    this.disabledTotal = new Counter({
+      name: 'hookd_hooks_disabled_total',
+      help: 'Hooks disabled by this instance, by cause: gone (410 Gone), failing (auto-disable)',
+      labelNames: ['cause'],
+      registers,
+    });
+    this.notificationsTotal = new Counter({
+      name: 'hookd_notifications_total',
+      help: 'Operational notifications queued for notification endpoints, by event type',
+      labelNames: ['type'],
+      registers,
+    });
+    const engine = opts.engine;
+    new Gauge({
+      name: 'hookd_hooks_disabled',
+      help: 'Hooks whose State is disabled (410 Gone or auto-disable)',
+      registers,
+      collect() {
+        this.set(engine().disabledCount);
+      },
+    });
+    const failing = () => this.autoDisable.failing;
+    new Gauge({
+      name: 'hookd_hooks_failing',
+      help: 'Hooks whose attempts have all failed lately (on the way to auto-disable)',
+      registers,
+      collect() {
+        this.set(failing());
+      },
+    });
+    this.notifier = new Notifier({
+      store: opts.opened.notifications,
+      sink: pipeline,
+      secretFor: (id) => pipeline.secretFor(id, true),
+      removed: (id) => pipeline.hookDeleted(id),
+      ...(opts.settings && { checkUrl: (url) => checkUrl(url, opts.settings!.policy) }),
+      // Several instances share the store: endpoints added elsewhere are seen within 2 s.
+      refreshMs: opts.opened.cluster ? 2000 : 5000,
+      onQueued: (type, n) => this.notificationsTotal.inc({ type }, n),
+      log,
+    });
+    this.autoDisable = new AutoDisable({
+      options: {
+        periodMs: opts.config.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE.periodMs,
+        minFailures: opts.config.autoDisableFailures ?? DEFAULT_AUTO_DISABLE.minFailures,
+      },
+      tracks: (id) => !isEndpointId(id),
+      lastSuccess: (id) => this.lastSuccess(id),
+      disable: (r) => this.disable(r),
+      onError: (err, hookId) => log.error({ err, hookId }, 'auto-disable check failed'),
+    });
+    this.offs.push(
+      pipeline.events.on('attempt', (m, owner) => this.attempt(m, owner)),
+      pipeline.events.on('breaker', (m) => this.breaker(m)),
+    );
+    opts.hooks.onChange({
+      hookSaved: (h) => {
+        if (h.State === 'active') this.autoDisable.forget(h.Id);
+      },
+      hookDeleted: (id) => this.autoDisable.forget(id),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.notifier.start();
+  }
+
+  stop(): void {
+    for (const off of this.offs) off();
+    this.notifier.stop();
+  }
+
+  /** Whether a delivery to this id may go: notification endpoints are answered here. */
+  isActive(id: string): boolean {
+    return isEndpointId(id) && this.notifier.isActive(id);
+  }
+
+  /** A receiver answered 410 Gone (the pipeline's hook state seam). */
+  gone(hookId: string): Promise<void> {
+    return this.disable({ hookId, cause: 'gone', reason: 'the receiver answered 410 Gone' });
+  }
+
+  /** The API routes: `/_hookd/notifications…` and `POST /hooks/{id}/enable`. */
+  routes(api: FastifyInstance, base: string): void {
+    notificationRoutes(
+      api,
+      this.notifier,
+      base,
+      async (id) => (await this.opts.deliveries.list(id, { limit: 100 })).items,
+    );
+    resource(
+      api,
+      '/hooks/:id/enable',
+      {
+        POST: async (req: FastifyRequest, reply) => {
+          const id = (req.params as { id: string }).id;
+          const before = await this.opts.hooks.get(principalOf(req).user, id);
+          const hook = await this.opts.hooks.enable(before.Owner, before.Id);
+          this.autoDisable.forget(hook.Id);
+          if (before.State !== 'active') req.log.info({ hookId: hook.Id }, 'hook enabled');
+          return reply.send(presentHook(hook));
+        },
+      },
+      { events: true },
+    );
+  }
+
+  /** Disables a hook once (per process: concurrent requests for one hook share the first). */
+  private disable(r: DisableRequest): Promise<void> {
+    const running = this.disabling.get(r.hookId);
+    if (running) return running;
+    const p = this.doDisable(r).finally(() => this.disabling.delete(r.hookId));
+    this.disabling.set(r.hookId, p);
+    return p;
+  }
+
+  private async doDisable(r: DisableRequest): Promise<void> {
+    const result = await this.opts.hooks.setState(r.hookId, 'disabled', r.reason);
+    if (!result?.changed) return;
+    const hook = result.hook;
+    this.disabledTotal.inc({ cause: r.cause });
+    this.opts.log.warn(
+      { hookId: hook.Id, owner: hook.Owner, cause: r.cause, reason: r.reason },
+      'hook disabled',
+    );
+    await this.notifier.publish('hook.disabled', new Set([hook.Owner]), () =>
+      hookDisabledData(hook, r.cause, r),
+    );
+  }
+
+  private async lastSuccess(hookId: string): Promise<number | undefined> {
+    const page = await this.opts.deliveries.list(hookId, { status: 'succeeded', limit: 1 });
+    const newest = page.items[0];
+    if (!newest) return undefined;
+    const found = await this.opts.deliveries.getWithAttempts(newest.id);
+    const last = found?.attempts[found.attempts.length - 1];
+    return last?.time ?? newest.created;
+  }
+
+  private attempt(m: AttemptMessage, owner: string): void {
+    this.lastAttemptHook = m.HookId;
+    // Deliveries to notification endpoints never cause notifications: no loop, ever.
+    if (isEndpointId(m.HookId)) return;
+    this.autoDisable.observe(m);
+    if (m.Outcome !== 'failed') return;
+    void this.notifier
+      .publish('delivery.failed', new Set([owner]), () => ({
+        DeliveryId: m.DeliveryId,
+        HookId: m.HookId,
+        Owner: owner,
+        Attempts: m.Attempt,
+        LastStatusCode: m.StatusCode,
+        LastError: m.Error,
+        Url: m.Url,
+        Method: m.Method,
+        FailedAt: m.Time,
+        Trigger: m.Trigger,
+      }))
+      .catch((err: unknown) =>
+        this.opts.log.error({ err }, 'queueing a delivery.failed notification failed'),
+      );
+  }
+
+  private breaker(m: BreakerMessage): void {
+    // A transition caused by a notification delivery is not reported (no loop).
+    if (isEndpointId(this.lastAttemptHook)) return;
+    const byOwner = new Map<string, string[]>();
+    const all: string[] = [];
+    for (const id of this.opts.engine().ids()) {
+      const h = this.opts.engine().get(id);
+      if (!h || !targets(h.Callback, m.Endpoint)) continue;
+      all.push(h.Id);
+      const list = byOwner.get(h.Owner) ?? [];
+      list.push(h.Id);
+      byOwner.set(h.Owner, list);
+    }
+    // A destination no hook sends to (only notification endpoints): nobody to tell.
+    if (all.length === 0) return;
+    const type = m.Transition === 'opened' ? 'endpoint.breaker_opened' : 'endpoint.breaker_closed';
+    this.opts.log.warn(
+      { endpoint: m.Endpoint, transition: m.Transition, hooks: all.length },
+      `circuit ${m.Transition}`,
+    );
+    void this.notifier
+      .publish(type, new Set(byOwner.keys()), (recipient) => {
+        const hookIds = recipient === '*' ? all : byOwner.get(recipient);
+        if (!hookIds) return undefined;
+        return {
+          Endpoint: m.Endpoint,
+          State: m.Transition === 'opened' ? 'open' : 'closed',
+          ...(m.Transition === 'opened' && { ProbeAt: m.ProbeAt }),
+          Time: m.Time,
+          HookIds: hookIds,
+        };
+      })
+      .catch((err: unknown) => this.opts.log.error({ err }, 'queueing a breaker notification failed'));
+  }
+}
+
+/** The callback target policy's answer for an endpoint URL: a message when refused. */
+async function checkUrl(url: string, policy: AddressChecker): Promise<string | undefined> {
+  const r = await checkCallbackTarget(new URL(url), policy);
+  return r.ok ? undefined : r.message;
+}
+
+/** Whether a hook's callback goes to what a breaker guards (an origin, a host, or a URL). */
+function targets(callback: string, key: string): boolean {
+  if (callback === key) return true;
+  if (!URL.canParse(callback)) return false;
+  const u = new URL(callback);
+  return u.origin === key || u.host === key || u.hostname === key || callback.startsWith(`${key}/`);
+}
+
+function hookDisabledData(hook: Hook, cause: DisableCause, r: DisableRequest): Record<string, unknown> {
+  return {
+    HookId: hook.Id,
+    Owner: hook.Owner,
+    Callback: hook.Callback,
+    PathPattern: hook.PathPattern,
+    State: hook.State,
+    Cause: cause,
+    DisabledReason: hook.DisabledReason ?? r.reason,
+    DisabledAt: hook.DisabledAt ?? isoTimestamp(),
+    ...(r.failingSince !== undefined && { FailingSince: isoTimestamp(new Date(r.failingSince)) }),
+    ...(r.failedAttempts !== undefined && { FailedAttempts: r.failedAttempts }),
+  };
+}
