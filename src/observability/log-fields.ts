@@ -68,6 +68,19 @@ export const LOG_FIELDS = {
   header: 'the identity header trusted for the user name',
   refuseUnknownUsers: 'whether users the store does not know are refused',
   reason: 'why a request’s user could not be established',
+  // users, notifications, idempotency, tracing
+  tokenId: 'Id of an API token (never the token)',
+  scopes: 'a user’s scopes',
+  users: 'how many users the message is about',
+  migrated: 'how many records a migration changed',
+  key: 'an Idempotency-Key of a report',
+  endpoints: 'how many notification endpoints',
+  endpoint: 'a notification endpoint, or the tracing (OTLP) endpoint URL',
+  endpointId: 'Id of a notification endpoint',
+  type: 'type of a notification event',
+  cause: 'why a notification was sent',
+  transition: 'a breaker or hook state change a notification reports',
+  sampler: 'the tracing sampler',
 } as const;
 
 export type LogField = keyof typeof LOG_FIELDS;
