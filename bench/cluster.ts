@@ -148,6 +148,7 @@ interface Instance {
 /** A hookd on the database, logging warnings only (a line per callback would be what is measured). */
 async function startInstance(databaseUrl: string, dataDir: string): Promise<Instance> {
   const port = await freePort();
+  const opsPort = await freePort();
   const running = await start(process.execPath, [
     HOOKD_BIN,
     '--database-url',
@@ -156,6 +157,8 @@ async function startInstance(databaseUrl: string, dataDir: string): Promise<Inst
     dataDir,
     '--listen',
     `127.0.0.1:${port}`,
+    '--ops-listen',
+    `127.0.0.1:${opsPort}`,
     '--allow-callback-net',
     '127.0.0.0/8',
     '--log-level',
@@ -164,7 +167,7 @@ async function startInstance(databaseUrl: string, dataDir: string): Promise<Inst
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ok = await fetch(`${url}/readyz`)
+    const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`)
       .then((r) => r.status === 200)
       .catch(() => false);
     if (ok) return { url, running };

@@ -1,4 +1,13 @@
 #!/usr/bin/env node
-import { main } from '../dist/src/daemon/main.js';
-
+let main;
+try {
+  ({ main } = await import('../dist/src/daemon/main.js'));
+} catch (e) {
+  if (!/Cannot find module '[^']*dist\/src\/daemon\/main\.js'/.test(String(e?.message))) throw e;
+  // A clone without its build (npm install -g . of a fresh clone links here): say what to do.
+  console.error(
+    'hookd: dist/ is not built here. In a clone run npm install (it builds); for a production install use the release tarball (README "Installing for production").',
+  );
+  process.exit(1);
+}
 await main();

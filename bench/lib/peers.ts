@@ -241,7 +241,8 @@ export async function startHookd(opts: HookdStart): Promise<HookdServer> {
   const running = await start(process.execPath, args, {
     core: opts.core,
     // info: the `listening` line is the readiness signal (and hookd's default level).
-    env: { ...process.env, HOOKD_LOG_LEVEL: 'info' },
+    // The operations listener on a free port (a variable, so that an older --bin ignores it).
+    env: { ...process.env, HOOKD_LOG_LEVEL: 'info', HOOKD_OPS_LISTEN: '127.0.0.1:0' },
     timeoutMs: opts.timeoutMs ?? 60_000,
     ready: (line) => {
       try {

@@ -92,11 +92,21 @@ export interface HookdConfig {
   tracing?: boolean;
   /** OTLP/HTTP traces endpoint (`…/v1/traces`); absent: `OTEL_EXPORTER_OTLP_*` or the SDK default. */
   tracingEndpoint?: string;
+  /**
+   * Where /metrics, /healthz and /readyz are served, apart from the proxied service's port;
+   * `false` when switched off (`--ops-listen off`).
+   */
+  opsListen: { host: string; port: number } | false;
+  /** Log lines: `auto` pretty and coloured on a terminal, JSON otherwise; or always one of them. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }
 
 export const DEFAULT_LISTEN = '127.0.0.1:8470';
+
+/** The operations listener's default: loopback, the port after the service's. */
+export const DEFAULT_OPS_LISTEN = '127.0.0.1:8471';
 
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;

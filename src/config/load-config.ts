@@ -1,21 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseJsonText } from '../cli/json-file.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
 import { suggest } from '../util/suggest.js';
 import {
   DEFAULT_CLUSTER_LEASE_MS,
   DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_LISTEN,
+  DEFAULT_OPS_LISTEN,
   type HookdConfig,
 } from './config.js';
 import { ALL_OPTIONS } from './options.js';
 
-/** A configuration problem, naming the key and where it came from. hookd exits 2 on it. */
+/**
+ * Configuration problems, each naming the key and where it came from (all of them at once, so
+ * that one run of `hookd check-config` shows every mistake). hookd exits 2 on it.
+ */
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly problems: string[];
+  constructor(problem: string | string[]) {
+    const problems = typeof problem === 'string' ? [problem] : problem;
+    super(
+      problems.length === 1
+        ? problems[0]!
+        : `${problems.length} problems:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
+    this.problems = problems;
   }
 }
 
@@ -24,6 +36,8 @@ export interface ConfigSources {
   flags?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   configFile?: string;
+  /** Further checks of the merged values (CIDR lists); their problems are reported with the others. */
+  validate?: (cfg: HookdConfig) => string[];
 }
 
 type Raw = Record<string, { value: unknown; from: string }>;
@@ -34,10 +48,12 @@ const FILE_KEYS = new Set(ALL_OPTIONS.map((o) => o.fileKey));
 export function loadConfig(sources: ConfigSources): HookdConfig {
   const env = sources.env ?? process.env;
   const raw: Raw = {};
+  const problems: string[] = [];
   const configFile = (sources.flags?.config as string | undefined) ?? env.HOOKD_CONFIG ?? sources.configFile;
   if (configFile) {
-    for (const [k, v] of Object.entries(readConfigFile(configFile)))
-      raw[k] = { value: v, from: `${configFile}: ${k}` };
+    const read = readConfigFile(configFile);
+    problems.push(...read.unknown);
+    for (const [k, v] of Object.entries(read.values)) raw[k] = { value: v, from: `${configFile}: ${k}` };
   }
   const urlFile = env.HOOKD_DATABASE_URL_FILE;
   if (urlFile !== undefined && urlFile !== '') {
@@ -53,7 +69,14 @@ export function loadConfig(sources: ConfigSources): HookdConfig {
     const v = sources.flags?.[o.key];
     if (v !== undefined) raw[o.fileKey] = { value: v, from: o.flag.split(' ')[0]! };
   }
-  const cfg = resolveConfig(raw, env);
+  const cfg = resolveConfig(raw, env, problems);
+  if (problems.length === 0 && sources.validate) problems.push(...sources.validate(cfg));
+  else if (sources.validate) {
+    // Keys already refused are not checked twice; the others are, so every problem shows at once.
+    const named = (k: string) => problems.some((p) => p.includes(k));
+    problems.push(...sources.validate(cfg).filter((p) => !named(p.split(':')[0]!)));
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   if (configFile) cfg.configFile = resolve(configFile);
   return cfg;
 }
@@ -90,8 +113,8 @@ export function redactDatabaseUrl(url: string): string {
   return u.toString();
 }
 
-/** Reads and flattens a JSON config file, rejecting unknown keys with a suggestion. */
-export function readConfigFile(file: string): Record<string, unknown> {
+/** Reads and flattens a JSON config file; unknown keys come back as problems, with a suggestion. */
+export function readConfigFile(file: string): { values: Record<string, unknown>; unknown: string[] } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -100,14 +123,16 @@ export function readConfigFile(file: string): Record<string, unknown> {
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonText(file, text);
   } catch (e) {
-    throw new ConfigError(`config file ${file} is not valid JSON: ${(e as Error).message}`);
+    // `FILE:LINE:COLUMN: what`, as hookctl validate reports a hook file.
+    throw new ConfigError(`${(e as Error).message} (the config file is not valid JSON)`);
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(`config file ${file} must hold a JSON object`);
   }
   const flat: Record<string, unknown> = {};
+  const unknown: string[] = [];
   const walk = (o: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(o)) {
       const key = prefix + k;
@@ -116,24 +141,29 @@ export function readConfigFile(file: string): Record<string, unknown> {
         walk(v as Record<string, unknown>, `${key}.`);
       } else if (!FILE_KEYS.has(key)) {
         const hint = suggest(key, [...FILE_KEYS]);
-        throw new ConfigError(`${file}: unknown key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`);
+        unknown.push(`${file}: unknown key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`);
       } else flat[key] = v;
     }
   };
   walk(doc as Record<string, unknown>, '');
-  return flat;
+  return { values: flat, unknown };
 }
 
-function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
+/**
+ * Checks and merges the values. Each problem is added to `problems` (the caller throws them all
+ * at once); a refused value falls back to its default so that the other keys are still checked.
+ */
+function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): HookdConfig {
   const get = (k: string) => raw[k];
   const fail = (k: string, rule: string): never => {
     const r = raw[k];
-    throw new ConfigError(`${r ? r.from : k}: ${rule}`);
+    problems.push(`${r ? r.from : k}: ${rule}`);
+    return undefined as never;
   };
   const str = (k: string): string | undefined => {
     const r = get(k);
     if (r === undefined) return undefined;
-    if (typeof r.value !== 'string') fail(k, 'must be a string');
+    if (typeof r.value !== 'string') return fail(k, 'must be a string');
     return r.value as string;
   };
   const int = (k: string, def: number, min: number, max: number): number => {
@@ -157,6 +187,13 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     parseListen(listenText) ??
     fail('listen', `"${listenText}" is not HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470, :8470)`);
 
+  // In the file, `"opsListen": false` switches it off too.
+  const opsText = get('opsListen')?.value === false ? 'off' : (str('opsListen') ?? DEFAULT_OPS_LISTEN);
+  const opsListen = OPS_OFF.has(opsText.trim().toLowerCase())
+    ? false
+    : (parseListen(opsText) ??
+      fail('opsListen', `"${opsText}" is not HOST:PORT (e.g. 127.0.0.1:8471), or off to disable it`));
+
   const upstream = str('upstream');
   if (upstream !== undefined && !isHttpUrl(upstream))
     fail('upstream', `"${upstream}" is not an absolute http:// or https:// URL`);
@@ -165,8 +202,10 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     fail('publicBaseUrl', 'must be an absolute http:// or https:// URL');
 
   let apiBase = str('apiBase') ?? '/';
-  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(apiBase) || apiBase.includes('//'))
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(apiBase) || apiBase.includes('//')) {
     fail('apiBase', 'must be a path such as / or /api');
+    apiBase = '/';
+  }
   apiBase = apiBase.length > 1 ? apiBase.replace(/\/+$/, '') : '/';
 
   const events = get('events.enabled');
@@ -181,13 +220,16 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
   const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
   if (!levels.includes(logLevel)) fail('logLevel', `must be one of ${levels.join(', ')}`);
 
+  const logFormat = str('logFormat') ?? 'auto';
+  if (!LOG_FORMATS.includes(logFormat)) fail('logFormat', `must be one of ${LOG_FORMATS.join(', ')}`);
+
   const databaseUrl = str('databaseUrl');
   if (databaseUrl !== undefined) {
     // The value holds a password: the messages name the source and the rule, never the value.
-    if (!URL.canParse(databaseUrl))
+    const protocol = URL.canParse(databaseUrl) ? new URL(databaseUrl).protocol : undefined;
+    if (protocol === undefined)
       fail('databaseUrl', 'must be a URL such as postgres://user:password@host:5432/db');
-    const protocol = new URL(databaseUrl).protocol;
-    if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    else if (protocol !== 'postgres:' && protocol !== 'postgresql:')
       fail('databaseUrl', `must be a postgres:// or postgresql:// URL, not ${protocol}//`);
   }
 
@@ -210,6 +252,8 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv): HookdConfig {
     ...(databaseUrl !== undefined && { databaseUrl }),
     clusterLeaseMs: int('cluster.leaseMs', DEFAULT_CLUSTER_LEASE_MS, 1000, 600000),
     redactQueryParams: redactListOf(get('redactQueryParams'), list),
+    opsListen,
+    logFormat: logFormat as HookdConfig['logFormat'],
     ...deliveryLimits(int),
     ...identity,
     ...autoDisableOf(get('autoDisable.after'), fail),
@@ -245,6 +289,11 @@ function deliveryLimits(
   set('storeFaultBuffer', 'delivery.faultBuffer', 0, 10_000_000);
   return out;
 }
+
+const LOG_FORMATS = ['auto', 'json', 'pretty'];
+
+/** `--ops-listen` values that switch the operations listener off. */
+const OPS_OFF = new Set(['off', 'none', 'false', '0', '']);
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const DURATION_MS: Record<string, number> = { ms: 1, '': 1000, s: 1000, m: 60_000, h: 3_600_000 };
@@ -354,14 +403,19 @@ function retryScheduleOf(
   if (r === undefined) return {};
   const rule =
     'must be a list of 1 to 20 delays, each seconds or a duration like 5s, 5m, 2h, 1d (at most 7d)';
-  if (!Array.isArray(r.value) || r.value.length === 0 || r.value.length > 20) fail('retrySchedule', rule);
+  if (!Array.isArray(r.value) || r.value.length === 0 || r.value.length > 20) {
+    fail('retrySchedule', rule);
+    return {};
+  }
+  let bad: unknown;
   const seconds = (r.value as unknown[]).map((v) => {
     if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_RETRY_SECONDS) return v;
     const m = typeof v === 'string' ? /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(v.trim()) : null;
     const n = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : Number.NaN;
-    if (!(n >= 0 && n <= MAX_RETRY_SECONDS)) fail('retrySchedule', `${JSON.stringify(v)}: ${rule}`);
+    if (!(n >= 0 && n <= MAX_RETRY_SECONDS)) bad ??= v;
     return n;
   });
+  if (bad !== undefined) fail('retrySchedule', `${JSON.stringify(bad)}: ${rule}`);
   return { retrySchedule: seconds };
 }
 

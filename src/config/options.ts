@@ -374,6 +374,26 @@ export const OPERATOR_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** The operations listener (issue 14): metrics and health probes apart from the proxied service. */
+export const OPS_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'opsListen',
+    fileKey: 'opsListen',
+    flag: '--ops-listen <host:port>',
+    env: 'HOOKD_OPS_LISTEN',
+    description: 'address of /metrics, /healthz, /readyz (default 127.0.0.1:8471; off to disable)',
+    fromText: asText,
+  },
+  {
+    key: 'logFormat',
+    fileKey: 'logFormat',
+    flag: '--log-format <format>',
+    env: 'HOOKD_LOG_FORMAT',
+    description: 'auto (default: pretty on a terminal, JSON otherwise), json or pretty',
+    fromText: asText,
+  },
+];
+
 /** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */
 export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...OPTIONS,
@@ -381,4 +401,5 @@ export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...DELIVERY_OPTIONS,
   ...IDENTITY_OPTIONS,
   ...OPERATOR_OPTIONS,
+  ...OPS_OPTIONS,
 ];

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
@@ -15,12 +14,13 @@ import { assembleIdentity } from '../identity/assemble.js';
 import { breakerEvents, Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
+import { closeServer, listenOn } from '../ops/listen.js';
+import { OpsServer } from '../ops/ops-server.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
 import { deliveryRoutes } from '../server/routes/deliveries.js';
-import { metricsRoutes } from '../server/routes/metrics.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
 import { userRoutes } from '../server/routes/users.js';
@@ -49,6 +49,8 @@ export interface Hookd {
   readonly app: App;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
+  /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
+  opsUrl(): string;
   listen(): Promise<string>;
   /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
   reload(): Promise<ReloadResult>;
@@ -155,18 +157,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     started.push(() => operations.stop());
     deliveries.events.on('attempt', (m) => {
       metrics.attempt(m.Outcome, m.LatencyMs);
-      log.info(
-        {
-          hookId: m.HookId,
-          deliveryId: m.DeliveryId,
-          attempt: m.Attempt,
-          status: m.StatusCode,
-          ms: m.LatencyMs,
-          outcome: m.Outcome,
-          err: m.Error,
-        },
-        'delivery attempt',
-      );
+      const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
+      const line = { hookId, deliveryId, attempt, status: m.StatusCode, durationMs: m.LatencyMs, outcome };
+      log.info({ ...line, err: m.Error }, 'delivery attempt');
     });
 
     const engine: MatchEngine = new MatchEngine(deliveries, {
@@ -358,20 +351,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       auth: identity.api,
       logger: log,
       eventsEnabled: () => settings.eventsEnabled,
-      system: {
-        draining: () => draining,
-        storeReady: async () => {
-          await store.listUsers();
-          return faults.health.available;
-        },
-      },
+      system: { draining: () => draining, storeReady: () => storeReady() },
       mapError: faults.mapError,
       extraRoutes: (api) => {
         reportApi(api, { engine, deliveries, settings, faults, tracing, opened, config, log });
         reloadRoutes(api, { reload });
         deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
         userRoutes(api, { accounts: users.accounts, store, hooks });
-        metricsRoutes(api, metrics);
         tailRoute(api);
         operations.routes(api, config.apiBase);
         if (config.consoleEnabled)
@@ -387,6 +373,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
     });
 
+    // /metrics, /healthz, /readyz: on a listener of their own, apart from the service's paths.
+    // Ready: the store answers and takes writes (issue 13's fault tracking).
+    const storeReady = async () => {
+      await store.listUsers();
+      return faults.health.available;
+    };
+    const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
     let boundUrl = '';
     return {
       get config() {
@@ -398,21 +391,18 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       app,
       reload,
       url: () => boundUrl,
+      opsUrl: () => opsServer.url(),
       async listen() {
-        await app.fastify.listen({ host: config.listen.host, port: config.listen.port });
-        const addr = app.server.address() as AddressInfo;
-        const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-        boundUrl = `http://${host}:${addr.port}`;
+        // The Node server directly: Fastify's listen() would log a second start-up line.
+        boundUrl = await listenOn(app.server, config.listen);
+        const opsUrl = config.opsListen ? await opsServer.listen(config.opsListen) : null;
+        // The one start-up line (docs/DECISIONS.md "Log lines").
         log.info(
           {
-            url: boundUrl,
-            dataDir: config.dataDir,
-            store: opened.location,
+            ...{ url: boundUrl, opsUrl, upstream: config.upstream ?? null, dataDir: config.dataDir },
+            ...{ store: opened.location, hooks: engine.size, version: packageInfo().version },
             ...(member && { instance: member.id }),
-            upstream: config.upstream ?? null,
-            apiBase: config.apiBase,
-            events: settings.eventsEnabled,
-            hooks: engine.size,
+            ...{ apiBase: config.apiBase, events: settings.eventsEnabled },
           },
           'listening',
         );
@@ -425,7 +415,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         await tail.close();
         await fanout?.stop();
         const server = app.server;
-        const closed = app.fastify.close();
+        // hookd listened on the Node server itself (listen() above), so it closes it too.
+        const closed = Promise.all([app.fastify.close(), closeServer(server)]);
         // A kept-alive connection that finishes its last response goes at once, not at the deadline.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.closeIdleConnections();
@@ -453,6 +444,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           if (n > 0) log.info({ deliveries: n }, 'cluster: pending deliveries handed to the other instances');
           await member.leave();
         }
+        await opsServer.close();
         await store.close();
         faults.stop();
         await tracing?.shutdown();

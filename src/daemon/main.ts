@@ -5,11 +5,12 @@ import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { identityProviderFrom } from '../identity/from-config.js';
-import { CidrError } from '../policy/address-policy.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
+import { packageInfo } from '../util/package-info.js';
 import { addAdminCommands } from './admin-commands.js';
 import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';
+import { stopWithParent } from './parent-watch.js';
 import { RuntimeSettings } from './runtime-settings.js';
 
 /** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
@@ -46,19 +47,40 @@ function flagsOf(opts: Record<string, unknown>): Record<string, unknown> {
 }
 
 function configFrom(cmd: Command): HookdConfig {
-  return checkConfig(loadConfig({ flags: flagsOf(cmd.optsWithGlobals()) }));
+  return loadConfig({ flags: flagsOf(cmd.optsWithGlobals()), validate: settingsProblems });
 }
 
-/** Builds what the config describes (policy, trusted proxies) so a bad entry fails at start, named. */
-export function checkConfig(cfg: HookdConfig): HookdConfig {
-  try {
-    new RuntimeSettings(cfg);
-  } catch (e) {
-    if (e instanceof CidrError) throw new ConfigError(`allowCallbackNets: ${e.message}`);
-    throw new ConfigError(`trustedProxies: ${(e as Error).message}`);
+/**
+ * Builds what the config describes (policy, trusted proxies) entry by entry, so that every bad
+ * entry is named at start (and by check-config), not only the first.
+ */
+export function settingsProblems(cfg: HookdConfig): string[] {
+  const problems: string[] = [];
+  const lists = { allowCallbackNets: cfg.allowCallbackNets, trustedProxies: cfg.trustedProxies };
+  for (const [key, list] of Object.entries(lists)) {
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      const one = { ...cfg, allowCallbackNets: [], trustedProxies: [], [key]: [entry] };
+      try {
+        new RuntimeSettings(one);
+      } catch (e) {
+        problems.push(`${key}: ${(e as Error).message}`);
+      }
+    }
   }
   // Reads the JWT key file, so that a missing or wrong one fails at start, named.
-  identityProviderFrom(cfg, { trusts: () => false });
+  try {
+    identityProviderFrom(cfg, { trusts: () => false });
+  } catch (e) {
+    problems.push(...(e instanceof ConfigError ? e.problems : [(e as Error).message]));
+  }
+  return problems;
+}
+
+/** Throws a ConfigError naming every bad entry of the settings (network lists, the JWT key file). */
+export function checkConfig(cfg: HookdConfig): HookdConfig {
+  const problems = settingsProblems(cfg);
+  if (problems.length > 0) throw new ConfigError(problems);
   return cfg;
 }
 
@@ -106,19 +128,22 @@ export async function runDaemon(
 export function buildHookdCommand(): Command {
   const program = daemonOptions(new Command('hookd'))
     .description('The hookd webhook daemon: hook API, reverse proxy, matching and callback delivery.')
+    .version(packageInfo().version, '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run hookd --help for usage)')
     .action(async (_opts, cmd: Command) => {
       const cfg = configFrom(cmd);
-      await runDaemon(cfg, createLogger(cfg.logLevel), () => configFrom(cmd));
+      const log = createLogger(cfg.logLevel, { format: cfg.logFormat });
+      await runDaemon(cfg, log, () => configFrom(cmd));
+      stopWithParent(log);
     });
 
   addAdminCommands(program, configFrom);
 
   program
     .command('check-config <file>')
-    .description('validate a config file and exit (0 valid, 2 invalid)')
+    .description('validate a config file, reporting every problem, and exit (0 valid, 2 invalid)')
     .action(async (file: string) => {
-      checkConfig(loadConfig({ flags: { config: file }, env: {} }));
+      loadConfig({ flags: { config: file }, env: {}, validate: settingsProblems });
       console.log(`${file}: valid`);
     });
   return program;
@@ -134,7 +159,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       return;
     }
     if (e instanceof ConfigError) {
-      console.error(`hookd: configuration error: ${e.message}`);
+      // One line per problem, so that every mistake shows in one run.
+      console.error(e.problems.map((p) => `hookd: configuration error: ${p}`).join('\n'));
       process.exitCode = EXIT.CONFIG;
       return;
     }

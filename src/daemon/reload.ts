@@ -40,6 +40,8 @@ export const RESTART_KEYS = [
   'autoDisableAfterMs',
   'autoDisableFailures',
   'consoleEnabled',
+  'opsListen',
+  'logFormat',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

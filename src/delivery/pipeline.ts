@@ -635,9 +635,9 @@ export class DeliveryPipeline implements FiredEventSink {
           {
             deliveryId: d.id,
             hookId: d.hookId,
-            attempts: d.attempts,
-            statusCode: r.statusCode,
-            error: r.error,
+            attempt: d.attempts,
+            status: r.statusCode,
+            err: r.error,
           },
           'delivery failed after its last attempt',
         );

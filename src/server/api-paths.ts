@@ -12,7 +12,7 @@ export const OWN_PREFIX = `/${OWN_ROOT}`;
  * default base `/` the API owns a fixed set of first segments; with a base such as `/api` it owns
  * everything below that prefix. Called for every request, so it only looks at the first segment.
  */
-export const API_ROOTS = new Set(['hooks', 'hooktypes', OWN_ROOT, 'healthz', 'readyz', 'metrics']);
+export const API_ROOTS = new Set(['hooks', 'hooktypes', OWN_ROOT]);
 
 export function apiPathMatcher(base: string): (url: string) => boolean {
   if (base === '/') {

@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // Draining is answered by our own onRequest hook, so /readyz and /healthz still report it.
+    // Draining is answered by our own onRequest hook (the ops listener's /readyz reports it).
     return503OnClosing: false,
     // Router-level failures (a malformed %-escape, an over-long id) answer as problems too.
     frameworkErrors: (err, _req, reply) => {
@@ -163,9 +163,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     req.log.info(
       {
         method: req.method,
-        url: q === -1 ? req.url : req.url.slice(0, q),
+        path: q === -1 ? req.url : req.url.slice(0, q),
         status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
       },
       'api request',
     );

@@ -53,7 +53,12 @@ export function buildOpenApi(base: string): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...input } = HOOK_SCHEMA;
   return {
     openapi: '3.1.0',
-    info: { title: 'hookd', version: '1', description: 'Webhook management API of hookd.' },
+    info: {
+      title: 'hookd',
+      version: '1',
+      description:
+        'Webhook management API of hookd. Metrics (GET /metrics), liveness (GET /healthz) and readiness (GET /readyz) are not part of it: they are served on the operations listener (--ops-listen, default 127.0.0.1:8471), apart from the proxied service.',
+    },
     servers: [{ url: base }],
     security: [{ bearer: [] }],
     paths: {
@@ -340,26 +345,6 @@ export function buildOpenApi(base: string): Record<string, unknown> {
           responses: {
             '200': { description: '{"applied": [...], "restartRequired": [...]}' },
             ...errors(400, 401, 403),
-          },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics',
-          security: [],
-          responses: { '200': { description: 'Prometheus text format' } },
-        },
-      },
-      '/healthz': {
-        get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } },
-      },
-      '/readyz': {
-        get: {
-          summary: 'Readiness',
-          security: [],
-          responses: {
-            '200': { description: 'Ready' },
-            '503': { description: 'Draining, store unreachable, or the store refuses writes' },
           },
         },
       },

@@ -75,7 +75,14 @@ export class ReverseProxy {
   private readonly origin: URL;
   private readonly prefix: string;
 
+  /** Whether debug lines are written; follows the logger's level (a reload may change it). */
+  private debug: boolean;
+
   constructor(private readonly opts: ProxyOptions) {
+    this.debug = opts.log.isLevelEnabled('debug');
+    opts.log.on('level-change', () => {
+      this.debug = opts.log.isLevelEnabled('debug');
+    });
     this.origin = new URL(opts.upstream);
     this.prefix = this.origin.pathname.replace(/\/+$/, '');
     this.pool = new Pool(this.origin.origin, {
@@ -94,12 +101,13 @@ export class ReverseProxy {
     // Tracing off: this one check is all it costs (no span objects).
     const span = this.opts.tracing === undefined ? undefined : this.opts.tracing.request(req);
     let path: string | undefined;
+    let fired = 0;
     let requestUser: (() => Promise<string | undefined>) | undefined;
     if (engine.watches('before')) {
       path = pathOf(url);
       requestUser = this.opts.requestUser?.(req);
       try {
-        engine.fire('before', {
+        fired = engine.fire('before', {
           method,
           path,
           uri: () => this.opts.uriOf(req),
@@ -108,7 +116,7 @@ export class ReverseProxy {
         });
       } catch (err) {
         // A hook must never take the proxied request down with it.
-        this.opts.log.error({ err, url }, 'firing BeforeCompletion hooks failed');
+        this.opts.log.error({ err, path }, 'firing BeforeCompletion hooks failed');
       }
     }
     let after: AfterCompletion | undefined;
@@ -121,9 +129,9 @@ export class ReverseProxy {
       // until the fired callbacks are recorded (docs/DECISIONS.md "AfterCompletion: recorded
       // before the response ends"), so a client that has its response can rely on them.
       after = (statusCode) => {
-        let fired = 0;
+        let n = 0;
         try {
-          fired = engine.fire('after', {
+          n = engine.fire('after', {
             method,
             path: p,
             uri: () => this.opts.uriOf(req, socket),
@@ -132,15 +140,28 @@ export class ReverseProxy {
             trace: span?.ref,
           });
         } catch (err) {
-          this.opts.log.error({ err, url }, 'firing AfterCompletion hooks failed');
+          this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
         }
+        fired += n;
         const recorded = this.opts.recorded;
-        if (fired === 0 || !recorded) return undefined;
+        if (n === 0 || !recorded) return undefined;
         // With a provider the callbacks are recorded once the user is known (the engine asked for
         // it; the answer is shared and settles first for the engine, which registered first): the
         // end waits for that too, so the guarantee holds with a provider as without.
         return user ? user().then(recorded) : recorded();
       };
+    }
+    // The per-request debug line costs one boolean test when debug is off.
+    if (this.debug) {
+      const p = path ?? pathOf(url);
+      const started = performance.now();
+      res.on('finish', () => {
+        const durationMs = Math.round((performance.now() - started) * 10) / 10;
+        this.opts.log.debug(
+          { method, path: p, status: res.statusCode, durationMs, hooks: fired },
+          'proxied request',
+        );
+      });
     }
 
     const forward = this.forwardHeaders(req);
@@ -218,7 +239,7 @@ export class ReverseProxy {
       if (socket.writable && upstream.bytesRead === 0) {
         socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       }
-      this.opts.log.warn({ err: e.message, url }, 'upgrade to upstream failed');
+      this.opts.log.warn({ err: e.message, path: pathOf(url) }, 'upgrade to upstream failed');
       close();
     });
     socket.on('error', close);
@@ -307,17 +328,20 @@ export class ReverseProxy {
       code === 'UND_ERR_HEADERS_TIMEOUT' ||
       code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT';
+    // The client learns what happened, never where: the upstream's address is for the log only.
     const problem = timeout
       ? new HookdError(
           'GATEWAY_TIMEOUT',
-          `the upstream ${this.origin.origin} did not answer within ${this.opts.timeoutMs} ms`,
+          `the upstream service did not answer within ${this.opts.timeoutMs} ms`,
         )
-      : new HookdError(
-          'BAD_GATEWAY',
-          `the upstream ${this.origin.origin} cannot be reached (${code || err.message})`,
-        );
+      : new HookdError('BAD_GATEWAY', 'the upstream service cannot be reached; the log of hookd has details');
     this.opts.log.warn(
-      { url: req.url, upstream: this.origin.origin, err: code || err.message },
+      {
+        method: req.method,
+        path: pathOf(req.url ?? '/'),
+        upstream: this.origin.origin,
+        err: code || err.message,
+      },
       problem.title,
     );
     const body = JSON.stringify(toProblem(problem));

@@ -36,11 +36,12 @@ export interface InstanceOptions {
 }
 
 /**
- * A real `hookd` process on the shared database, on a free loopback port. Ready once `/readyz`
+ * A real `hookd` process on the shared database, on a free loopback port. Ready once `/readyz` (on its operations port)
  * answers 200 (the log stays at `warn` so that thousands of callbacks do not flood the pipe).
  */
 export async function startInstance(name: string, opts: InstanceOptions): Promise<Instance> {
   const port = await closedPort();
+  const opsPort = await closedPort();
   const args = [
     HOOKD_BIN,
     '--database-url',
@@ -49,6 +50,8 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
     opts.dataDir,
     '--listen',
     `127.0.0.1:${port}`,
+    '--ops-listen',
+    `127.0.0.1:${opsPort}`,
     '--allow-callback-net',
     '127.0.0.0/8',
     '--cluster-lease',
@@ -80,7 +83,7 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null)
       throw new Error(`${name} exited before it was ready: ${err}\n${lines.join('\n')}`);
-    const ok = await fetch(`${url}/readyz`)
+    const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`)
       .then((r) => r.status === 200)
       .catch(() => false);
     if (ok) break;

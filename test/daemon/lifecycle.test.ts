@@ -168,7 +168,7 @@ describe('hookd restarts (SIGTERM)', () => {
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /cannot listen/);
     assert.match(run.stderr, /EADDRINUSE|in use/);
-    assert.equal((await api(second.url, undefined, 'GET', '/healthz')).status, 200);
+    assert.equal((await api(second.opsUrl, undefined, 'GET', '/healthz')).status, 200);
   });
 
   it('SIGINT stops hookd with exit code 0 too', async () => {
@@ -305,7 +305,7 @@ describe('hookd --no-events', () => {
       assert.equal(r.status, 503);
       assert.equal(r.body.code, 'EVENTS_DISABLED');
       assert.match(r.body.detail, /--no-events/);
-      assert.equal((await api(d.url, undefined, 'GET', '/healthz')).status, 200);
+      assert.equal((await api(d.opsUrl, undefined, 'GET', '/healthz')).status, 200);
       const listening = d.lines
         .map((l) => JSON.parse(l) as { msg: string; events?: boolean })
         .find((x) => x.msg === 'listening');

@@ -3,6 +3,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
+import { LOG_FIELD_NAMES } from '../../src/observability/log-fields.js';
+import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, runProcess } from '../cli/helpers.js';
 import { api, HOOKD_BIN, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
@@ -165,9 +167,8 @@ before(async () => {
 
   // Operations, refusals, and the end of a hook.
   await call(d.token, 'POST', '/_hookd/reload', undefined, 200);
-  await call(undefined, 'GET', '/metrics', undefined, 200);
-  await call(undefined, 'GET', '/healthz', undefined, 200);
-  await call(undefined, 'GET', '/readyz', undefined, 200);
+  for (const path of ['/metrics', '/healthz', '/readyz'])
+    assert.equal((await api(d.opsUrl, undefined, 'GET', path)).status, 200, path);
   await call(undefined, 'GET', '/_hookd/openapi.json', undefined, 200);
   await call(secrets.wrong, 'GET', '/hooks', undefined, 401);
   await call(secrets.bob, 'GET', `/hooks/${hook.Id}`, undefined, 404);
@@ -228,13 +229,14 @@ describe("hookd's log", () => {
     assert.doesNotMatch(text, /"authorization":"(?!\[redacted\])/i);
   });
 
-  it('each API request has a line with reqId, method, url and status', () => {
+  it('each API request has a line with reqId, method, path and status', () => {
     const lines = records().filter((r) => r.msg === 'api request');
     for (const r of lines) {
       assert.match(String(r.reqId), /\S/, JSON.stringify(r));
       assert.equal(typeof r.method, 'string');
-      assert.equal(typeof r.url, 'string');
+      assert.equal(typeof r.path, 'string');
       assert.equal(typeof r.status, 'number');
+      assert.equal(typeof r.durationMs, 'number');
     }
     const ids = lines.map((r) => r.reqId);
     assert.equal(new Set(ids).size, ids.length, 'request ids are unique');
@@ -242,7 +244,7 @@ describe("hookd's log", () => {
     for (const [method, url, status] of made.filter(([, p]) => !p.includes('access_token'))) {
       const path = url.split('?')[0];
       assert.ok(
-        lines.some((r) => r.method === method && r.url === path && r.status === status),
+        lines.some((r) => r.method === method && r.path === path && r.status === status),
         `no "api request" line for ${method} ${path} ${status}`,
       );
     }
@@ -252,7 +254,7 @@ describe("hookd's log", () => {
     const created = records().find((r) => r.msg === 'hook created');
     assert.ok(created, 'a "hook created" line');
     const same = records().filter((r) => r.reqId === created.reqId);
-    assert.ok(same.some((r) => r.msg === 'api request' && r.method === 'POST' && r.url === '/hooks'));
+    assert.ok(same.some((r) => r.msg === 'api request' && r.method === 'POST' && r.path === '/hooks'));
   });
 
   it('a delivery attempt produces a "delivery attempt" line, a failed one with its outcome', () => {
@@ -271,5 +273,25 @@ describe("hookd's log", () => {
   it('a token that a client put in the query string is not logged either', () => {
     const text = d.lines.join('\n');
     assert.ok(!text.includes(carol), 'the log holds the token sent as ?access_token=');
+  });
+
+  it('every field of every line is one of LOG_FIELDS (one naming scheme)', () => {
+    for (const r of records()) {
+      for (const key of Object.keys(r))
+        assert.ok(LOG_FIELD_NAMES.has(key), `"${key}" is not in LOG_FIELDS: ${JSON.stringify(r)}`);
+    }
+  });
+
+  it('one start-up line, with address, upstream, data dir, hook count and version', () => {
+    const starts = records().filter((r) => /listening/i.test(String(r.msg)));
+    assert.equal(starts.length, 1, JSON.stringify(starts));
+    const [start] = starts;
+    assert.equal(start!.msg, 'listening');
+    assert.equal(start!.url, d.url);
+    assert.equal(start!.opsUrl, d.opsUrl);
+    assert.equal(start!.upstream, upstream.url);
+    assert.equal(start!.dataDir, d.dataDir);
+    assert.equal(start!.hooks, 0);
+    assert.equal(start!.version, packageInfo().version);
   });
 });

@@ -156,8 +156,8 @@ describe('GET /metrics after known traffic', () => {
   });
 
   const scrape = async () => {
-    const r = await api<string>(d.url, undefined, 'GET', '/metrics');
-    assert.equal(r.status, 200, 'metrics need no token');
+    const r = await api<string>(d.opsUrl, undefined, 'GET', '/metrics');
+    assert.equal(r.status, 200, 'metrics need no token on the operations listener');
     assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     return r.text;
   };
@@ -230,13 +230,13 @@ describe('GET /metrics after known traffic', () => {
 });
 
 describe('health and readiness', () => {
-  it('GET /healthz and /readyz answer 200 without a token', async () => {
+  it('GET /healthz and /readyz answer 200 without a token on the operations listener', async () => {
     const d = await startHookd();
     try {
-      const h = await api(d.url, undefined, 'GET', '/healthz');
+      const h = await api(d.opsUrl, undefined, 'GET', '/healthz');
       assert.equal(h.status, 200);
       assert.deepEqual(h.body, { status: 'ok' });
-      const r = await api<{ status: string }>(d.url, undefined, 'GET', '/readyz');
+      const r = await api<{ status: string }>(d.opsUrl, undefined, 'GET', '/readyz');
       assert.equal(r.status, 200);
       assert.equal(r.body.status, 'ready');
     } finally {
@@ -252,14 +252,14 @@ describe('health and readiness', () => {
     });
     const d = await startHookd({ upstream: upstream.url, shutdownTimeoutMs: 30_000 });
     try {
-      assert.equal((await api(d.url, undefined, 'GET', '/readyz')).status, 200, 'ready before the stop');
+      assert.equal((await api(d.opsUrl, undefined, 'GET', '/readyz')).status, 200, 'ready before the stop');
       const slow = fetch(`${d.url}/slow`);
       await until('the slow request at the upstream', () => upstream.requests.length === 1);
       const closing = d.hookd.close();
-      // The listener is closed by now, so ask the app directly (as a probe on a busy connection would).
-      const ready = await d.hookd.app.fastify.inject({ method: 'GET', url: '/readyz' });
-      assert.equal(ready.statusCode, 503, ready.body);
-      assert.equal(JSON.parse(ready.body).draining, true);
+      // The operations listener stays up while draining, so probes see it.
+      const ready = await api<{ draining: boolean }>(d.opsUrl, undefined, 'GET', '/readyz');
+      assert.equal(ready.status, 503, ready.text);
+      assert.equal(ready.body.draining, true);
       let stopped = false;
       void closing.then(() => {
         stopped = true;
@@ -520,7 +520,8 @@ describe('the systemd unit (contrib/systemd/hookd.service)', () => {
     assert.match(one('NoNewPrivileges'), /^(yes|true)$/);
     const families = one('RestrictAddressFamilies').split(/\s+/);
     for (const f of ['AF_INET', 'AF_INET6']) assert.ok(families.includes(f), `${f} in ${families}`);
-    assert.match(one('ExecReload'), /\bhookctl\b.*\breload\b/, 'reload is an API call through hookctl');
+    // SIGHUP re-reads the configuration whatever the port and API base (issue 14).
+    assert.equal(one('ExecReload'), '/bin/kill -HUP $MAINPID');
     assert.match(one('ExecStart'), /\bhookd\b/);
 
     const stop = /^(\d+)(s|min)?$/.exec(one('TimeoutStopSec'));

@@ -35,7 +35,7 @@ import {
 const BUFFER = 60;
 
 async function metric(d: TestDaemon, name: string): Promise<number> {
-  const text = (await api<string>(d.url, undefined, 'GET', '/metrics')).text;
+  const text = (await api<string>(d.opsUrl, undefined, 'GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{}`));
   return line ? Number(line.split(' ').pop()) : Number.NaN;
 }
@@ -119,7 +119,7 @@ async function duringAndAfter(
   assert.equal(created.body.code, 'STORE_UNAVAILABLE');
   assert.equal(created.headers.get('retry-after'), '5');
   assert.match(created.headers.get('content-type') ?? '', /problem\+json/);
-  const ready = await api<{ store: boolean }>(d.url, undefined, 'GET', '/readyz');
+  const ready = await api<{ store: boolean }>(d.opsUrl, undefined, 'GET', '/readyz');
   assert.equal(ready.status, 503);
   assert.equal(ready.body.store, false);
   assert.equal(await metric(d, 'hookd_store_available'), 0);
@@ -164,7 +164,7 @@ async function duringAndAfter(
     'the buffer to be written through',
   );
   await until(
-    async () => (await api(d.url, undefined, 'GET', '/readyz')).status === 200,
+    async () => (await api(d.opsUrl, undefined, 'GET', '/readyz')).status === 200,
     'readiness',
     30_000,
   );

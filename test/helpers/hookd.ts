@@ -23,6 +23,8 @@ export function tempDir(prefix = 'hookd-test-'): string {
 export interface TestDaemon {
   hookd: Hookd;
   url: string;
+  /** The operations listener (/metrics, /healthz, /readyz); '' when switched off. */
+  opsUrl: string;
   token: string;
   dataDir: string;
   close(): Promise<void>;
@@ -38,7 +40,8 @@ export async function startHookd(
 ): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? tempDir();
   const config: HookdConfig = {
-    ...loadConfig({ env: {}, flags: { dataDir, listen: '127.0.0.1:0' } }),
+    // The operations listener on a free port too (its default 8471 would collide between tests).
+    ...loadConfig({ env: {}, flags: { dataDir, listen: '127.0.0.1:0', opsListen: '127.0.0.1:0' } }),
     allowCallbackNets: ['127.0.0.0/8', '::1/128'],
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
@@ -50,6 +53,7 @@ export async function startHookd(
   return {
     hookd,
     url,
+    opsUrl: hookd.opsUrl(),
     token,
     dataDir,
     close: async () => {
@@ -62,6 +66,8 @@ export async function startHookd(
 export interface HookdProcess {
   proc: ChildProcess;
   url: string;
+  /** The operations listener from the start-up line; '' when switched off. */
+  opsUrl: string;
   dataDir: string;
   /** admin.token's content, or '' when the data dir has none. */
   token: string;
@@ -99,6 +105,8 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
       dataDir,
       '--listen',
       '127.0.0.1:0',
+      '--ops-listen',
+      '127.0.0.1:0',
       ...(opts.allowLoopback === false ? [] : ['--allow-callback-net', '127.0.0.0/8']),
       ...args,
     ],
@@ -112,6 +120,7 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  let opsUrl = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`hookd did not start within ${timeoutMs} ms: ${err}`)),
@@ -120,8 +129,9 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       lines.push(line);
       try {
-        const rec = JSON.parse(line) as { msg?: string; url?: string };
+        const rec = JSON.parse(line) as { msg?: string; url?: string; opsUrl?: string | null };
         if (rec.msg === 'listening' && rec.url) {
+          opsUrl = rec.opsUrl ?? '';
           clearTimeout(timer);
           resolve(rec.url);
         }
@@ -138,6 +148,7 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
   return {
     proc,
     url,
+    opsUrl,
     dataDir,
     token: existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '',
     lines,
