@@ -80,7 +80,7 @@ describe('RateLimit per hook', { timeout: 60_000 }, () => {
       if ((one.body.AttemptLog[0]?.RateLimitWaitMs ?? 0) > 0) waited++;
     }
     assert.ok(waited >= 85, `${waited} of 100 attempts waited for the rate limit`);
-    const metrics = await fetch(`${d.url}/metrics`).then((r) => r.text());
+    const metrics = await fetch(`${d.opsUrl}/metrics`).then((r) => r.text());
     const delays = Number(/^hookd_rate_limit_delays_total (\d+)/m.exec(metrics)?.[1]);
     assert.ok(delays >= 85, `hookd_rate_limit_delays_total ${delays}`);
     assert.match(metrics, /^hookd_rate_limit_wait_seconds_total \d/m);

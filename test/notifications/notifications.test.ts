@@ -263,7 +263,7 @@ describe('auto-disable', () => {
     assert.ok(failing.calls.length <= attempts + 1, 'nothing more is sent to a disabled hook');
     assert.equal(received('/bob').length, 0, 'bob hears nothing of alice’s hook');
 
-    const metrics = await (await fetch(`${d.url}/metrics`)).text();
+    const metrics = await (await fetch(`${d.opsUrl}/metrics`)).text();
     assert.match(metrics, /hookd_hooks_disabled_total\{cause="failing"\} 1/);
     assert.match(metrics, /^hookd_hooks_disabled 1$/m);
   });
