@@ -63,7 +63,7 @@ describe('bench helpers', () => {
 
 describe('npm run bench --quick', () => {
   it('runs every benchmark and writes a table or an explicit skip line for each', {
-    timeout: 300_000,
+    timeout: 600_000,
   }, async () => {
     const dir = tempDir('hookd-bench-smoke-');
     try {
