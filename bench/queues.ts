@@ -159,6 +159,8 @@ async function runQueueWorker(
   } else if (kind === 'pgboss') {
     const { default: PgBoss } = await import('pg-boss');
     const boss = new PgBoss({ connectionString: conn, max: 4, supervise: false, schedule: false });
+    // Dropping the throw-away database ends its connections: heard here, not a crash.
+    boss.on('error', () => undefined);
     await boss.start();
     // pg-boss's fastest documented shape: fetch big batches, poll at its minimum interval, two
     // workers so one fetches while the other sends.
@@ -469,6 +471,7 @@ function queueContender(kind: Kind, name: string, settings: string): Contender {
       } else if (kind === 'pgboss') {
         const { default: PgBoss } = await import('pg-boss');
         const boss = new PgBoss({ connectionString: conn, max: 2, supervise: false, schedule: false });
+        boss.on('error', () => undefined);
         await boss.start();
         await boss.createQueue(QUEUE);
         enqueue = (ts) => boss.insert(ts.map((t) => ({ name: QUEUE, data: body(t) })));
