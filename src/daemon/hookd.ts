@@ -4,7 +4,6 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
-import { consoleRoutes } from '../console/console.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
@@ -20,21 +19,17 @@ import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
-import { deliveryRoutes } from '../server/routes/deliveries.js';
-import { reloadRoutes } from '../server/routes/reload.js';
-import { tailRoute } from '../server/routes/tail-route.js';
-import { userRoutes } from '../server/routes/users.js';
 import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
+import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
-import { reportApi } from './report-api.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { storeFaults } from './store-faults.js';
 
@@ -353,22 +348,24 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       eventsEnabled: () => settings.eventsEnabled,
       system: { draining: () => draining, storeReady: () => storeReady() },
       mapError: faults.mapError,
-      extraRoutes: (api) => {
-        reportApi(api, { engine, deliveries, settings, faults, tracing, opened, config, log });
-        reloadRoutes(api, { reload });
-        deliveryRoutes(api, { hooks, pipeline: deliveries, base: config.apiBase });
-        userRoutes(api, { accounts: users.accounts, store, hooks });
-        tailRoute(api);
-        operations.routes(api, config.apiBase);
-        if (config.consoleEnabled)
-          consoleRoutes(api, {
-            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
-            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
-            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
-            trustsProxy: (a) => settings.trusts(a),
-            reportBase: (req) => settings.reportBase(req.headers.host),
-          });
-      },
+      extraRoutes: (api) =>
+        registerApiRoutes(api, {
+          report: { engine, deliveries, settings, faults, tracing, opened, config, log },
+          reload: { reload },
+          deliveries: { hooks, pipeline: deliveries, base: config.apiBase },
+          users: { accounts: users.accounts, store, hooks },
+          operations,
+          apiBase: config.apiBase,
+          console: config.consoleEnabled
+            ? {
+                ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
+                ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+                deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+                trustsProxy: (a) => settings.trusts(a),
+                reportBase: (req) => settings.reportBase(req.headers.host),
+              }
+            : undefined,
+        }),
       apiUpgrade: tail.handleUpgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
     });
