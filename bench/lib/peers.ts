@@ -3,12 +3,13 @@
  * body), nginx as the reference proxy, and hookd itself, each a real separate process pinned to
  * its core so that its CPU use is its own.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageInfo } from '../../src/util/package-info.js';
+import { writeNginxConf } from './nginx-conf.js';
 import { type Running, sleep, start } from './process.js';
 
 /** The repository root, whether the bench runs from dist/ or through tsx. */
@@ -138,20 +139,10 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
 export async function startNginx(core: number | undefined, upstreamPort: number): Promise<Server> {
   const dir = tempDir('nginx');
   const port = await freePort();
-  mkdirSync(join(dir, 'tmp'));
-  const conf = `
-worker_processes 1;
-error_log ${dir}/error.log warn;
-pid ${dir}/nginx.pid;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  keepalive_requests 1000000;
+  writeNginxConf(
+    dir,
+    4096,
+    `  keepalive_requests 1000000;
   upstream app {
     server 127.0.0.1:${upstreamPort};
     keepalive 64;
@@ -168,10 +159,8 @@ http {
       proxy_set_header X-Forwarded-Proto $scheme;
       proxy_set_header X-Forwarded-Host $host;
     }
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), conf);
+  }`,
+  );
   const running = await start(
     'nginx',
     ['-p', dir, '-e', join(dir, 'error.log'), '-c', 'nginx.conf', '-g', 'daemon off;'],

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { writeNginxConf } from '../../bench/lib/nginx-conf.js';
 import { tempDir } from './hookd.js';
 
 /**
@@ -41,26 +42,14 @@ export interface Nginx {
 /** Starts nginx with `server` as the body of its one server block (listening on a free port). */
 export async function startNginx(bin: string, port: number, server: string): Promise<Nginx> {
   const dir = tempDir('hookd-nginx-');
-  mkdirSync(join(dir, 'tmp'));
-  const conf = `
-worker_processes 1;
-error_log ${dir}/error.log warn;
-pid ${dir}/nginx.pid;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  server {
+  writeNginxConf(
+    dir,
+    256,
+    `  server {
     listen 127.0.0.1:${port};
     ${server}
-  }
-}
-`;
-  writeFileSync(join(dir, 'nginx.conf'), conf);
+  }`,
+  );
   const proc: ChildProcess = spawn(
     bin,
     ['-p', dir, '-e', join(dir, 'error.log'), '-c', 'nginx.conf', '-g', 'daemon off;'],
