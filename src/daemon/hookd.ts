@@ -10,6 +10,7 @@ import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { assembleIdentity } from '../identity/assemble.js';
+import { LoopGuard, LoopMarker, selfTargetRefusal } from '../loops/index.js';
 import { breakerEvents, Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
@@ -107,6 +108,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       opened.ephemeralHooks,
       {
         checkCallback: async (url) => {
+          // Issue 22: hookd's own address is known to be a loop (src/loops/self-target.ts).
+          const self = selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: current.publicBaseUrl });
+          if (self !== undefined) return self;
           const r = await checkCallbackTarget(url, settings.policy);
           return r.ok ? undefined : r.message;
         },
@@ -116,6 +120,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     // The signing secret is made with the hook: delivery never waits on a first-use write.
     hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
+    // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
+    const loops = new LoopGuard(await LoopMarker.open(opened.deliveries.durable), (kind) =>
+      metrics.loopCut(kind),
+    );
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
     const deliveries: DeliveryPipeline = new DeliveryPipeline({
@@ -135,6 +143,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       ),
       logger: log,
       health: faults.health,
+      loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
       ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
     });
     pipeline = deliveries;
@@ -311,6 +320,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           closing: () => draining,
           ...identity.proxy,
           recorded: () => deliveries.settled(),
+          loops,
           ...(tracing && { tracing }),
         })
       : undefined;

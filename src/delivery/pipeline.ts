@@ -93,6 +93,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
+  /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/, issue 22). */
+  loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
 }
 
 export interface DeliveryDetail {
@@ -127,6 +129,7 @@ const RESERVED_HEADERS = new Set([
   'keep-alive',
   'upgrade',
   'expect',
+  'hookd-loop', // set per attempt by `loopMark` (src/loops/, issue 22)
 ]);
 
 /**
@@ -151,6 +154,7 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly userAgent: string;
   private readonly gate: RateGate | undefined;
   private readonly tracing: Tracing | undefined;
+  private readonly loopMark: DeliveryPipelineOptions['loopMark'];
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -165,6 +169,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
     this.tracing = opts.tracing;
+    this.loopMark = opts.loopMark;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
@@ -570,6 +575,13 @@ export class DeliveryPipeline implements FiredEventSink {
       h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
       const span = this.tracing?.attempt(d, d.attempts + 1);
       if (span !== undefined) h[1] = span.traceparent;
+      // Issue 22 (src/loops/): hookd's own requests carry a signed mark and a CDN-Loop entry.
+      this.loopMark?.(
+        h,
+        d.trigger.method === 'NOTIFY' ? 'notification' : 'callback',
+        d.request.method,
+        d.path,
+      );
       const result = await this.sender.send({
         origin: d.origin,
         path: d.path,

@@ -28,6 +28,11 @@ export interface Trigger {
   requestUser?: () => Promise<string | undefined>;
   /** The request's span when tracing is on: the parent of the fire spans. */
   trace?: TraceRef | undefined;
+  /**
+   * The request's `CDN-Loop` entries (RFC 8586), carried on by the callbacks it fires so that a
+   * chain back into hookd through other systems is counted (src/loops/, issue 22).
+   */
+  loop?: string | undefined;
 }
 
 export type Phase = 'before' | 'after';
@@ -357,6 +362,7 @@ export class MatchEngine {
       url: hook.Callback,
       headers: { ...hook.Headers },
     };
+    if (t.loop !== undefined) request.headers['cdn-loop'] = t.loop;
     if (!h.hasBody) return request;
     try {
       request.body = h.template.render({

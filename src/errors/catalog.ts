@@ -26,6 +26,7 @@ export const ERRORS = {
   IDENTITY_UNAVAILABLE: { status: 503, title: 'Identity provider unavailable' },
   STORE_UNAVAILABLE: { status: 503, title: 'Store unavailable' },
   GATEWAY_TIMEOUT: { status: 504, title: 'Gateway timeout' },
+  LOOP_DETECTED: { status: 508, title: 'Loop detected' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -43,6 +43,9 @@ const RESERVED_HEADERS = new Set([
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
+  // hookd's loop marks (src/loops/): a hook setting them could only confuse the count.
+  'hookd-loop',
+  'cdn-loop',
 ]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Tab, CR and LF are ordinary in a body template; other C0 controls (NUL among them) are not.

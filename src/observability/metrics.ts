@@ -22,6 +22,7 @@ export class Metrics {
   private readonly firedTotal: Counter<'phase'>;
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly deadLetters: Counter;
+  private readonly loopsCut: Counter<'kind'>;
   private readonly attemptSeconds: Histogram<'outcome'>;
   private readonly rateDelays: Counter;
   private readonly rateWaitSeconds: Counter;
@@ -58,6 +59,12 @@ export class Metrics {
       name: 'hookd_delivery_attempts_total',
       help: 'Callback attempts by outcome: succeeded, retrying (failed, will retry), failed (gave up)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.loopsCut = new Counter({
+      name: 'hookd_loops_cut_total',
+      help: "Requests that reached the proxy as a loop: hookd's own callbacks and notifications (fired nothing), or too many passes (refused 508)",
+      labelNames: ['kind'],
       registers,
     });
     this.deadLetters = new Counter({
@@ -110,6 +117,11 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** A loop cut by the proxy (src/loops/): `callback`/`notification` (hookd's own), `hops`. */
+  loopCut(kind: 'callback' | 'notification' | 'hops'): void {
+    this.loopsCut.inc({ kind });
   }
 
   proxied(status: number): void {

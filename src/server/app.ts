@@ -46,7 +46,8 @@ export interface AppDeps {
   apiUpgrade?: UpgradeHandler;
 }
 
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+/** `server`: the one that took the request, to hand the connection back to (src/edge/upgrade-gate.ts). */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, server: Server) => void;
 
 export interface App {
   fastify: FastifyInstance;
@@ -92,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const handler = isApi(req.url ?? '/') ? deps.apiUpgrade : deps.fallbackUpgrade;
-        if (handler) handler(req, socket, head);
+        if (handler) handler(req, socket, head, server);
         else socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       });
       return server;

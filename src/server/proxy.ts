@@ -1,12 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { connect as netConnect, type Socket } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { connect as tlsConnect } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
+import { HeaderHygiene, setsOwnCookie, UpgradeGate } from '../edge/index.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import { CDN_ID, type LoopGuard, refuseLoop, refuseLoopUpgrade } from '../loops/index.js';
 import type { Tracing } from '../tracing/types.js';
 import { toProblem } from './problem.js';
 
@@ -41,6 +42,8 @@ export interface ProxyOptions {
   guardedHeader?: string;
   /** OpenTelemetry (src/tracing/): a span per proxied request; absent while tracing is off. */
   tracing?: Tracing;
+  /** Issue 22 (src/loops/): hookd's own requests fire nothing; too many passes are refused. */
+  loops?: LoopGuard;
 }
 
 /** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
@@ -74,6 +77,9 @@ export class ReverseProxy {
   private readonly pool: Pool;
   private readonly origin: URL;
   private readonly prefix: string;
+  // Issue 22 (src/edge/): header hygiene for untrusted peers; upgrades tunnel only after a 101.
+  private readonly hygiene: HeaderHygiene;
+  private readonly upgrades: UpgradeGate;
 
   /** Whether debug lines are written; follows the logger's level (a reload may change it). */
   private debug: boolean;
@@ -85,6 +91,13 @@ export class ReverseProxy {
     });
     this.origin = new URL(opts.upstream);
     this.prefix = this.origin.pathname.replace(/\/+$/, '');
+    this.hygiene = new HeaderHygiene(opts.guardedHeader);
+    this.upgrades = new UpgradeGate({
+      origin: this.origin,
+      prefix: this.prefix,
+      timeoutMs: opts.timeoutMs,
+      log: opts.log,
+    });
     this.pool = new Pool(this.origin.origin, {
       connections: opts.connections ?? 128,
       pipelining: 1,
@@ -99,11 +112,18 @@ export class ReverseProxy {
     const method = req.method ?? 'GET';
     const engine = this.opts.engine;
     // Tracing off: this one check is all it costs (no span objects).
+    // Issue 22 (src/loops/): hookd's own requests fire no hooks; one gone round too often: 508.
+    const loop = this.opts.loops?.inspect(method, url, req.rawHeaders);
+    if (loop?.refuse) {
+      refuseLoop(res);
+      return;
+    }
+    const hooks = loop?.own === undefined;
     const span = this.opts.tracing === undefined ? undefined : this.opts.tracing.request(req);
     let path: string | undefined;
     let fired = 0;
     let requestUser: (() => Promise<string | undefined>) | undefined;
-    if (engine.watches('before')) {
+    if (hooks && engine.watches('before')) {
       path = pathOf(url);
       requestUser = this.opts.requestUser?.(req);
       try {
@@ -113,6 +133,7 @@ export class ReverseProxy {
           uri: () => this.opts.uriOf(req),
           requestUser,
           trace: span?.ref,
+          loop: loop?.trail,
         });
       } catch (err) {
         // A hook must never take the proxied request down with it.
@@ -120,7 +141,7 @@ export class ReverseProxy {
       }
     }
     let after: AfterCompletion | undefined;
-    if (engine.watches('after')) {
+    if (hooks && engine.watches('after')) {
       const p = path ?? pathOf(url);
       // Captured now: by the end undici may have destroyed the request stream, which nulls req.socket.
       const socket = req.socket;
@@ -138,6 +159,7 @@ export class ReverseProxy {
             statusCode,
             requestUser: user,
             trace: span?.ref,
+            loop: loop?.trail,
           });
         } catch (err) {
           this.opts.log.error({ err, path: p }, 'firing AfterCompletion hooks failed');
@@ -165,6 +187,7 @@ export class ReverseProxy {
     }
 
     const forward = this.forwardHeaders(req);
+    forward.headers.push('cdn-loop', CDN_ID); // issue 22: RFC 8586, counted by src/loops/
     if (span !== undefined) {
       // Ends with the response; the AfterCompletion fire spans start before, inside it.
       res.on('close', () => span.end(res.statusCode));
@@ -188,33 +211,30 @@ export class ReverseProxy {
     after: AfterCompletion | undefined,
   ): void => this.fail(req, res, err, after);
 
-  /** WebSocket and other Upgrade requests: a raw byte tunnel to the upstream after the handshake. */
-  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  /**
+   * WebSocket and other Upgrade requests: forwarded with the same header treatment as plain ones;
+   * a raw byte tunnel only once the upstream answers 101 (src/edge/upgrade-gate.ts, issue 22).
+   */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, server: Server): void => {
+    // h2c, or a body: served as plain HTTP/1.1 by the server's own request path instead.
+    if (this.upgrades.downgrade(req, socket, head, server)) return;
     const url = req.url ?? '/';
-    if (this.opts.engine.watches('before')) {
+    const loop = this.opts.loops?.inspect(req.method ?? 'GET', url, req.rawHeaders);
+    if (loop?.refuse) {
+      refuseLoopUpgrade(socket);
+      return;
+    }
+    if (loop?.own === undefined && this.opts.engine.watches('before')) {
       this.opts.engine.fire('before', {
         method: req.method ?? 'GET',
         path: pathOf(url),
         uri: () => this.opts.uriOf(req),
         requestUser: this.opts.requestUser?.(req),
+        loop: loop?.trail,
       });
     }
     const trusted = this.trustedPeer(req);
-    const guarded = trusted ? undefined : this.opts.guardedHeader;
-    const port = Number(this.origin.port) || (this.origin.protocol === 'https:' ? 443 : 80);
-    const host = this.origin.hostname.replace(/^\[|\]$/g, '');
-    const upstream: Socket =
-      this.origin.protocol === 'https:'
-        ? tlsConnect({ host, port, servername: host })
-        : netConnect({ host, port });
-    const lines = [`${req.method} ${this.prefix}${url} HTTP/1.1`];
-    const raw = req.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      if (FORWARDED.has(name) || name === guarded) continue;
-      lines.push(`${raw[i]}: ${raw[i + 1]}`);
-    }
-    const forwarded: string[] = [];
+    const headers: string[] = [];
     const seen: SeenHeaders = {
       connection: undefined,
       host: req.headers.host ?? '',
@@ -222,29 +242,15 @@ export class ReverseProxy {
       proto: undefined,
       xfh: undefined,
     };
-    for (let i = 0; i < raw.length; i += 2) rememberForwarded(seen, raw[i]!.toLowerCase(), raw[i + 1]!);
-    this.pushForwarded(req, seen, forwarded, trusted);
-    for (let i = 0; i < forwarded.length; i += 2) lines.push(`${forwarded[i]}: ${forwarded[i + 1]}`);
-    upstream.once('connect', () => {
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length) upstream.write(head);
-      socket.pipe(upstream).pipe(socket);
-    });
-    upstream.once('secureConnect', () => upstream.emit('connect'));
-    const close = () => {
-      upstream.destroy();
-      socket.destroy();
-    };
-    upstream.on('error', (e) => {
-      if (socket.writable && upstream.bytesRead === 0) {
-        socket.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-      }
-      this.opts.log.warn({ err: e.message, path: pathOf(url) }, 'upgrade to upstream failed');
-      close();
-    });
-    socket.on('error', close);
-    socket.on('close', close);
-    upstream.on('close', close);
+    const raw = req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (FORWARDED.has(name)) rememberForwarded(seen, name, raw[i + 1]!);
+      else if (!this.hygiene.drops(name, trusted)) headers.push(raw[i]!, raw[i + 1]!);
+    }
+    this.pushForwarded(req, seen, headers, trusted);
+    headers.push('cdn-loop', CDN_ID);
+    this.upgrades.forward(req, socket, head, headers, server);
   };
 
   async close(): Promise<void> {
@@ -273,12 +279,11 @@ export class ReverseProxy {
     };
     let hasBody = false;
     const trusted = this.trustedPeer(req);
-    // The identity header (`--identity-header`) is only for trusted proxies to send.
-    const guarded = trusted ? undefined : this.opts.guardedHeader;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       const value = raw[i + 1]!;
-      if (name === guarded) continue;
+      // Issue 22 (src/edge/): the identity header in every spelling, Forwarded, X-Real-IP.
+      if (this.hygiene.drops(name, trusted)) continue;
       if (HOP_BY_HOP.has(name)) {
         if (name === 'connection') seen.connection = seen.connection ? `${seen.connection}, ${value}` : value;
         else if (name === 'transfer-encoding') hasBody = true;
@@ -424,7 +429,9 @@ function responseHeaders(raw: Buffer[]): string[] {
       if (lower === 'connection') connection = raw[i + 1]!.toString('latin1');
       continue;
     }
-    out.push(name, raw[i + 1]!.toString('latin1'));
+    const value = raw[i + 1]!.toString('latin1');
+    if (lower === 'set-cookie' && setsOwnCookie(value)) continue; // issue 22: hookd's own cookies
+    out.push(name, value);
   }
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return out;
   return withoutListed(out, connection);
