@@ -83,7 +83,15 @@ export class UpgradeGate {
    * Forwards an upgrade request (its headers as a flat name/value list, already treated) and
    * then either tunnels (101) or relays the answer and hands the connection back to `server`.
    */
-  forward(req: IncomingMessage, socket: Duplex, head: Buffer, headers: string[], server: Server): void {
+  forward(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    headers: string[],
+    server: Server,
+    /** Told the upstream's status once it answered (101 or another): AfterCompletion hooks. */
+    answer?: (status: number) => void,
+  ): void {
     const { origin, prefix, timeoutMs, log } = this.opts;
     const path = (req.url ?? '/').split('?')[0];
     const options = {
@@ -121,6 +129,7 @@ export class UpgradeGate {
         return;
       }
       out.setTimeout(0);
+      answer?.(101);
       socket.write(statusLine(res) + headerLines(res.rawHeaders, false));
       if (upHead.length > 0) socket.write(upHead);
       if (head.length > 0) upstream.write(head);
@@ -136,6 +145,7 @@ export class UpgradeGate {
     out.on('response', (res: IncomingMessage) => {
       answered = true;
       out.setTimeout(0);
+      answer?.(res.statusCode ?? 502);
       this.relay(req, res, socket, head, server, onClientGone);
     });
     out.end();

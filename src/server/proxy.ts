@@ -224,15 +224,21 @@ export class ReverseProxy {
       refuseLoopUpgrade(socket);
       return;
     }
-    if (loop?.own === undefined && this.opts.engine.watches('before')) {
-      this.opts.engine.fire('before', {
-        method: req.method ?? 'GET',
-        path: pathOf(url),
-        uri: () => this.opts.uriOf(req),
-        requestUser: this.opts.requestUser?.(req),
-        loop: loop?.trail,
-      });
-    }
+    const engine = this.opts.engine;
+    const hooks = loop?.own === undefined;
+    const trigger = {
+      method: req.method ?? 'GET',
+      path: pathOf(url),
+      uri: () => this.opts.uriOf(req),
+      requestUser: this.opts.requestUser?.(req),
+      loop: loop?.trail,
+    };
+    if (hooks && engine.watches('before')) engine.fire('before', trigger);
+    // AfterCompletion hooks: when the upstream answered (its 101, or the answer relayed instead).
+    const answer =
+      hooks && engine.watches('after')
+        ? (statusCode: number) => void engine.fire('after', { ...trigger, statusCode })
+        : undefined;
     const trusted = this.trustedPeer(req);
     const headers: string[] = [];
     const seen: SeenHeaders = {
@@ -250,7 +256,7 @@ export class ReverseProxy {
     }
     this.pushForwarded(req, seen, headers, trusted);
     headers.push('cdn-loop', CDN_ID);
-    this.upgrades.forward(req, socket, head, headers, server);
+    this.upgrades.forward(req, socket, head, headers, server, answer);
   };
 
   async close(): Promise<void> {
