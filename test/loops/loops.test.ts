@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
 import { type Forwarder, startForwarder } from '../helpers/forwarder.js';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import {
   closedPort,
   createHook,
-  type Receiver,
   send,
   sleep,
   startReceiver,
@@ -211,5 +212,84 @@ describe('no loops: a chain back into hookd through another system is cut by CDN
     assert.ok(hits.length <= 5, `upstream hits in 3 s: ${hits.length}`);
     assert.deepEqual(hits, ['GET /chain/start', 'POST /chain/next', 'POST /chain/next', 'POST /chain/next']);
     assert.deepEqual(relayed, [200, 200, 200, 508]);
+  });
+});
+
+describe('no loops: publicBaseUrl is hookd too', () => {
+  it('a Callback under publicBaseUrl is refused with 400 naming Callback', async () => {
+    const d = await startHookd({ publicBaseUrl: 'https://hooks.example.com' });
+    try {
+      const r = await api<{ errors: { field: string; message: string }[] }>(
+        d.url,
+        d.token,
+        'POST',
+        '/hooks',
+        {
+          PathPattern: '/p/(*)',
+          Methods: ['GET'],
+          Callback: 'https://hooks.example.com:443/p/again',
+        },
+      );
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.errors[0]!.field, 'Callback');
+      assert.match(r.body.errors[0]!.message, /its publicBaseUrl https:\/\/hooks\.example\.com/);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+const skip = await pgSkipReason();
+
+describe("no loops across a cluster: one instance's callback into another instance", {
+  skip,
+  timeout: 60_000,
+}, () => {
+  let tdb: TestDatabase;
+  let dataDir: string;
+  let upstream: Upstream;
+  let a: TestDaemon;
+  let b: TestDaemon;
+
+  before(async () => {
+    tdb = await createTestDatabase();
+    dataDir = tempDir('hookd-loops-cluster-');
+    upstream = await startUpstream();
+    a = await startHookd({ upstream: upstream.url, databaseUrl: tdb.url }, { dataDir });
+    b = await startHookd({ upstream: upstream.url, databaseUrl: tdb.url }, { dataDir });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await upstream?.close();
+    await tdb?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('A sends, B receives: B knows the mark (the key is in the shared store) and fires nothing', async () => {
+    await createHook(a, { PathPattern: '/cl/(*)', Methods: ['*'], Callback: `${b.url}/cl/again` });
+    // B has the hook too (the database announces it): without the mark it would fire there.
+    await until(
+      'B has the hook',
+      async () => {
+        const m = await api<unknown[]>(b.url, b.token, 'POST', '/_hookd/match', {
+          Method: 'POST',
+          Path: '/cl/x',
+          StatusCode: 200,
+        });
+        return m.body.length;
+      },
+      (n) => n === 1,
+    );
+    const start = Date.now();
+    await send(`${a.url}/cl/start`);
+    await until(
+      'B cut the loop',
+      () => counter(b.opsUrl, 'hookd_loops_cut_total', 'kind="callback"'),
+      (n) => n >= 1,
+    );
+    const hits = await hitsWithin(upstream, start, '/cl/');
+    assert.ok(hits.length <= 5, `upstream hits in 3 s: ${hits.length}`);
+    assert.deepEqual(hits, ['GET /cl/start', 'POST /cl/again']);
   });
 });
