@@ -105,13 +105,16 @@ export class UpgradeGate {
     };
     const out: ClientRequest = origin.protocol === 'https:' ? httpsRequest(options) : httpRequest(options);
     let answered = false;
+    /** The connection went back to the HTTP server: what the upstream does now is no concern of it. */
+    let handedBack = false;
     const onClientGone = (): void => {
-      out.destroy();
+      if (!handedBack) out.destroy();
     };
     socket.once('close', onClientGone);
     socket.on('error', onClientGone);
     out.setTimeout(timeoutMs, () => out.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     out.on('error', (err: Error & { code?: string }) => {
+      if (handedBack) return;
       if (!answered && socket.writable) {
         const timeout = err.code === 'TIMEOUT';
         socket.end(
@@ -146,7 +149,11 @@ export class UpgradeGate {
       answered = true;
       out.setTimeout(0);
       answer?.(res.statusCode ?? 502);
-      this.relay(req, res, socket, head, server, onClientGone);
+      this.relay(req, res, socket, head, server, () => {
+        handedBack = true;
+        socket.off('close', onClientGone);
+        socket.off('error', onClientGone);
+      });
     });
     out.end();
   }
@@ -158,7 +165,8 @@ export class UpgradeGate {
     socket: Duplex,
     head: Buffer,
     server: Server,
-    onClientGone: () => void,
+    /** Called once the answer is relayed, before the connection goes back or ends. */
+    relayed: () => void,
   ): void {
     const status = res.statusCode ?? 502;
     const bodiless = req.method === 'HEAD' || status === 204 || status === 304;
@@ -181,8 +189,7 @@ export class UpgradeGate {
     res.on('error', () => socket.destroy());
     res.on('end', () => {
       if (chunked) socket.write('0\r\n\r\n');
-      socket.off('close', onClientGone);
-      socket.off('error', onClientGone);
+      relayed();
       if (keep && !socket.destroyed) this.reinject(socket, head, server);
       else socket.end();
     });
