@@ -1,4 +1,5 @@
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
+import { NAME_SHAPE } from './hook-name.js';
 
 /** At most this many attempts per round, and no delay longer than a week. */
 export const MAX_RETRY_ATTEMPTS = 20;
@@ -32,6 +33,13 @@ export const HOOK_SCHEMA = {
   required: ['PathPattern', 'Callback', 'Methods'],
   properties: {
     $schema: { type: 'string', description: 'Editor hint; ignored by hookd.' },
+    Name: {
+      type: 'string',
+      pattern: NAME_SHAPE.source,
+      description:
+        "Optional label, unique among the owner's hooks: 1-63 of a-z 0-9 . _ - starting with a letter or digit. Usable wherever an Id is; hookctl apply keys files by it.",
+      examples: ['orders-created'],
+    },
     PathPattern: {
       type: 'string',
       minLength: 1,
