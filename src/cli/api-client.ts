@@ -5,6 +5,8 @@ import { ApiError, AuthError, hintFor, type Problem, UnreachableError } from './
 /** A stored hook as the API returns it (docs/API.md). */
 export interface HookView {
   Id: string;
+  /** The owner's label for the hook (issue 26); usable wherever the Id is. */
+  Name?: string;
   Owner?: string;
   PathPattern: string;
   Methods: string[];
