@@ -278,8 +278,14 @@ export class ApiClient {
     return (await this.call<SecretView>('POST', `/hooks/${enc(id)}/secret/rotate`)).body;
   }
 
-  async deleteHook(id: string): Promise<void> {
-    await this.call('DELETE', `/hooks/${enc(id)}`);
+  /** DELETE; with `ifMatch`, only when the hook is still at that version (else 412). */
+  async deleteHook(id: string, ifMatch?: string): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/hooks/${enc(id)}`,
+      undefined,
+      ifMatch === undefined ? {} : { 'if-match': ifMatch },
+    );
   }
 
   async hookTypes(): Promise<HookTypeView[]> {
