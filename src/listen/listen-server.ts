@@ -142,8 +142,8 @@ export class ListenServer {
     ws.on('pong', () => {
       l.ws.alive = true;
     });
-    let set = this.byOwner.get(owner);
-    if (!set) this.byOwner.set(owner, (set = new Set()));
+    const set = this.byOwner.get(owner) ?? new Set<Listener>();
+    this.byOwner.set(owner, set);
     set.add(l);
     const off = () => {
       const s = this.byOwner.get(owner);
