@@ -18,9 +18,10 @@ export function unifiedDiff(a: string, b: string, fromLabel: string, toLabel: st
   let j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && x[i] === y[j]) ops.push({ t: ' ', line: x[i]!, ai: i++, bi: j++ });
-    else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!))
-      ops.push({ t: '+', line: y[j]!, ai: i, bi: j++ });
-    else ops.push({ t: '-', line: x[i]!, ai: i++, bi: j });
+    // Removals before additions, as diff -u prints a changed line.
+    else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!))
+      ops.push({ t: '-', line: x[i]!, ai: i++, bi: j });
+    else ops.push({ t: '+', line: y[j]!, ai: i, bi: j++ });
   }
   if (!ops.some((o) => o.t !== ' ')) return '';
   const out = [`--- ${fromLabel}`, `+++ ${toLabel}`];
