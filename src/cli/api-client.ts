@@ -5,6 +5,8 @@ import { ApiError, AuthError, hintFor, type Problem, UnreachableError } from './
 /** A stored hook as the API returns it (docs/API.md). */
 export interface HookView {
   Id: string;
+  /** The owner's label for the hook (issue 26); usable wherever the Id is. */
+  Name?: string;
   Owner?: string;
   PathPattern: string;
   Methods: string[];
@@ -276,8 +278,14 @@ export class ApiClient {
     return (await this.call<SecretView>('POST', `/hooks/${enc(id)}/secret/rotate`)).body;
   }
 
-  async deleteHook(id: string): Promise<void> {
-    await this.call('DELETE', `/hooks/${enc(id)}`);
+  /** DELETE; with `ifMatch`, only when the hook is still at that version (else 412). */
+  async deleteHook(id: string, ifMatch?: string): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/hooks/${enc(id)}`,
+      undefined,
+      ifMatch === undefined ? {} : { 'if-match': ifMatch },
+    );
   }
 
   async hookTypes(): Promise<HookTypeView[]> {

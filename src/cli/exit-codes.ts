@@ -15,6 +15,13 @@ export const EXIT = {
   UNREACHABLE: 3,
   /** Authentication failed, or no token was found. */
   AUTH: 4,
+  /**
+   * `apply` and `diff` only (issue 26, kubectl diff's rule "0 none, 1 differences, >1 error"):
+   * apply made changes, or diff / apply --dry-run found some; everything asked went through.
+   */
+  CHANGED: 1,
+  /** `apply` and `diff` only: the server refused (or the local checks found invalid) at least one hook. */
+  REFUSED: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

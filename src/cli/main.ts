@@ -3,9 +3,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { type ContextFactory, examples } from './command.js';
+import { newApplyCommand } from './commands/apply/index.js';
 import { newCompletionCommand } from './commands/completion/index.js';
 import { newDeliveriesCommand } from './commands/deliveries/index.js';
+import { newDiffCommand } from './commands/diff/index.js';
 import { hookSubcommands, newHooksCommand } from './commands/hooks/index.js';
+import { newListenCommand } from './commands/listen/index.js';
 import { newLoginCommand } from './commands/login/index.js';
 import { newMatchCommand } from './commands/match/index.js';
 import { newNotificationsCommand } from './commands/notifications/index.js';
@@ -79,6 +82,9 @@ Exit status: 0 success, 1 refused by the server, 2 usage or invalid JSON, 3 hook
     .addCommand(newRedeliverCommand(context))
     .addCommand(newSecretCommand(context))
     .addCommand(newTailCommand(context))
+    .addCommand(newListenCommand(context))
+    .addCommand(newApplyCommand(context))
+    .addCommand(newDiffCommand(context))
     .addCommand(newNotificationsCommand(context))
     .addCommand(newValidateCommand(context))
     .addCommand(newReloadCommand(context))

@@ -5,6 +5,8 @@ import { type Html, html } from './html.js';
 /** The form's fields, in order; each has an error slot `err-<name>` next to it. */
 export const FORM_FIELDS = [
   'PathPattern',
+  // Issue 26: kept through an edit (a replace without it would drop the hook's Name).
+  'Name',
   'Methods',
   'Type',
   'StatusCodeWhiteList',
@@ -43,6 +45,7 @@ export function formToHook(f: Form): Record<string, unknown> {
     Headers: headersOf(f.Headers ?? ''),
     Persist: f.Persist === 'on' || f.Persist === 'true',
   };
+  if (f.Name?.trim()) hook.Name = f.Name.trim();
   if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
   if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
   if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
@@ -65,6 +68,7 @@ function headersOf(text: string): Record<string, string> | string {
 export function hookToForm(h: Hook): Form {
   return {
     PathPattern: h.PathPattern,
+    Name: h.Name ?? '',
     Methods: h.Methods.join(', '),
     Type: String(h.Type),
     StatusCodeWhiteList: h.StatusCodeWhiteList.join(', '),
@@ -83,6 +87,7 @@ export function hookToForm(h: Hook): Form {
 
 export const EMPTY_FORM: Form = {
   PathPattern: '',
+  Name: '',
   Methods: '*',
   Type: '1',
   StatusCodeWhiteList: '',
@@ -115,6 +120,7 @@ export function errorsByField(errors: readonly FieldError[]): Map<string, string
 
 const LABELS: Record<string, string> = {
   PathPattern: 'Path pattern',
+  Name: 'Name (optional; unique among your hooks)',
   Methods: 'Methods (comma-separated, * for any)',
   Type: 'Type',
   StatusCodeWhiteList: 'Only for status codes',
@@ -165,6 +171,7 @@ ${errorSlot(k, errors.get(k))}</div>`;
 <div id="validation" class="summary" role="status" aria-live="polite">${summary(errors)}</div>
 <div class="grid">
 ${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
+${input('Name', 'text', html` placeholder="orders-created"`)}
 ${input('Methods')}
 ${select('Type', [
   ['0', '0 · BeforeCompletion'],

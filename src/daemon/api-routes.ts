@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { consoleRoutes } from '../console/console.js';
+import { listenRoute } from '../listen/index.js';
 import { deliveryRoutes } from '../server/routes/deliveries.js';
 import { reloadRoutes } from '../server/routes/reload.js';
 import { tailRoute } from '../server/routes/tail-route.js';
@@ -29,6 +30,7 @@ export function registerApiRoutes(api: FastifyInstance, r: ApiRoutes): void {
   deliveryRoutes(api, r.deliveries);
   userRoutes(api, r.users);
   tailRoute(api);
+  listenRoute(api);
   r.operations.routes(api, r.apiBase);
   if (r.console) consoleRoutes(api, r.console);
 }

@@ -29,6 +29,7 @@ import { packageInfo } from '../util/package-info.js';
 import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
+import { listenServer } from './listen-wiring.js';
 import { openStores } from './open-store.js';
 import { diffConfig, type ReloadResult } from './reload.js';
 import { RuntimeSettings } from './runtime-settings.js';
@@ -308,6 +309,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
     });
 
+    // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
+    const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail, started });
+
     const proxy = config.upstream
       ? new ReverseProxy({
           upstream: config.upstream,
@@ -362,7 +366,12 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         registerApiRoutes(api, {
           report: { engine, deliveries, settings, faults, tracing, opened, config, log },
           reload: { reload },
-          deliveries: { hooks, pipeline: deliveries, base: config.apiBase },
+          deliveries: {
+            hooks,
+            pipeline: deliveries,
+            base: config.apiBase,
+            listenerAttempts: listen.attemptsOf,
+          },
           users: { accounts: users.accounts, store, hooks },
           operations,
           apiBase: config.apiBase,
@@ -376,7 +385,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
               }
             : undefined,
         }),
-      apiUpgrade: tail.handleUpgrade,
+      apiUpgrade: listen.upgrade,
       ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
     });
 
@@ -420,6 +429,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         stopWatching?.();
         stopFollowing?.();
         await tail.close();
+        await listen.close();
         await fanout?.stop();
         const server = app.server;
         // hookd listened on the Node server itself (listen() above), so it closes it too.

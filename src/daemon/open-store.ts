@@ -9,6 +9,7 @@ import { newInstanceId } from '../cluster/cluster-member.js';
 import type { HookdConfig } from '../config/config.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
 import { SqliteIdempotencyStore } from '../idempotency/sqlite-idempotency-store.js';
+import { type ListenerAttemptStore, PgListenerAttempts, SqliteListenerAttempts } from '../listen/index.js';
 import {
   type NotificationStore,
   PgNotificationStore,
@@ -36,6 +37,8 @@ export interface OpenedStores {
   deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
   /** Notification endpoints, beside the hooks. */
   notifications: NotificationStore;
+  /** `hookctl listen`'s attempts (issue 26), beside the deliveries. */
+  listenerAttempts: ListenerAttemptStore;
   /** `Idempotency-Key`s of reports: in the SQLite file, or shared by the cluster's instances. */
   idempotency: IdempotencyStore;
   /** With PostgreSQL: the database and the lease identity the delivery stores write with. */
@@ -75,6 +78,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
         ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
       },
       notifications: new PgNotificationStore(db.pool),
+      listenerAttempts: new PgListenerAttempts(db.pool),
       idempotency: new PostgresIdempotencyStore(db),
       cluster: { db, lease },
       location: db.redacted,
@@ -88,6 +92,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     ephemeralHooks: new MemoryStore(),
     deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
     notifications: new SqliteNotificationStore(store.db),
+    listenerAttempts: new SqliteListenerAttempts(store.db),
     idempotency: new SqliteIdempotencyStore(store.db),
     location: file,
   });

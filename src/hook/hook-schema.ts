@@ -1,4 +1,5 @@
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
+import { NAME_SHAPE } from './hook-name.js';
 
 /** At most this many attempts per round, and no delay longer than a week. */
 export const MAX_RETRY_ATTEMPTS = 20;
@@ -94,6 +95,13 @@ export const HOOK_SCHEMA = {
       description:
         'At most PerSecond callbacks a second (fractions allowed, e.g. 0.5), with bursts of up to Burst (default ceil(PerSecond)). Callbacks over the rate wait; none is dropped.',
       examples: [{ PerSecond: 10, Burst: 10 }],
+    },
+    Name: {
+      type: 'string',
+      pattern: NAME_SHAPE.source,
+      description:
+        "Optional label, unique among the owner's hooks: 1-63 of a-z 0-9 . _ - starting with a letter or digit. Usable wherever an Id is; hookctl apply keys files by it.",
+      examples: ['orders-created'],
     },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },

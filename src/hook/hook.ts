@@ -5,6 +5,11 @@
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {
+  /**
+   * A label the owner chooses, unique among their hooks (src/hook/hook-name.ts); usable wherever
+   * an Id is, and what `hookctl apply` keys hook files by. Absent: the hook has none.
+   */
+  Name?: string;
   PathPattern: string;
   Callback: string;
   /** Upper-case method tokens; `"*"` means any method. */

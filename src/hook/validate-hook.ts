@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import { suggest } from '../util/suggest.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
+import { NAME_RULE } from './hook-name.js';
 import {
   HOOK_SCHEMA,
   KNOWN_FIELDS,
@@ -189,6 +190,7 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     Headers: headers,
     Persist: (doc.Persist as boolean | undefined) ?? true,
   };
+  if (typeof doc.Name === 'string') config.Name = doc.Name;
   if (typeof doc.CallbackContent === 'string') config.CallbackContent = doc.CallbackContent;
   if (Array.isArray(doc.RetrySchedule)) config.RetrySchedule = [...(doc.RetrySchedule as number[])];
   if (doc.RateLimit !== undefined) {
@@ -272,6 +274,7 @@ function describe(e: ErrorObject): FieldError {
     case 'maxProperties':
       return { field, message: `must have at most ${e.params.limit} entries` };
     case 'pattern':
+      if (top === 'Name') return { field, message: NAME_RULE };
       return {
         field,
         message:

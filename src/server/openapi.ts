@@ -1,4 +1,5 @@
 import { HOOK_SCHEMA } from '../hook/hook-schema.js';
+import { LISTEN_OPENAPI_PATHS } from '../listen/openapi-paths.js';
 import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 
 const problem = {
@@ -16,7 +17,13 @@ const errors = (...codes: number[]) =>
   Object.fromEntries(codes.map((c) => [String(c), c === 503 ? unavailable : problem]));
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const idParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'A hook Id, or its Name (looked up as an Id first)',
+  schema: { type: 'string' },
+};
 const etagHeader = {
   ETag: {
     description: "The hook's version: its Modified value in quotes; send it back as If-Match",
@@ -95,7 +102,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
               headers: etagHeader,
               ...hookOutWithWarnings,
             },
-            ...errors(400, 401, 413, 415, 503),
+            ...errors(400, 401, 409, 413, 415, 503),
           },
         },
       },
@@ -130,12 +137,21 @@ export function buildOpenApi(base: string): Record<string, unknown> {
               ...problem,
               description: 'PRECONDITION_FAILED: If-Match is not the current ETag (sent in `ETag`)',
             },
-            ...errors(400, 401, 404, 413, 415, 503),
+            ...errors(400, 401, 404, 409, 413, 415, 503),
           },
         },
         delete: {
           summary: 'Delete a hook',
-          responses: { '204': { description: 'Deleted' }, ...errors(401, 404, 503) },
+          parameters: [
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'Delete only if the hook is still at this version (its ETag); else 412',
+            },
+          ],
+          responses: { '204': { description: 'Deleted' }, '412': problem, ...errors(401, 404, 503) },
         },
       },
       '/hooktypes': {
@@ -353,6 +369,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       },
       ...userPaths(),
       ...NOTIFICATION_OPENAPI_PATHS,
+      ...LISTEN_OPENAPI_PATHS,
     },
     components: {
       securitySchemes: {

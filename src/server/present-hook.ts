@@ -4,6 +4,7 @@ import type { Hook } from '../hook/hook.js';
 export function presentHook(h: Hook): Record<string, unknown> {
   return {
     Id: h.Id,
+    ...(h.Name !== undefined && { Name: h.Name }),
     Owner: h.Owner,
     PathPattern: h.PathPattern,
     Methods: h.Methods,

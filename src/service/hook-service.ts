@@ -1,7 +1,9 @@
 import { HookdError } from '../errors/catalog.js';
 import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
 import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
+import { isHookName } from '../hook/hook-name.js';
 import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
+import { nameConflict } from '../store/name-conflict.js';
 import type { HookStore, PageRequest } from '../store/store.js';
 
 /** Told of every change so the match index follows the stored hooks without a rebuild. */
@@ -74,6 +76,7 @@ export class HookService {
   async create(owner: string, body: unknown): Promise<Hook> {
     const config = await validateHook(body, this.validation);
     await this.checkPattern?.(owner, config.PathPattern);
+    await this.checkName(owner, config.Name, undefined);
     const hook: Hook = {
       Id: newHookId(),
       Owner: owner,
@@ -91,6 +94,7 @@ export class HookService {
     const existing = await this.get(owner, id);
     const config = await validateHook(body, this.validation);
     await this.checkPattern?.(owner, config.PathPattern);
+    await this.checkName(owner, config.Name, existing.Id);
     // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.
     const hook: Hook = {
       Id: existing.Id,
@@ -100,23 +104,47 @@ export class HookService {
       State: 'active',
     };
     await this.storeFor(hook).putHook(hook);
-    if (hook.Persist !== existing.Persist) await this.storeFor(existing).deleteHook(id);
+    if (hook.Persist !== existing.Persist) await this.storeFor(existing).deleteHook(existing.Id);
     this.emitSaved(hook);
     return hook;
   }
 
   async delete(owner: string, id: string): Promise<void> {
     const existing = await this.get(owner, id);
-    await this.storeFor(existing).deleteHook(id);
-    for (const l of this.listeners) l.hookDeleted(id);
+    await this.storeFor(existing).deleteHook(existing.Id);
+    for (const l of this.listeners) l.hookDeleted(existing.Id);
   }
 
-  /** Another user's hook is "not found": its existence is not revealed (SPEC §8). */
+  /**
+   * The owner's hook by Id or, failing that, by `Name` (issue 26: `/hooks/{id-or-name}`). Another
+   * user's hook is "not found": its existence is not revealed (SPEC §8).
+   */
   async get(owner: string, id: string): Promise<Hook> {
-    const hook = HOOK_ID_SHAPE.test(id) ? await this.find(id) : undefined;
-    if (!hook || hook.Owner !== owner)
-      throw new HookdError('NOT_FOUND', `no hook with Id "${id.slice(0, 64)}"`);
+    let hook = HOOK_ID_SHAPE.test(id) ? await this.find(id) : undefined;
+    if (hook && hook.Owner !== owner) hook = undefined;
+    if (!hook && isHookName(id)) hook = await this.findByName(owner, id);
+    if (!hook) {
+      const what = id.startsWith('hk_') || !isHookName(id) ? 'Id' : 'Id or Name';
+      throw new HookdError('NOT_FOUND', `no hook with ${what} "${id.slice(0, 64)}"`);
+    }
     return hook;
+  }
+
+  /** The owner's hook named `name`, in either store. */
+  async findByName(owner: string, name: string): Promise<Hook | undefined> {
+    return (
+      (await this.durable.getHookByName(owner, name)) ?? (await this.ephemeral.getHookByName(owner, name))
+    );
+  }
+
+  /**
+   * 409 when another of the owner's hooks has the name. The stores' unique indexes back this up
+   * within each store; across the durable and the in-memory one this check is what holds.
+   */
+  private async checkName(owner: string, name: string | undefined, self: string | undefined): Promise<void> {
+    if (name === undefined) return;
+    const holder = await this.findByName(owner, name);
+    if (holder && holder.Id !== self) throw nameConflict(name, holder.Id);
   }
 
   async find(id: string): Promise<Hook | undefined> {

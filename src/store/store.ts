@@ -38,6 +38,11 @@ export interface HookStore {
   putHook(hook: Hook): Promise<void>;
   deleteHook(id: string): Promise<boolean>;
   getHook(id: string): Promise<Hook | undefined>;
+  /**
+   * The owner's hook with this `Name` (issue 26). Names are unique per owner within a store
+   * (an index where the backend has one); putHook refuses a duplicate with CONFLICT.
+   */
+  getHookByName(owner: string, name: string): Promise<Hook | undefined>;
   /** The owner's hooks ordered by Id. */
   listHooks(owner: string, page?: PageRequest): Promise<Hook[]>;
   /** Every hook of every user, for building the match index at start. */

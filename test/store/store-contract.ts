@@ -205,6 +205,46 @@ export function storeContract(name: string, makeStore: () => Promise<Store> | St
       });
     });
 
+    describe('hook names (issue 26)', () => {
+      it("getHookByName finds the owner's hook by Name, and only theirs", async () => {
+        const a = hook('alice', 1, { Name: 'orders' });
+        const b = hook('bob', 2, { Name: 'orders' });
+        await store.putHook(a);
+        await store.putHook(b);
+        assert.deepEqual(await store.getHookByName('alice', 'orders'), a);
+        assert.deepEqual(await store.getHookByName('bob', 'orders'), b);
+        assert.equal(await store.getHookByName('carol', 'orders'), undefined);
+        assert.equal(await store.getHookByName('alice', 'other'), undefined);
+      });
+
+      it('refuses a second hook of the owner with the same Name (409 CONFLICT naming Name)', async () => {
+        await store.putHook(hook('alice', 1, { Name: 'orders' }));
+        await assert.rejects(store.putHook(hook('alice', 2, { Name: 'orders' })), (e: unknown) => {
+          const err = e as { code?: string; status?: number; errors?: { field: string }[] };
+          return err.code === 'CONFLICT' && err.status === 409 && err.errors?.[0]?.field === 'Name';
+        });
+        // Hooks without a Name never collide.
+        await store.putHook(hook('alice', 3));
+        await store.putHook(hook('alice', 4));
+        assert.equal((await store.listHooks('alice')).length, 3);
+      });
+
+      it('a replace that renames or drops the Name frees the old one; delete frees it too', async () => {
+        const h = hook('alice', 1, { Name: 'old' });
+        await store.putHook(h);
+        await store.putHook({ ...h, Name: 'new' });
+        assert.equal(await store.getHookByName('alice', 'old'), undefined);
+        assert.equal((await store.getHookByName('alice', 'new'))?.Id, h.Id);
+        const { Name: _n, ...unnamed } = h;
+        await store.putHook(unnamed);
+        assert.equal(await store.getHookByName('alice', 'new'), undefined);
+        const other = hook('alice', 2, { Name: 'new' });
+        await store.putHook(other);
+        await store.deleteHook(other.Id);
+        await store.putHook(hook('alice', 3, { Name: 'new' }));
+      });
+    });
+
     describe('users', () => {
       it('addUser adds once and says so; getUser finds it', async () => {
         const u = { name: 'alice', created: '2026-01-01T00:00:00.000+00:00' };

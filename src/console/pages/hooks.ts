@@ -49,7 +49,8 @@ export function hookPages(app: FastifyInstance, deps: PageDeps): void {
         (text === '' ||
           h.PathPattern.toLowerCase().includes(text) ||
           h.Callback.toLowerCase().includes(text) ||
-          h.Id.toLowerCase().includes(text)),
+          h.Id.toLowerCase().includes(text) ||
+          (h.Name ?? '').includes(text)),
     );
     const ids = shown.map((h) => h.Id);
     const now = Date.now();
@@ -75,7 +76,7 @@ ${['', 'active', 'disabled'].map((s) => html`<option value="${s}"${s === state ?
 ${shown.map((h) => {
   const l = last.get(h.Id);
   return html`<tr>
-<td><a href="${root}/hooks/${seg(h.Id)}">${h.PathPattern}</a></td>
+<td><a href="${root}/hooks/${seg(h.Id)}">${h.PathPattern}</a>${h.Name === undefined ? '' : html` <small class="name">${h.Name}</small>`}</td>
 <td>${h.Methods.join(' ')}</td>
 <td>${h.Type === 0 ? 'Before' : 'After'}</td>
 <td>${hostOf(h.Callback)}</td>
@@ -210,6 +211,7 @@ ${previews.map(
     const body = html`
 <dl class="facts">
 <dt>Id</dt><dd><code>${hook.Id}</code></dd>
+${hook.Name === undefined ? '' : html`<dt>Name</dt><dd><code>${hook.Name}</code></dd>`}
 <dt>Pattern</dt><dd><code>${hook.PathPattern}</code></dd>
 <dt>Methods</dt><dd>${hook.Methods.join(' ')}</dd>
 <dt>Type</dt><dd>${hook.Type === 0 ? '0 · BeforeCompletion' : '1 · AfterCompletion'}</dd>

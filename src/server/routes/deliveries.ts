@@ -22,6 +22,8 @@ export interface DeliveryRouteDeps {
   pipeline: DeliveryPipeline;
   /** The API base (`/` or e.g. `/api`), for `Link` headers. */
   base: string;
+  /** `hookctl listen`'s attempts of a delivery, as AttemptLog entries (issue 26, src/listen/). */
+  listenerAttempts?: (deliveryId: string) => Promise<Record<string, unknown>[]>;
 }
 
 const DEFAULT_PAGE = 100;
@@ -69,7 +71,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         await ownHook(hooks, req, found.delivery.hookId, id);
         return reply.send({
           ...presentDelivery(found.delivery),
-          AttemptLog: found.attempts.map(presentAttempt),
+          AttemptLog: [...found.attempts.map(presentAttempt), ...((await deps.listenerAttempts?.(id)) ?? [])],
         });
       },
     },

@@ -75,6 +75,10 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
         return reply.header('ETag', etagOf(hook)).send(withWarnings(hook));
       },
       DELETE: async (req, reply) => {
+        // `hookctl apply --prune` deletes the version it read: a hook changed since is kept (412).
+        if (req.headers['if-match'] !== undefined) {
+          checkIfMatch(req.headers['if-match'], await hooks.get(principalOf(req).user, idOf(req)));
+        }
         await hooks.delete(principalOf(req).user, idOf(req));
         req.log.info({ hookId: idOf(req) }, 'hook deleted');
         return reply.code(204).send();

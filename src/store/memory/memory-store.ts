@@ -1,4 +1,5 @@
 import type { Hook } from '../../hook/hook.js';
+import { nameConflict } from '../name-conflict.js';
 import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 
 /**
@@ -11,12 +12,31 @@ export class MemoryStore implements Store {
   private readonly users = new Map<string, UserRecord>();
   private readonly tokens = new Map<string, TokenRecord>();
 
+  /** `owner NUL name` → Id: the unique index of names (issue 26). */
+  private readonly names = new Map<string, string>();
+
   async putHook(hook: Hook): Promise<void> {
+    const key = hook.Name === undefined ? undefined : `${hook.Owner}\0${hook.Name}`;
+    const holder = key === undefined ? undefined : this.names.get(key);
+    if (holder !== undefined && holder !== hook.Id) throw nameConflict(hook.Name!, holder);
+    this.forgetName(hook.Id);
+    if (key !== undefined) this.names.set(key, hook.Id);
     this.hooks.set(hook.Id, structuredClone(hook));
   }
 
   async deleteHook(id: string): Promise<boolean> {
+    this.forgetName(id);
     return this.hooks.delete(id);
+  }
+
+  async getHookByName(owner: string, name: string): Promise<Hook | undefined> {
+    const id = this.names.get(`${owner}\0${name}`);
+    return id === undefined ? undefined : this.getHook(id);
+  }
+
+  private forgetName(id: string): void {
+    const old = this.hooks.get(id);
+    if (old?.Name !== undefined) this.names.delete(`${old.Owner}\0${old.Name}`);
   }
 
   async getHook(id: string): Promise<Hook | undefined> {
@@ -65,7 +85,11 @@ export class MemoryStore implements Store {
   async removeUser(name: string): Promise<boolean> {
     if (!this.users.delete(name)) return false;
     for (const [id, t] of this.tokens) if (t.user === name) this.tokens.delete(id);
-    for (const [id, h] of this.hooks) if (h.Owner === name) this.hooks.delete(id);
+    for (const [id, h] of this.hooks)
+      if (h.Owner === name) {
+        this.forgetName(id);
+        this.hooks.delete(id);
+      }
     return true;
   }
 

@@ -206,4 +206,37 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'console rollups',
     sql: AGGREGATES_MIGRATION_SQL,
   },
+  {
+    version: 7,
+    name: 'hook names, listener attempts',
+    // Issue 26: see the SQLite migration of the same purpose. A listener attempt of a
+    // `Persist: false` hook's delivery is kept here too and goes with it (trigger on both tables).
+    sql: `
+  ALTER TABLE hooks ADD COLUMN name TEXT COLLATE "C";
+  ALTER TABLE eph_hooks ADD COLUMN name TEXT COLLATE "C";
+  CREATE UNIQUE INDEX hooks_owner_name ON hooks (owner, name) WHERE name IS NOT NULL;
+  CREATE UNIQUE INDEX eph_hooks_owner_name ON eph_hooks (owner, name) WHERE name IS NOT NULL;
+  CREATE TABLE listener_attempts (
+    delivery_id TEXT COLLATE "C" NOT NULL,
+    seq INTEGER NOT NULL,
+    hook_id TEXT COLLATE "C" NOT NULL,
+    listener TEXT NOT NULL,
+    time BIGINT NOT NULL,
+    status INTEGER,
+    latency_ms DOUBLE PRECISION NOT NULL,
+    error TEXT,
+    response TEXT,
+    PRIMARY KEY (delivery_id, seq)
+  );
+  CREATE FUNCTION hookd_listener_attempts_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM listener_attempts WHERE delivery_id = OLD.id;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER deliveries_listener_attempts_gone AFTER DELETE ON deliveries
+    FOR EACH ROW EXECUTE FUNCTION hookd_listener_attempts_gone();
+  CREATE TRIGGER eph_deliveries_listener_attempts_gone AFTER DELETE ON eph_deliveries
+    FOR EACH ROW EXECUTE FUNCTION hookd_listener_attempts_gone();
+  `,
+  },
 ];

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Hook } from '../../hook/hook.js';
+import { isUniqueViolation, nameConflict } from '../name-conflict.js';
 import type { HookChangeWatcher, HookStore, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { CHANGES_CHANNEL } from './migrations.js';
@@ -22,11 +23,24 @@ export class PgHookTable implements HookStore {
   ) {}
 
   async putHook(hook: Hook): Promise<void> {
-    await this.db.query(
-      `INSERT INTO ${this.table} (id, owner, doc, modified) VALUES ($1, $2, $3, $4) ` +
-        'ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified',
-      [hook.Id, hook.Owner, JSON.stringify(hook), hook.Modified],
+    try {
+      await this.db.query(
+        `INSERT INTO ${this.table} (id, owner, doc, modified, name) VALUES ($1, $2, $3, $4, $5) ` +
+          'ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified, name = excluded.name',
+        [hook.Id, hook.Owner, JSON.stringify(hook), hook.Modified, hook.Name ?? null],
+      );
+    } catch (err) {
+      if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
+      throw err;
+    }
+  }
+
+  async getHookByName(owner: string, name: string): Promise<Hook | undefined> {
+    const { rows } = await this.db.query<{ doc: string }>(
+      `SELECT doc FROM ${this.table} WHERE owner = $1 AND name = $2`,
+      [owner, name],
     );
+    return rows[0] && (JSON.parse(rows[0].doc) as Hook);
   }
 
   async deleteHook(id: string): Promise<boolean> {
@@ -83,6 +97,10 @@ export class PostgresStore implements Store {
 
   getHook(id: string): Promise<Hook | undefined> {
     return this.hooks.getHook(id);
+  }
+
+  getHookByName(owner: string, name: string): Promise<Hook | undefined> {
+    return this.hooks.getHookByName(owner, name);
   }
 
   listHooks(owner: string, page?: PageRequest): Promise<Hook[]> {

@@ -108,4 +108,26 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
   AGGREGATES_MIGRATION,
+  // Issue 26: a hook's optional Name, unique per owner; and the attempts of `hookctl listen`
+  // (src/listen/), apart from the endpoint's attempts so that the console's rollups and the
+  // retry state never count them. They go with their delivery (pruning, hook deletion).
+  `
+  ALTER TABLE hooks ADD COLUMN name TEXT;
+  CREATE UNIQUE INDEX hooks_owner_name ON hooks(owner, name) WHERE name IS NOT NULL;
+  CREATE TABLE listener_attempts (
+    delivery_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    hook_id TEXT NOT NULL,
+    listener TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    status INTEGER,
+    latency_ms REAL NOT NULL,
+    error TEXT,
+    response TEXT,
+    PRIMARY KEY (delivery_id, seq)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER listener_attempts_gone AFTER DELETE ON deliveries BEGIN
+    DELETE FROM listener_attempts WHERE delivery_id = OLD.id;
+  END;
+  `,
 ];

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/hook.js';
 import { internHook } from '../../hook/intern-hook.js';
+import { isUniqueViolation, nameConflict } from '../name-conflict.js';
 import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
@@ -51,9 +52,10 @@ export class SqliteStore implements Store {
     const db = this.db;
     this.stmts = {
       putHook: db.prepare(
-        'INSERT INTO hooks (id, owner, doc, modified) VALUES (@id, @owner, @doc, @modified) ' +
-          'ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified',
+        'INSERT INTO hooks (id, owner, doc, modified, name) VALUES (@id, @owner, @doc, @modified, @name) ' +
+          'ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified, name = excluded.name',
       ),
+      getHookByName: db.prepare('SELECT doc FROM hooks WHERE owner = ? AND name = ?'),
       deleteHook: db.prepare('DELETE FROM hooks WHERE id = ?'),
       getHook: db.prepare('SELECT doc FROM hooks WHERE id = ?'),
       listHooks: db.prepare('SELECT doc FROM hooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
@@ -88,12 +90,23 @@ export class SqliteStore implements Store {
   }
 
   async putHook(hook: Hook): Promise<void> {
-    this.stmts.putHook.run({
-      id: hook.Id,
-      owner: hook.Owner,
-      doc: JSON.stringify(hook),
-      modified: hook.Modified,
-    });
+    try {
+      this.stmts.putHook.run({
+        id: hook.Id,
+        owner: hook.Owner,
+        doc: JSON.stringify(hook),
+        modified: hook.Modified,
+        name: hook.Name ?? null,
+      });
+    } catch (err) {
+      if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
+      throw err;
+    }
+  }
+
+  async getHookByName(owner: string, name: string): Promise<Hook | undefined> {
+    const row = this.stmts.getHookByName.get(owner, name) as Row | undefined;
+    return row ? (JSON.parse(row.doc as string) as Hook) : undefined;
   }
 
   async deleteHook(id: string): Promise<boolean> {

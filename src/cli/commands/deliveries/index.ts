@@ -71,7 +71,7 @@ export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): P
 export function newDeliveriesCommand(context: ContextFactory, run = runDeliveries): Command {
   return new Command('deliveries')
     .description("list a hook's deliveries (the callbacks it sent or will send), newest first")
-    .argument('<hook>', 'the hook Id')
+    .argument('<hook>', 'the hook Id or Name')
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
     .option('--since <time>', 'only deliveries created at or after this ISO 8601 time', isoArg('--since'))
     .option('--until <time>', 'only deliveries created before this ISO 8601 time', isoArg('--until'))

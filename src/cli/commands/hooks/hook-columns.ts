@@ -7,10 +7,15 @@ export function typeName(type: number): string {
   return HOOK_TYPES.find((t) => t.Type === type)?.Name ?? String(type);
 }
 
-/** The columns of `list` (and of `get -o table`); `wide` adds the status lists, PERSIST, MODIFIED, CALLBACK METHOD, DISABLED. */
-export function hookColumns(format: Format): Column<HookView>[] {
+/** The columns of `list` (and of `get -o table`), NAME when some row has one; `wide` adds the status lists, PERSIST, MODIFIED, CALLBACK METHOD, DISABLED. */
+export function hookColumns(format: Format, rows: readonly HookView[] = []): Column<HookView>[] {
   const columns: Column<HookView>[] = [
     { header: 'ID', value: (h) => h.Id, paint: (t, _h, c) => c.cyan(t) },
+    // Only when a listed hook has a Name (issue 26): listings of unnamed hooks keep their columns,
+    // which scripts cut by position.
+    ...(rows.some((h) => typeof h.Name === 'string')
+      ? [{ header: 'NAME', value: (h: HookView) => (typeof h.Name === 'string' ? h.Name : '') }]
+      : []),
     { header: 'TYPE', value: (h) => typeName(h.Type) },
     { header: 'METHODS', value: (h) => (h.Methods ?? []).join(',') },
     { header: 'PATTERN', value: (h) => h.PathPattern, shrink: true },

@@ -49,7 +49,7 @@ export function newSecretCommand(
   cmd.addCommand(
     new Command('get')
       .description("print the hook's signing secret (whsec_…)")
-      .argument('<id>', 'the hook Id')
+      .argument('<id>', 'the hook Id or Name')
       .action(async (id: string, _o: unknown, c: Command) => run.get({ id }, context(c))),
   );
   cmd.addCommand(
@@ -57,7 +57,7 @@ export function newSecretCommand(
       .description(
         'replace the signing secret and print the new one (the old one still signs for a grace period)',
       )
-      .argument('<id>', 'the hook Id')
+      .argument('<id>', 'the hook Id or Name')
       .action(async (id: string, _o: unknown, c: Command) => run.rotate({ id }, context(c))),
   );
   return cmd;

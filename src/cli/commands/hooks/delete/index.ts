@@ -34,7 +34,7 @@ export function newDeleteCommand(context: ContextFactory, run = runDelete): Comm
   return new Command('delete')
     .alias('rm')
     .description('delete hooks')
-    .argument('<id...>', 'hook Ids')
+    .argument('<id...>', 'hook Ids or Names')
     .addHelpText(
       'after',
       examples([

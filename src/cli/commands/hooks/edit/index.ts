@@ -157,7 +157,7 @@ export async function runEdit(opts: EditOptions, ctx: CliContext): Promise<void>
 export function newEditCommand(context: ContextFactory, run = runEdit): Command {
   return new Command('edit')
     .description('edit a hook in $VISUAL/$EDITOR and replace it on save (safe against concurrent changes)')
-    .argument('<id>', 'the hook Id')
+    .argument('<id>', 'the hook Id or Name')
     .addHelpText(
       'after',
       `${examples(['hookctl edit hk_01jd3k…', 'EDITOR=nano hookctl edit hk_01jd3k…'])}

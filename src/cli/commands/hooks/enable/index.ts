@@ -37,7 +37,7 @@ export async function runEnable(opts: EnableOptions, ctx: CliContext): Promise<v
 export function newEnableCommand(context: ContextFactory, run = runEnable): Command {
   return new Command('enable')
     .description('re-enable disabled hooks (410 Gone or auto-disable)')
-    .argument('<id...>', 'hook Ids')
+    .argument('<id...>', 'hook Ids or Names')
     .addHelpText(
       'after',
       examples([

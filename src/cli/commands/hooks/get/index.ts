@@ -15,14 +15,14 @@ export async function runGet(opts: GetOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('json');
   const hook = await (await ctx.client()).getHook(opts.id);
   if (out.format === 'json') return out.json(hook);
-  out.table(hookColumns(out.format), [hook]);
+  out.table(hookColumns(out.format, [hook]), [hook]);
 }
 
 /** `hookctl hooks get ID` (and `hookctl get ID`). */
 export function newGetCommand(context: ContextFactory, run = runGet): Command {
   return new Command('get')
     .description('print a hook (JSON unless -o table|wide)')
-    .argument('<id>', 'the hook Id (hookctl list shows them)')
+    .argument('<id>', 'the hook Id or Name (hookctl list shows them)')
     .addHelpText(
       'after',
       examples([

@@ -14,7 +14,7 @@ export async function runList(_opts: ListOptions, ctx: CliContext): Promise<void
     if (out.isTTY) out.info('no hooks yet; create one with: hookctl create -f hook.json');
     return;
   }
-  out.table(hookColumns(out.format), hooks);
+  out.table(hookColumns(out.format, hooks), hooks);
 }
 
 /** `hookctl hooks list` (and the shortcut `hookctl list`). */

@@ -15,7 +15,10 @@ export interface ReplaceOptions {
 
 /** The file's `Id`, when it names a hook other than the one being replaced. */
 export function foreignId(doc: unknown, id: string): string | undefined {
-  const own = (doc as { Id?: unknown } | null)?.Id;
+  const d = doc as { Id?: unknown; Name?: unknown } | null;
+  // `hookctl replace NAME -f FILE` names the hook by its Name (issue 26): the file's Id is its own.
+  if (typeof d?.Name === 'string' && d.Name === id) return undefined;
+  const own = d?.Id;
   return typeof own === 'string' && own !== id ? own : undefined;
 }
 
@@ -74,7 +77,7 @@ export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise
 export function newReplaceCommand(context: ContextFactory, run = runReplace): Command {
   return new Command('replace')
     .description('replace a hook with the configuration in a JSON file (refuses a stale or foreign file)')
-    .argument('<id>', 'the hook Id')
+    .argument('<id>', 'the hook Id or Name')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
     .option(
       '--force',

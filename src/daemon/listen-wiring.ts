@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { assembleIdentity } from '../identity/assemble.js';
+import { ListenServer, presentListenerAttempt } from '../listen/index.js';
+import type { UpgradeHandler } from '../server/app.js';
+import type { TailServer } from '../server/tail.js';
+import type { HookService } from '../service/hook-service.js';
+import type { OpenedStores } from './open-store.js';
+
+/**
+ * `hookctl listen`'s socket (issue 26) as the daemon runs it: fed by the pipeline's `fired` events
+ * (no call site inside the pipeline), answering upgrades to `/_hookd/listen` and handing the
+ * others to the tail, and giving the delivery log its listener attempts.
+ */
+export function listenServer(parts: {
+  identity: ReturnType<typeof assembleIdentity>;
+  settings: { readonly eventsEnabled: boolean };
+  log: Logger;
+  deliveries: DeliveryPipeline;
+  hooks: HookService;
+  opened: OpenedStores;
+  tail: TailServer;
+  started: (() => unknown)[];
+}): {
+  upgrade: UpgradeHandler;
+  attemptsOf: (deliveryId: string) => Promise<Record<string, unknown>[]>;
+  close: () => Promise<void>;
+} {
+  const { deliveries, hooks, opened, tail } = parts;
+  const server = new ListenServer({
+    auth: parts.identity.api,
+    eventsEnabled: () => parts.settings.eventsEnabled,
+    log: parts.log,
+    events: deliveries.events,
+    deliveries,
+    hooks,
+    attempts: opened.listenerAttempts,
+  });
+  parts.started.push(() => server.close());
+  return {
+    upgrade: (req, socket, head) =>
+      ListenServer.handles(req.url)
+        ? server.handleUpgrade(req, socket, head)
+        : tail.handleUpgrade(req, socket, head),
+    attemptsOf: async (id) => (await opened.listenerAttempts.list(id)).map(presentListenerAttempt),
+    close: () => server.close(),
+  };
+}
