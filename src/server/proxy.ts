@@ -60,6 +60,9 @@ const HOP_BY_HOP = new Set([
   // Node answers 100-continue itself; undici refuses to send the header.
   'expect',
 ]);
+/** A WebSocket close frame from the server side (unmasked): status 1001, going away. */
+const GOING_AWAY_FRAME = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
+
 const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']);
 
 /**
@@ -72,6 +75,7 @@ const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-
  */
 export class ReverseProxy {
   private readonly pool: Pool;
+  private readonly tunnels = new Set<{ socket: Duplex; upstream: Socket; websocket: boolean }>();
   private readonly origin: URL;
   private readonly prefix: string;
 
@@ -245,9 +249,29 @@ export class ReverseProxy {
     socket.on('error', close);
     socket.on('close', close);
     upstream.on('close', close);
+    const tunnel = { socket, upstream, websocket: /^websocket$/i.test(req.headers.upgrade ?? '') };
+    this.tunnels.add(tunnel);
+    socket.once('close', () => this.tunnels.delete(tunnel));
   };
 
+  /**
+   * Ends every open tunnel (the drain deadline has passed; nginx's `worker_shutdown_timeout`): a
+   * WebSocket client gets a close frame (1001, going away) first, then both sockets go. Detached
+   * from the HTTP server by the upgrade, a tunnel would otherwise keep the daemon running.
+   */
+  closeTunnels(): void {
+    for (const { socket, upstream, websocket } of this.tunnels) {
+      upstream.unpipe(socket);
+      upstream.destroy();
+      // Only once the upstream answered the handshake is the client speaking WebSocket frames.
+      if (websocket && upstream.bytesRead > 0 && socket.writable) socket.end(GOING_AWAY_FRAME);
+      // A client that stopped reading never lets the frame out: it does not get to wait for it.
+      setTimeout(() => socket.destroy(), 100).unref();
+    }
+  }
+
   async close(): Promise<void> {
+    this.closeTunnels();
     await this.pool.close();
   }
 
