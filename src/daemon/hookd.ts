@@ -4,6 +4,7 @@ import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js'
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { assembleIdentity } from '../identity/assemble.js';
+import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 import { Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
@@ -218,6 +219,8 @@ async function assemble(
             }
           : undefined,
       }),
+    // The notifications own their routes and describe them (src/notifications/openapi-paths.ts).
+    openApiPaths: NOTIFICATION_OPENAPI_PATHS,
     apiUpgrade: tail.handleUpgrade,
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });

@@ -1,5 +1,4 @@
 import { HOOK_SCHEMA } from '../hook/hook-schema.js';
-import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 
 const problem = {
   description: 'RFC 9457 problem details',
@@ -49,7 +48,10 @@ const servedSchema = {
 const served = { content: { 'application/json': { schema: servedSchema } } };
 
 /** The OpenAPI 3.1 description of hookd's API, served at `{base}/_hookd/openapi.json`. */
-export function buildOpenApi(base: string): Record<string, unknown> {
+export function buildOpenApi(
+  base: string,
+  featurePaths: Record<string, unknown> = {},
+): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...input } = HOOK_SCHEMA;
   return {
     openapi: '3.1.0',
@@ -352,7 +354,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
       },
       ...userPaths(),
-      ...NOTIFICATION_OPENAPI_PATHS,
+      ...featurePaths,
     },
     components: {
       securitySchemes: {
