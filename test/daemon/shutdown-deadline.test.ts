@@ -28,7 +28,7 @@ async function stopWithin(d: HookdProcess, ms: number): Promise<{ code: number |
 }
 
 async function start(args: string[] = []): Promise<HookdProcess> {
-  const d = await spawnHookd(['--shutdown-timeout', String(DRAIN_MS), ...args], { timeoutMs: 20000 });
+  const d = await spawnHookd(['--shutdown-timeout', String(DRAIN_MS), ...args], { timeoutMs: 60_000 });
   cleanup.push(() => d.kill());
   return d;
 }
