@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseJsonText } from '../cli/json-file.js';
 import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
+import { parseJsonText } from '../util/json-text.js';
 import { suggest } from '../util/suggest.js';
 import {
   DEFAULT_CLUSTER_LEASE_MS,

@@ -1,35 +1,8 @@
-import type { HookdConfig } from './config.js';
+import { IDENTITY_OPTIONS } from './identity-options.js';
+import { asBool, asList, asNumber, asText, type OptionSpec } from './option-spec.js';
 
-/**
- * Every daemon option once: its config-file key, flag and `HOOKD_*` variable, how to read it
- * from text and how to check it. Flags, environment and file are all driven by this table, so an
- * option cannot exist in one place and be missing in another.
- */
-export interface OptionSpec {
-  key: keyof HookdConfig | 'listen' | 'config';
-  /** Key in the JSON config file (dotted for nesting). */
-  fileKey: string;
-  flag: string;
-  env: string;
-  description: string;
-  /** Parses a value given as text (flag or env) into the file's JSON form. */
-  fromText: (text: string) => unknown;
-  repeatable?: boolean;
-}
-
-const asList = (t: string): string[] =>
-  t
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-const asBool = (t: string): unknown => {
-  const v = t.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return t;
-};
-const asNumber = (t: string): unknown => (/^\s*\d+\s*$/.test(t) ? Number(t) : t);
-const asText = (t: string): unknown => t;
+export { IDENTITY_OPTIONS } from './identity-options.js';
+export type { OptionSpec } from './option-spec.js';
 
 export const OPTIONS: readonly OptionSpec[] = [
   {
@@ -66,6 +39,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'eventsEnabled',
+    reload: 'hot',
     fileKey: 'events.enabled',
     flag: '--no-events',
     env: 'HOOKD_EVENTS',
@@ -74,6 +48,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'allowCallbackNets',
+    reload: 'hot',
     fileKey: 'allowCallbackNets',
     flag: '--allow-callback-net <cidr>',
     env: 'HOOKD_ALLOW_CALLBACK_NET',
@@ -83,6 +58,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'publicBaseUrl',
+    reload: 'hot',
     fileKey: 'publicBaseUrl',
     flag: '--public-base-url <url>',
     env: 'HOOKD_PUBLIC_BASE_URL',
@@ -91,6 +67,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'trustedProxies',
+    reload: 'hot',
     fileKey: 'trustedProxies',
     flag: '--trusted-proxy <cidr>',
     env: 'HOOKD_TRUSTED_PROXIES',
@@ -108,6 +85,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'logLevel',
+    reload: 'hot',
     fileKey: 'logLevel',
     flag: '--log-level <level>',
     env: 'HOOKD_LOG_LEVEL',
@@ -116,6 +94,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     key: 'shutdownTimeoutMs',
+    reload: 'hot',
     fileKey: 'shutdownTimeoutMs',
     flag: '--shutdown-timeout <ms>',
     env: 'HOOKD_SHUTDOWN_TIMEOUT_MS',
@@ -142,6 +121,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   // Issue 12: what hook owners may see of other users' requests.
   {
     key: 'redactQueryParams',
+    reload: 'hot',
     fileKey: 'redactQueryParams',
     flag: '--redact-query-params <names>',
     env: 'HOOKD_REDACT_QUERY_PARAMS',
@@ -173,113 +153,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: '--no-console',
     env: 'HOOKD_CONSOLE',
     description: 'turn off the web console (served under /_hookd/console/ by default)',
-    fromText: asBool,
-  },
-];
-
-/**
- * Identity: who is calling, told by the service's own identity provider (docs/DECISIONS.md
- * "Identity"). At most one provider: a JWT issuer, a trusted proxy's header, or forward auth.
- */
-export const IDENTITY_OPTIONS: readonly OptionSpec[] = [
-  {
-    key: 'identityJwtJwksUrl',
-    fileKey: 'identity.jwt.jwksUrl',
-    flag: '--identity-jwt-jwks-url <url>',
-    env: 'HOOKD_IDENTITY_JWT_JWKS_URL',
-    description:
-      'accept Bearer JWTs signed by a key of this JWKS (cached; refetched on an unknown kid at most every 30 s)',
-    fromText: asText,
-  },
-  {
-    key: 'identityJwtKeyFile',
-    fileKey: 'identity.jwt.keyFile',
-    flag: '--identity-jwt-key-file <pem>',
-    env: 'HOOKD_IDENTITY_JWT_KEY_FILE',
-    description: 'accept Bearer JWTs signed by this public key (PEM) instead of a JWKS',
-    fromText: asText,
-  },
-  {
-    key: 'identityJwtIssuer',
-    fileKey: 'identity.jwt.issuer',
-    flag: '--identity-jwt-issuer <iss>',
-    env: 'HOOKD_IDENTITY_JWT_ISSUER',
-    description: 'the JWT "iss" required',
-    fromText: asText,
-  },
-  {
-    key: 'identityJwtAudience',
-    fileKey: 'identity.jwt.audience',
-    flag: '--identity-jwt-audience <aud>',
-    env: 'HOOKD_IDENTITY_JWT_AUDIENCE',
-    description: 'the JWT "aud" required',
-    fromText: asText,
-  },
-  {
-    key: 'identityJwtUserClaim',
-    fileKey: 'identity.jwt.userClaim',
-    flag: '--identity-jwt-user-claim <claim>',
-    env: 'HOOKD_IDENTITY_JWT_USER_CLAIM',
-    description: 'the JWT claim naming the user (default sub)',
-    fromText: asText,
-  },
-  {
-    key: 'identityJwtScopesClaim',
-    fileKey: 'identity.jwt.scopesClaim',
-    flag: '--identity-jwt-scopes-claim <claim>',
-    env: 'HOOKD_IDENTITY_JWT_SCOPES_CLAIM',
-    description: "the JWT claim whose scopes replace the user's stored Scopes",
-    fromText: asText,
-  },
-  {
-    key: 'identityHeader',
-    fileKey: 'identity.header',
-    flag: '--identity-header <name>',
-    env: 'HOOKD_IDENTITY_HEADER',
-    description:
-      'take the user from this header (e.g. X-Forwarded-User), only from a --trusted-proxy peer; dropped from others',
-    fromText: asText,
-  },
-  {
-    key: 'identityForwardUrl',
-    fileKey: 'identity.forward.url',
-    flag: '--identity-forward-url <url>',
-    env: 'HOOKD_IDENTITY_FORWARD_URL',
-    description: "forward auth: ask this URL with the caller's Authorization and Cookie who is calling",
-    fromText: asText,
-  },
-  {
-    key: 'identityForwardUserHeader',
-    fileKey: 'identity.forward.userHeader',
-    flag: '--identity-forward-user-header <name>',
-    env: 'HOOKD_IDENTITY_FORWARD_USER_HEADER',
-    description: 'the forward-auth response header naming the user (default X-User)',
-    fromText: asText,
-  },
-  {
-    key: 'identityForwardTtlMs',
-    fileKey: 'identity.forward.ttl',
-    flag: '--identity-forward-ttl <duration>',
-    env: 'HOOKD_IDENTITY_FORWARD_TTL',
-    description:
-      'how long a forward-auth answer is reused for the same credentials, e.g. 30s (default 30s; 0 disables)',
-    fromText: asText,
-  },
-  {
-    key: 'identityForwardTimeoutMs',
-    fileKey: 'identity.forward.timeout',
-    flag: '--identity-forward-timeout <duration>',
-    env: 'HOOKD_IDENTITY_FORWARD_TIMEOUT',
-    description: 'forward-auth deadline, 503 after it, e.g. 5s or 500ms (default 5s)',
-    fromText: asText,
-  },
-  {
-    key: 'identityRefuseUnknownUsers',
-    fileKey: 'identity.refuseUnknownUsers',
-    flag: '--identity-refuse-unknown-users',
-    env: 'HOOKD_IDENTITY_REFUSE_UNKNOWN_USERS',
-    description:
-      'refuse (403) API callers a provider identifies but no admin added, instead of creating them',
     fromText: asBool,
   },
 ];

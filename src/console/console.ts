@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Accounts } from '../auth/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
@@ -13,6 +12,7 @@ import type { HookService } from '../service/hook-service.js';
 import { CombinedAggregates, type DeliveryAggregates } from '../store/delivery-aggregates.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import type { UserStore } from '../store/store.js';
+import type { Accounts } from '../users/accounts.js';
 import { ADMIN_USER } from '../users/scopes.js';
 import { loadAssets } from './assets.js';
 import { html } from './html.js';

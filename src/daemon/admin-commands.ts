@@ -1,11 +1,11 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { Accounts } from '../auth/accounts.js';
 import type { HookdConfig } from '../config/config.js';
 import { ConfigError } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Store } from '../store/store.js';
+import { Accounts } from '../users/accounts.js';
 import { openAdminStore } from './open-store.js';
 
 /** The daemon options that say which store an admin command works on; the others do not apply. */

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Accounts } from '../auth/accounts.js';
 import type { Store } from '../store/store.js';
+import { Accounts } from '../users/accounts.js';
 import { ADMIN_USER } from '../users/scopes.js';
 
 export { ADMIN_USER };

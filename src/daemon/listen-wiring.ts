@@ -20,7 +20,6 @@ export function listenServer(parts: {
   hooks: HookService;
   opened: OpenedStores;
   tail: TailServer;
-  started: (() => unknown)[];
 }): {
   upgrade: UpgradeHandler;
   attemptsOf: (deliveryId: string) => Promise<Record<string, unknown>[]>;
@@ -36,7 +35,6 @@ export function listenServer(parts: {
     hooks,
     attempts: opened.listenerAttempts,
   });
-  parts.started.push(() => server.close());
   return {
     upgrade: (req, socket, head) =>
       ListenServer.handles(req.url)

@@ -3,6 +3,7 @@
  * the live tail's messages (docs/API.md "Live tail"), for the tail and for metrics. Messages are
  * only built when someone listens.
  */
+import { isoTimestamp } from '../hook/hook.js';
 
 export interface TriggerMessage {
   Method: string;
@@ -113,4 +114,58 @@ export class DeliveryEvents {
   private set<K extends keyof DeliveryEventMap>(kind: K, list: DeliveryListener<K>[]): void {
     (this.lists as Record<K, DeliveryListener<K>[]>)[kind] = list;
   }
+}
+
+let lastIsoMs = -1;
+let lastIso = '';
+/** `isoTimestamp` for epoch ms, remembering the last one: events come many per millisecond. */
+export function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIsoMs = ms;
+    lastIso = isoTimestamp(new Date(ms));
+  }
+  return lastIso;
+}
+
+/** What the events need of a delivery (delivery.ts `Delivery`). */
+interface EventDelivery {
+  id: string;
+  hookId: string;
+  attempts: number;
+  request: { method: string; url: string };
+  trigger: Parameters<typeof triggerMessage>[0];
+}
+
+/** The tail's message for a fired callback. */
+export function firedMessage(d: EventDelivery, time: string): FiredMessage {
+  return {
+    kind: 'fired',
+    Time: time,
+    HookId: d.hookId,
+    DeliveryId: d.id,
+    Trigger: triggerMessage(d.trigger),
+  };
+}
+
+/** The tail's message for an attempt (`d.attempts` counts it). */
+export function attemptMessage(
+  d: EventDelivery,
+  start: number,
+  r: { statusCode: number | null; latencyMs: number; error: string | null },
+  outcome: AttemptOutcome,
+): AttemptMessage {
+  return {
+    kind: 'attempt',
+    Time: isoTime(start),
+    HookId: d.hookId,
+    DeliveryId: d.id,
+    Attempt: d.attempts,
+    Method: d.request.method,
+    Url: d.request.url,
+    StatusCode: r.statusCode,
+    LatencyMs: r.latencyMs,
+    Outcome: outcome,
+    Error: r.error,
+    Trigger: triggerMessage(d.trigger),
+  };
 }

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
+import { CROCKFORD } from '../util/sortable-id.js';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const POOL_SIZE = 4096;
 const RANDOM_CHARS = 16;
 

@@ -1,5 +1,6 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/fired-event.js';
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/delivery-store.js';
+import type { CallbackHeaders } from './callback-headers.js';
 
 /** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
 interface Target {
@@ -70,7 +71,7 @@ export class Delivery implements DeliveryRecord {
   /** Queued for the next state write. */
   dirty = false;
   /** Request headers with room for the per-attempt signing headers, built at the first attempt. */
-  headers: string[] | undefined = undefined;
+  headers: CallbackHeaders | undefined = undefined;
   /** The hook's `RateLimit` reserved a later send time for the next attempt (rate-limit.ts). */
   rateSlot = false;
   /** How long the rate limit has held the next attempt back so far, ms. */

@@ -91,3 +91,45 @@ export class HookSecrets {
     return persist ? this.durable : this.ephemeral;
   }
 }
+
+/**
+ * The store as the signing secrets see it: where the store can create a secret "unless one
+ * exists" (`createSecret`, a store shared by several instances), a first secret is created that
+ * way, and the record the secrets module holds is made the stored one, so that instances
+ * creating a hook's secret at once all sign with the same.
+ */
+export function agreeOnFirstSecret(store: DeliveryStore): DeliveryStore {
+  const create = store.createSecret?.bind(store);
+  if (!create) return store;
+  return new Proxy(store, {
+    get(target, key, receiver) {
+      if (key !== 'putSecret') return Reflect.get(target, key, receiver);
+      return async (record: HookSecretRecord): Promise<void> => {
+        if (record.previous !== null) return target.putSecret(record);
+        Object.assign(record, await create(record));
+      };
+    },
+  });
+}
+
+/** The signing secrets as the API and the console use them (`whsec_…` strings). */
+export class SigningSecrets {
+  constructor(private readonly secrets: HookSecrets) {}
+
+  /** A hook's signing secret (`whsec_…`), created on first use. */
+  async secretFor(hookId: string, persist = true): Promise<string> {
+    return (await this.secrets.get(hookId, persist)).secret;
+  }
+
+  /**
+   * Replaces a hook's signing secret; the old one keeps signing beside it until
+   * `previousValidUntil` (epoch ms).
+   */
+  async rotateSecret(
+    hookId: string,
+    persist = true,
+  ): Promise<{ secret: string; previousValidUntil: number }> {
+    const r = await this.secrets.rotate(hookId, persist);
+    return { secret: r.secret, previousValidUntil: r.previousValidUntil! };
+  }
+}

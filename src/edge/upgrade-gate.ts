@@ -40,8 +40,29 @@ const HOP_BY_HOP = new Set([
   'proxy-authenticate',
 ]);
 
+/** A WebSocket close frame, status 1001 (going away): what a client is told at the drain deadline. */
+const GOING_AWAY_FRAME = Buffer.from([0x88, 0x02, 0x03, 0xe9]);
+
 export class UpgradeGate {
+  // Established tunnels: detached from the HTTP server, they would otherwise outlive a shutdown.
+  private readonly tunnels = new Set<{ socket: Duplex; upstream: Duplex; websocket: boolean }>();
+
   constructor(private readonly opts: UpgradeGateOptions) {}
+
+  /**
+   * Ends every open tunnel (the drain deadline has passed; nginx's `worker_shutdown_timeout`): a
+   * WebSocket client gets a close frame (1001, going away) first, then both sockets go.
+   */
+  closeTunnels(): void {
+    for (const { socket, upstream, websocket } of this.tunnels) {
+      upstream.unpipe(socket);
+      upstream.destroy();
+      if (websocket && socket.writable) socket.end(GOING_AWAY_FRAME);
+      // A client that stopped reading never lets the frame out: it does not get to wait for it.
+      setTimeout(() => socket.destroy(), 100).unref();
+    }
+    this.tunnels.clear();
+  }
 
   /**
    * Serves an h2c upgrade, or an Upgrade request with a body, as plain HTTP/1.1: the request is
@@ -143,6 +164,9 @@ export class UpgradeGate {
       upstream.on('error', close);
       upstream.on('close', close);
       socket.on('close', close);
+      const tunnel = { socket, upstream, websocket: /^websocket$/i.test(req.headers.upgrade ?? '') };
+      this.tunnels.add(tunnel);
+      socket.once('close', () => this.tunnels.delete(tunnel));
       socket.pipe(upstream).pipe(socket);
     });
     out.on('response', (res: IncomingMessage) => {

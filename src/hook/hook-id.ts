@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+import { sortableId } from '../util/sortable-id.js';
 
 /**
  * Hook Ids: `hk_` + 10 characters of millisecond time + 20 random characters (100 bits), all
@@ -8,16 +6,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * `GET /hooks?after=ID` page with a plain `Id > after`.
  */
 export function newHookId(now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  const bytes = randomBytes(20);
-  let rand = '';
-  for (const b of bytes) rand += CROCKFORD[b & 31];
-  return `hk_${time}${rand}`;
+  return sortableId('hk_', 20, now);
 }
 
 /** What an Id in a URL may look like before the store is asked (keeps junk out of logs and SQL). */

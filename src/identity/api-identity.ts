@@ -1,8 +1,8 @@
-import type { Accounts } from '../auth/accounts.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { parseToken } from '../auth/token.js';
 import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
 import { HookdError } from '../errors/catalog.js';
+import type { Accounts } from '../users/accounts.js';
 import { bearerOf, type IdentityProvider, type IdentityRequest } from './provider.js';
 
 export interface ApiIdentityOptions {

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { Accounts } from '../auth/accounts.js';
 import { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
 import type { Store } from '../store/store.js';
+import { Accounts } from '../users/accounts.js';
 import { ApiIdentity } from './api-identity.js';
 import { identityProviderFrom } from './from-config.js';
 import type { TrustCheck } from './header-provider.js';

@@ -73,16 +73,15 @@ export class LoopGuard {
    */
   mark(headers: string[], kind: LoopKind, method: string, target: string): void {
     const value = this.marker.mark(kind, method, target);
-    let before = headers.length;
     for (let i = 0; i < headers.length; i += 2) {
-      const n = headers[i]!.toLowerCase();
-      if (n === MARKER_HEADER) {
+      if (headers[i]!.toLowerCase() === MARKER_HEADER) {
         headers[i + 1] = value;
         return;
       }
-      if (n === 'webhook-id') before = i;
     }
-    headers.splice(before, 0, 'cdn-loop', CDN_ID, MARKER_HEADER, value);
+    // Appended, never inserted: the per-attempt places of the callback headers (callback-headers.ts)
+    // are indices into the same list.
+    headers.push('cdn-loop', CDN_ID, MARKER_HEADER, value);
   }
 }
 

@@ -3,8 +3,8 @@
  * about operational events of their hooks. Delivered through the delivery pipeline like hook
  * callbacks: durable, retried, signed (Standard Webhooks) with the endpoint's own secret.
  */
-import { randomBytes } from 'node:crypto';
 import { type FieldError, HookdError } from '../errors/catalog.js';
+import { sortableId } from '../util/sortable-id.js';
 
 export const NOTIFICATION_TYPES = [
   'hook.disabled',
@@ -27,19 +27,9 @@ export interface NotificationEndpoint {
   Created: string;
 }
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
 /** `ne_` + 10 characters of time + 20 random ones (Crockford base32), like hook Ids. */
 export function newEndpointId(now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  let rand = '';
-  for (const b of randomBytes(20)) rand += CROCKFORD[b & 31];
-  return `ne_${time}${rand}`;
+  return sortableId('ne_', 20, now);
 }
 
 export const ENDPOINT_ID_SHAPE = /^ne_[0-9A-Z]{30}$/;

@@ -89,6 +89,12 @@ export class Metrics {
       help: "Time callback attempts waited for their hook's RateLimit",
       registers,
     });
+    this.observe(sources);
+  }
+
+  /** Gauges read from their owners at scrape time, registered by each owner once it is made. */
+  observe(sources: MetricsSources): void {
+    const registers = [this.registry];
     const gauge = (name: string, help: string, read?: () => number) => {
       if (!read) return;
       new Gauge({

@@ -38,6 +38,8 @@ export interface AppDeps {
   mapError?: (err: Error) => HookdError | undefined;
   /** Plugins that add routes (proxy-side features register here as they arrive). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** OpenAPI paths of the routes `extraRoutes` adds, from the features that own them. */
+  openApiPaths?: Record<string, unknown>;
   /** Everything outside the API: the reverse proxy, or a 404 when there is no upstream. */
   fallback?: NodeHandler;
   /** Upgrade requests outside the API (WebSocket pass-through to the upstream). */
@@ -190,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       installAuth(api, auth, deps.eventsEnabled);
       hookRoutes(api, deps.hooks, deps.config.apiBase);
       hookTypeRoutes(api);
-      systemRoutes(api, deps.config.apiBase, deps.system);
+      systemRoutes(api, deps.config.apiBase, deps.system, deps.openApiPaths);
       deps.extraRoutes?.(api);
     },
     { prefix: deps.config.apiBase === '/' ? '' : deps.config.apiBase },

@@ -1,6 +1,4 @@
 import { HOOK_SCHEMA } from '../hook/hook-schema.js';
-import { LISTEN_OPENAPI_PATHS } from '../listen/openapi-paths.js';
-import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 
 const problem = {
   description: 'RFC 9457 problem details',
@@ -56,7 +54,10 @@ const servedSchema = {
 const served = { content: { 'application/json': { schema: servedSchema } } };
 
 /** The OpenAPI 3.1 description of hookd's API, served at `{base}/_hookd/openapi.json`. */
-export function buildOpenApi(base: string): Record<string, unknown> {
+export function buildOpenApi(
+  base: string,
+  featurePaths: Record<string, unknown> = {},
+): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...input } = HOOK_SCHEMA;
   return {
     openapi: '3.1.0',
@@ -368,8 +369,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
       },
       ...userPaths(),
-      ...NOTIFICATION_OPENAPI_PATHS,
-      ...LISTEN_OPENAPI_PATHS,
+      ...featurePaths,
     },
     components: {
       securitySchemes: {

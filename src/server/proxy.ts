@@ -63,6 +63,7 @@ const HOP_BY_HOP = new Set([
   // Node answers 100-continue itself; undici refuses to send the header.
   'expect',
 ]);
+
 const FORWARDED = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']);
 
 /**
@@ -259,7 +260,13 @@ export class ReverseProxy {
     this.upgrades.forward(req, socket, head, headers, server, answer);
   };
 
+  /** Ends every open tunnel (the drain deadline has passed); see UpgradeGate.closeTunnels. */
+  closeTunnels(): void {
+    this.upgrades.closeTunnels();
+  }
+
   async close(): Promise<void> {
+    this.closeTunnels();
     await this.pool.close();
   }
 

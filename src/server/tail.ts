@@ -173,6 +173,14 @@ export class TailServer {
     for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
+
+  /**
+   * Ends every client now, those that ignored the close frame among them: the drain deadline has
+   * passed, and one stalled client must not hold the daemon past `--shutdown-timeout`.
+   */
+  terminate(): void {
+    for (const ws of this.wss.clients) ws.terminate();
+  }
 }
 
 function matchesStatus(e: TailEvent, status: StatusFilter): boolean {

@@ -3,8 +3,9 @@
  * the pure scope rules (scopes.ts), the per-owner cache the engine asks (owner-scopes.ts), the
  * PathPattern check of create/replace (pattern-check.ts) and the start-up migration.
  */
-import { Accounts } from '../auth/accounts.js';
+
 import type { Store } from '../store/store.js';
+import { Accounts } from './accounts.js';
 import { OwnerScopes } from './owner-scopes.js';
 import { pathPatternCheck } from './pattern-check.js';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Accounts } from '../../src/auth/accounts.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { hashSecret, newToken, parseToken, secretMatches } from '../../src/auth/token.js';
 import { isValidUserName } from '../../src/auth/user-name.js';
 import { HookdError } from '../../src/errors/catalog.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { Accounts } from '../../src/users/accounts.js';
 
 describe('API tokens', () => {
   it('have the shape hkd_<12 hex>_<43 base64url> and carry 256 random bits', () => {

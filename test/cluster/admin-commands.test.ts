@@ -8,8 +8,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, firedByReport, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
 

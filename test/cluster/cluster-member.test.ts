@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { ClusterMember, newInstanceId } from '../../src/cluster/cluster-member.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { until } from './cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
 const log = pino({ level: 'silent' });

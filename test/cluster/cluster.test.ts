@@ -16,9 +16,9 @@ import { Agent, request } from 'undici';
 import type { Hook } from '../../src/hook/hook.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { api, HOOKCTL_BIN, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 import { assertBuilt, type Instance, pool, startInstance, until } from './cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
 const LEASE_MS = 2000;

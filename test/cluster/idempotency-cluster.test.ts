@@ -9,9 +9,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { type Receiver, startReceiver } from '../helpers/servers.js';
 import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
 const REPORT = '/_hookd/report';

@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { type FanoutEvent, TailFanout } from '../../src/cluster/tail-fanout.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { sleep } from '../helpers/servers.js';
 import { until } from './cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from './pg-test-db.js';
 
 const skip = await pgSkipReason();
 const log = pino({ level: 'silent' });

@@ -122,10 +122,11 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
   );
   let opsUrl = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`hookd did not start within ${timeoutMs} ms: ${err}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      // Not left running: its pipes would keep the test file from ever ending.
+      proc.kill('SIGKILL');
+      reject(new Error(`hookd did not start within ${timeoutMs} ms: ${err}`));
+    }, timeoutMs);
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       lines.push(line);
       try {

@@ -8,8 +8,8 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Accounts } from '../../src/auth/accounts.js';
 import type { Hook } from '../../src/hook/hook.js';
+import { Accounts } from '../../src/users/accounts.js';
 import { api, type TestDaemon } from './hookd.js';
 
 /** Resolves after `ms` milliseconds. */

@@ -8,8 +8,8 @@ import { PostgresIdempotencyStore } from '../../src/idempotency/postgres-idempot
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-idempotency-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
 import { tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 
 // One contract for the three stores of Idempotency-Keys: what a claim finds, replay, mismatch,
 // in-progress, expiry, stale claims, release, pruning, and per-user scope.

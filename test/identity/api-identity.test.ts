@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Accounts } from '../../src/auth/accounts.js';
 import { Authenticator } from '../../src/auth/authenticator.js';
 import { HookdError } from '../../src/errors/catalog.js';
 import { ApiIdentity } from '../../src/identity/api-identity.js';
 import { JwtProvider } from '../../src/identity/jwt-provider.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { Accounts } from '../../src/users/accounts.js';
 import {
   AUDIENCE,
   ISSUER,

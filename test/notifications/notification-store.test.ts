@@ -11,8 +11,8 @@ import {
 } from '../../src/notifications/notification-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
 import { tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
 
 const skip = await pgSkipReason();
 

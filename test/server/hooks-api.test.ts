@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Accounts } from '../../src/auth/accounts.js';
+import { Accounts } from '../../src/users/accounts.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 
 type HookBody = Record<string, unknown> & { Id: string; Modified: string };

@@ -10,7 +10,7 @@ import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { PostgresDeliveryStore } from '../../src/store/postgres/postgres-delivery-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
+import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
 import { attempt, record } from './delivery-store-contract.js';
 
 type Open = () => Promise<{ store: DeliveryStore; close: () => Promise<void> }>;

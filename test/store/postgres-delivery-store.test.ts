@@ -5,7 +5,7 @@ import { emptyBatch } from '../../src/store/delivery-store.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { PostgresDeliveryStore } from '../../src/store/postgres/postgres-delivery-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
+import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
 import { attempt, deliveryStoreContract, insert, record } from './delivery-store-contract.js';
 
 const skip = await pgSkipReason();

@@ -5,7 +5,7 @@ import type { Hook } from '../../src/hook/hook.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PgDatabase, SchemaTooNewError } from '../../src/store/postgres/pg-database.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { storeContract, storedHook } from './store-contract.js';
 
 const skip = await pgSkipReason();

@@ -3,8 +3,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, type Instance, startInstance, until } from '../cluster/cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
 import { api, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 
 /**

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { Accounts } from '../../src/auth/accounts.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { MatchEngine } from '../../src/engine/match-engine.js';
 import { BEFORE_COMPLETION, type Hook } from '../../src/hook/hook.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import { Accounts } from '../../src/users/accounts.js';
 import { migrateUserScopes, OwnerScopes } from '../../src/users/index.js';
 import { storedHook } from '../store/store-contract.js';
 

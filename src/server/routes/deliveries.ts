@@ -17,9 +17,12 @@ import { principalOf } from '../auth-hook.js';
 import { parsePageQuery } from '../page-query.js';
 import { resource } from '../route-table.js';
 
+/** The delivery side as the routes use it: the log as recorded, redelivery, the signing secrets. */
+export type DeliveryRouteView = Pick<DeliveryPipeline, 'reads' | 'signing' | 'redeliver' | 'redeliverBulk'>;
+
 export interface DeliveryRouteDeps {
   hooks: HookService;
-  pipeline: DeliveryPipeline;
+  pipeline: DeliveryRouteView;
   /** The API base (`/` or e.g. `/api`), for `Link` headers. */
   base: string;
   /** `hookctl listen`'s attempts of a delivery, as AttemptLog entries (issue 26, src/listen/). */
@@ -44,7 +47,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
       GET: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
         const query = parseListQuery(req);
-        const page = await pipeline.list(hook.Id, query);
+        const page = await pipeline.reads.list(hook.Id, query);
         if (page.next !== undefined) {
           const params = new URLSearchParams();
           params.set('limit', String(query.limit));
@@ -66,7 +69,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       GET: async (req, reply) => {
         const id = deliveryIdOf(req);
-        const found = await pipeline.getWithAttempts(id);
+        const found = await pipeline.reads.getWithAttempts(id);
         if (!found) throw deliveryNotFound(id);
         await ownHook(hooks, req, found.delivery.hookId, id);
         return reply.send({
@@ -84,7 +87,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       POST: async (req, reply) => {
         const id = deliveryIdOf(req);
-        const found = await pipeline.get(id);
+        const found = await pipeline.reads.get(id);
         if (!found) throw deliveryNotFound(id);
         await ownHook(hooks, req, found.hookId, id);
         const queued = await pipeline.redeliver(id);
@@ -119,7 +122,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       GET: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
-        return reply.send({ Secret: await pipeline.secretFor(hook.Id, hook.Persist) });
+        return reply.send({ Secret: await pipeline.signing.secretFor(hook.Id, hook.Persist) });
       },
     },
     { events: true },
@@ -131,7 +134,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       POST: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
-        const r = await pipeline.rotateSecret(hook.Id, hook.Persist);
+        const r = await pipeline.signing.rotateSecret(hook.Id, hook.Persist);
         req.log.info({ hookId: hook.Id }, 'signing secret rotated');
         return reply.send({
           Secret: r.secret,

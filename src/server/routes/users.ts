@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Accounts } from '../../auth/accounts.js';
 import { HookdError } from '../../errors/catalog.js';
 import type { HookService } from '../../service/hook-service.js';
 import type { Store, TokenRecord, UserRecord } from '../../store/store.js';
+import type { Accounts } from '../../users/accounts.js';
 import { ADMIN_USER } from '../../users/scopes.js';
 import { OWN_PREFIX } from '../api-paths.js';
 import { principalOf } from '../auth-hook.js';

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { Accounts } from '../../../src/auth/accounts.js';
 import { Authenticator } from '../../../src/auth/authenticator.js';
 import { DeliveryPipeline } from '../../../src/delivery/pipeline.js';
 import type { FiredEvent } from '../../../src/engine/fired-event.js';
@@ -14,6 +13,7 @@ import { deliveryRoutes } from '../../../src/server/routes/deliveries.js';
 import { HookService } from '../../../src/service/hook-service.js';
 import { MemoryDeliveryStore } from '../../../src/store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../../../src/store/memory/memory-store.js';
+import { Accounts } from '../../../src/users/accounts.js';
 import { type Receiver, startReceiver, until } from '../../delivery/receiver.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the JSON answers of the API under test

@@ -1,9 +1,9 @@
+import { newToken } from '../auth/token.js';
+import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
 import { HookdError } from '../errors/catalog.js';
 import { isoTimestamp } from '../hook/hook.js';
 import type { Store, TokenRecord, UserRecord } from '../store/store.js';
-import { defaultScopesFor, parseScopes } from '../users/scopes.js';
-import { newToken } from './token.js';
-import { isValidUserName, USER_NAME_RULE } from './user-name.js';
+import { defaultScopesFor, parseScopes } from './scopes.js';
 
 /**
  * User and token administration, shared by `hookd user|token …`, the first-start bootstrap, the

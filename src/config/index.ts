@@ -1,0 +1,24 @@
+/**
+ * The daemon's configuration: its shape (HookdConfig), how it is loaded from flags, `HOOKD_*`
+ * variables and the config file, and the option table every one of those is driven by (each
+ * option's flag, variable, file key, parser, help and reload class: docs/DECISIONS.md "How to add
+ * an option").
+ */
+export {
+  DEFAULT_CLUSTER_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_TTL_MS,
+  DEFAULT_LISTEN,
+  DEFAULT_OPS_LISTEN,
+  type HookdConfig,
+} from './config.js';
+export {
+  ConfigError,
+  type ConfigSources,
+  defaultDataDir,
+  loadConfig,
+  parseListen,
+  readConfigFile,
+  redactDatabaseUrl,
+} from './load-config.js';
+export type { OptionSpec } from './option-spec.js';
+export { ALL_OPTIONS, IDENTITY_OPTIONS } from './options.js';

@@ -1,0 +1,110 @@
+/**
+ * The parts a hookd on a shared PostgreSQL database adds (issue 11): its membership and lease,
+ * the reclaimer that adopts the deliveries of instances gone, and the live tail's fan-out. Each
+ * registers its stop where it is made. Moved out of createHookd (issue 27).
+ */
+import type { Logger } from 'pino';
+import { ClusterMember } from '../cluster/cluster-member.js';
+import { Reclaimer } from '../cluster/reclaimer.js';
+import { TailFanout } from '../cluster/tail-fanout.js';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { OpenedStores } from './open-store.js';
+
+type Cluster = NonNullable<OpenedStores['cluster']>;
+
+/**
+ * Joins the cluster. `pipeline` is asked when the lease is lost (it exists by then). Stopping
+ * lets go of what is still pending, so that the other instances take it over at once rather than
+ * after the lease runs out, then leaves.
+ */
+export async function joinCluster(
+  opened: OpenedStores,
+  leaseMs: number,
+  pipeline: () => DeliveryPipeline | undefined,
+  log: Logger,
+  life: Lifecycle,
+): Promise<ClusterMember | undefined> {
+  const cluster = opened.cluster;
+  if (!cluster) return undefined;
+  const member = new ClusterMember({
+    db: cluster.db,
+    lease: cluster.lease,
+    leaseMs,
+    log,
+    onLeaseLost: () => {
+      const released = pipeline()?.release() ?? 0;
+      log.warn({ released }, 'cluster: pending deliveries let go (other instances take them over)');
+    },
+  });
+  life.defer('cluster membership', async () => {
+    const released = await Promise.all(
+      [opened.deliveries.durable, opened.deliveries.ephemeral].map((d) =>
+        (d.releasePending?.() ?? Promise.resolve(0)).catch((err: Error) => {
+          log.warn({ err: err.message }, 'cluster: letting go of pending deliveries failed');
+          return 0;
+        }),
+      ),
+    );
+    const n = released[0]! + released[1]!;
+    if (n > 0) log.info({ deliveries: n }, 'cluster: pending deliveries handed to the other instances');
+    await member.leave();
+  });
+  await member.join();
+  return member;
+}
+
+/** Adopts the pending deliveries of instances whose lease ran out. */
+export function startReclaimer(
+  cluster: Cluster | undefined,
+  opened: OpenedStores,
+  deliveries: DeliveryPipeline,
+  leaseMs: number,
+  log: Logger,
+  life: Lifecycle,
+): void {
+  if (!cluster) return;
+  const reclaimer = new Reclaimer({
+    db: cluster.db,
+    stores: [
+      { store: opened.deliveries.durable, persist: true },
+      { store: opened.deliveries.ephemeral, persist: false },
+    ],
+    adopt: (records, persist) => deliveries.adopt(records, persist),
+    intervalMs: Math.min(1000, Math.max(100, Math.floor(leaseMs / 4))),
+    log,
+  });
+  reclaimer.start();
+  life.defer('reclaimer', () => reclaimer.stop());
+}
+
+/**
+ * The live tail sees this instance's events and, in a cluster, those of the others: this
+ * instance publishes its events only while some instance's tail client wants them.
+ */
+export async function startTailFanout(
+  cluster: Cluster | undefined,
+  deliveries: DeliveryPipeline,
+  log: Logger,
+  life: Lifecycle,
+): Promise<TailFanout | undefined> {
+  if (!cluster) return undefined;
+  const fanout = new TailFanout({ db: cluster.db, log });
+  let offPublish: (() => void) | undefined;
+  fanout.onDemand((wanted) => {
+    if (wanted && !offPublish) {
+      const offFired = deliveries.events.on('fired', (m, owner) => fanout.publish({ ...m, owner }));
+      const offAttempt = deliveries.events.on('attempt', (m, owner) => fanout.publish({ ...m, owner }));
+      offPublish = () => {
+        offFired();
+        offAttempt();
+      };
+    } else if (!wanted && offPublish) {
+      offPublish();
+      offPublish = undefined;
+    }
+  });
+  life.defer('tail fan-out', () => fanout.stop());
+  await fanout.start();
+  return fanout;
+}

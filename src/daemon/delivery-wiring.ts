@@ -1,0 +1,67 @@
+/**
+ * The delivery pipeline as this daemon configures it: its stores, the address policy, per-hook
+ * schedules and rate limits, breaker notifications, and the attempt log line and metrics. Moved
+ * out of createHookd (issue 27).
+ */
+import type { Logger } from 'pino';
+import type { HookdConfig } from '../config/config.js';
+import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/pipeline.js';
+import type { RetrySchedule } from '../delivery/retry-policy.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import { breakerEvents, type Operations } from '../notifications/operations.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Tracing } from '../tracing/index.js';
+import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
+import type { OpenedStores } from './open-store.js';
+import type { RuntimeSettings } from './runtime-settings.js';
+import type { StoreFaults } from './store-faults.js';
+
+export interface DeliveryWiring {
+  config: HookdConfig;
+  opened: OpenedStores;
+  settings: RuntimeSettings;
+  faults: StoreFaults;
+  tracing: Tracing | undefined;
+  metrics: Metrics;
+  log: Logger;
+  /**
+   * The engine and the notifications, made after the pipeline (they send through it): the
+   * pipeline asks them per delivery whether its hook may still be sent to. The engine knows every
+   * hook and its state and answers from memory (a map of its own would be 100,000 entries more).
+   */
+  engine: () => MatchEngine;
+  operations: () => Operations;
+  /** Marks hookd's own requests (src/loops/, issue 22). */
+  loopMark?: DeliveryPipelineOptions['loopMark'];
+}
+
+export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
+  const { config, opened, settings, metrics, log } = w;
+  const deliveries: DeliveryPipeline = new DeliveryPipeline({
+    durable: opened.deliveries.durable,
+    ephemeral: opened.deliveries.ephemeral,
+    policy: settings.policy,
+    hookState: {
+      isActive: (id) => w.engine().isActive(id) || w.operations().isActive(id),
+      disable: (id) => w.operations().gone(id),
+    },
+    ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
+    scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(w.engine().get(id)),
+    ...perHookDelivery(w.engine, () => metrics, w.tracing),
+    logger: log,
+    health: w.faults.health,
+    ...(w.loopMark && { loopMark: w.loopMark }),
+    ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
+  });
+  return deliveries;
+}
+
+/** Each attempt's log line and metrics (after the notifications' listeners, as they were made first). */
+export function recordAttempts(deliveries: DeliveryPipeline, metrics: Metrics, log: Logger): void {
+  deliveries.events.on('attempt', (m) => {
+    metrics.attempt(m.Outcome, m.LatencyMs);
+    const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
+    const line = { hookId, deliveryId, attempt, status: m.StatusCode, durationMs: m.LatencyMs, outcome };
+    log.info({ ...line, err: m.Error }, 'delivery attempt');
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * What a hook change means for this process, whether made here or by another process: the match
+ * index follows every change, and the pipeline forgets what it held for a deleted hook. Moved out
+ * of createHookd (issue 27).
+ */
+import type { Logger } from 'pino';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import type { Hook } from '../hook/hook.js';
+import type { HookChangeListener, HookService } from '../service/hook-service.js';
+import type { Store } from '../store/store.js';
+import type { UserScopes } from '../users/index.js';
+import type { Lifecycle } from './lifecycle.js';
+
+export interface HookFollowing {
+  store: Store;
+  hooks: HookService;
+  engine: MatchEngine;
+  deliveries: DeliveryPipeline;
+  users: UserScopes;
+  /** True with a shared database (PostgreSQL): other instances change hooks and deliveries too. */
+  clustered: boolean;
+  log: Logger;
+  life: Lifecycle;
+}
+
+/** Loads every hook into the index and follows changes from here and elsewhere until stopped. */
+export async function followHookChanges(p: HookFollowing): Promise<void> {
+  const { store, hooks, engine, deliveries, users, log, life } = p;
+  const follow: HookChangeListener = {
+    hookSaved: (h) => engine.hookSaved(h),
+    hookDeleted: (id) => {
+      engine.hookDeleted(id);
+      deliveries.hookDeleted(id);
+    },
+  };
+  hooks.onChange(follow);
+  /**
+   * A hook deleted by another process. In a cluster that process removed the stored deliveries
+   * too (an instance through its pipeline, `hookd user remove` with the user): here only what
+   * is held in memory goes. With SQLite, `hookd user remove` leaves the deliveries to the daemon.
+   */
+  const deletedElsewhere = (id: string): void => {
+    engine.hookDeleted(id);
+    deliveries.hookDeleted(id, p.clustered);
+  };
+  /** Replaces every hook at once (start, or a resync after changes may have been missed). */
+  const replaceAll = (all: Hook[]): void => {
+    if (engine.size > 0) {
+      const kept = new Set<string>();
+      for (const h of all) kept.add(h.Id);
+      const gone = [...engine.ids()].filter((id) => !kept.has(id));
+      for (const id of gone) deletedElsewhere(id);
+    }
+    engine.load(all);
+  };
+  // Changes from elsewhere apply in the order they were read, after the initial load.
+  let sync: Promise<void> = Promise.resolve();
+  const serially = (what: string, fn: () => void | Promise<void>): void => {
+    sync = sync.then(fn).catch((err: unknown) => log.error({ err }, `${what} failed`));
+  };
+  /** Reloads every hook after notifications may have been lost; tried again until it works. */
+  const resyncAll = (): void =>
+    serially('resync after a lost database connection', async () => {
+      try {
+        replaceAll(await hooks.all());
+      } catch (err) {
+        setTimeout(resyncAll, 1000).unref();
+        throw err;
+      }
+      log.info({ hooks: engine.size }, 'hooks reloaded after the database connection came back');
+    });
+  // A shared database announces every committed hook change; each instance's index follows.
+  const stopFollowing = await store.watchHookChanges?.({
+    changed: (saved, deleted) =>
+      serially('applying hook changes from the database', () => {
+        for (const h of saved) follow.hookSaved(h);
+        // Known here only if it was not this process that deleted it (it applied that already).
+        for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
+      }),
+    resync: () => {
+      users.scopes.clear();
+      resyncAll();
+    },
+    userChanged: (name) => users.scopes.changed(name),
+    secretChanged: (id) => deliveries.secretChanged(id),
+    failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
+  });
+  if (stopFollowing) life.defer('following hook changes in the database', stopFollowing);
+  serially('loading hooks', async () => replaceAll(await hooks.all()));
+  await sync;
+  if (stopFollowing) return;
+  // `hookd user remove` and friends write the SQLite file from another process: follow them.
+  const stopWatching = store.watchExternalChanges?.(() => {
+    serially('resync after an external store change', async () => {
+      users.scopes.clear();
+      const names = (await store.listUsers()).map((u) => u.name);
+      replaceAll(await hooks.resync(new Set(names)));
+      log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
+    });
+  });
+  if (stopWatching) life.defer('watching the store file', stopWatching);
+}

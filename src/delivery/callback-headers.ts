@@ -1,0 +1,60 @@
+/**
+ * The headers of a callback request, built once per delivery with named places for the values
+ * each attempt sets (issue 27: they were set by array position, coupled to the builder). undici
+ * copies the list when dispatching, so one list serves every attempt of a delivery.
+ */
+
+// Headers the pipeline sets itself or that would break the request (undici refuses hop-by-hop ones).
+const RESERVED_HEADERS = new Set([
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'expect',
+  'hookd-loop', // set per attempt by the loop mark (src/loops/, issue 22)
+]);
+
+export interface CallbackHeaders {
+  /** `[name, value, …]` as undici takes them. */
+  readonly list: string[];
+  /** Where the per-attempt values go in `list`; `traceparent` is -1 with tracing off. */
+  readonly at: { readonly traceparent: number; readonly timestamp: number; readonly signature: number };
+}
+
+/** `[…hook headers, user-agent, webhook-id, webhook-timestamp, _, webhook-signature, _]`. */
+export function callbackHeaders(
+  d: { id: string; request: { headers: Record<string, string> } },
+  userAgent: string,
+  traced: boolean,
+): CallbackHeaders {
+  // With tracing on, `traceparent` comes first and is set per attempt, not by the hook.
+  const list: string[] = traced ? ['traceparent', ''] : [];
+  let ua = false;
+  for (const name in d.request.headers) {
+    const lower = name.toLowerCase();
+    // As before issue 27: without tracing, a hook's `traceparent` is kept only as its first header.
+    if (RESERVED_HEADERS.has(lower) || (list.length > 0 && lower === 'traceparent')) continue;
+    if (lower === 'user-agent') ua = true;
+    list.push(name, d.request.headers[name]!);
+  }
+  if (!ua) list.push('user-agent', userAgent);
+  list.push('webhook-id', d.id, 'webhook-timestamp', '');
+  const timestamp = list.length - 1;
+  list.push('webhook-signature', '');
+  return { list, at: { traceparent: traced ? 1 : -1, timestamp, signature: list.length - 1 } };
+}
+
+/** Sets one attempt's values; returns the list to send. */
+export function stampAttempt(
+  h: CallbackHeaders,
+  v: { timestamp: string; signature: string; traceparent: string | undefined },
+): string[] {
+  h.list[h.at.timestamp] = v.timestamp;
+  h.list[h.at.signature] = v.signature;
+  if (v.traceparent !== undefined && h.at.traceparent >= 0) h.list[h.at.traceparent] = v.traceparent;
+  return h.list;
+}

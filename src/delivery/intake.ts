@@ -1,0 +1,112 @@
+/**
+ * Intake: fired callbacks into the outbox and the deliveries held in memory; deliveries taken
+ * over from another cluster instance or let go to them. Moved out of pipeline.ts (issue 27).
+ */
+import type { Logger } from 'pino';
+import type { FiredEvent } from '../engine/fired-event.js';
+import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { Tracing } from '../tracing/types.js';
+import { Delivery } from './delivery.js';
+import { type DeliveryEvents, firedMessage, isoTime } from './delivery-events.js';
+import type { Outbox } from './outbox.js';
+import type { Scheduler } from './scheduler.js';
+
+/** What intake works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
+export interface IntakeHost {
+  readonly live: Map<string, Delivery>;
+  readonly outbox: Outbox;
+  readonly scheduler: Scheduler<Delivery>;
+  readonly events: DeliveryEvents;
+  readonly tracing: Tracing | undefined;
+  readonly logger: Logger;
+  closed(): boolean;
+  /** The first attempt's delay for a hook's schedule. */
+  firstDelay(hookId: string): number;
+  /** Puts a pending delivery where it waits. */
+  enqueue(d: Delivery, now: number): void;
+}
+
+export class Intake {
+  private readonly live: Map<string, Delivery>;
+  private readonly scheduler: Scheduler<Delivery>;
+
+  constructor(private readonly p: IntakeHost) {
+    this.live = p.live;
+    this.scheduler = p.scheduler;
+  }
+
+  /**
+   * Records the fired callbacks (in the durable store for `Persist: true` hooks, in memory for
+   * the others) and sends them once recorded. Never throws and never waits: the firing path
+   * (the proxy) must not be held up by delivery.
+   */
+  accept(events: FiredEvent[]): void {
+    if (events.length === 0) return;
+    if (this.p.closed()) {
+      this.p.logger.warn(
+        { count: events.length },
+        'fired events after the delivery pipeline closed were dropped',
+      );
+      return;
+    }
+    const now = Date.now();
+    const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay);
+    for (const d of deliveries) this.live.set(d.id, d);
+    // Before the end of this turn, when the insert commits: the record carries the trace context.
+    const tr = this.p.tracing;
+    if (tr !== undefined)
+      for (let i = 0; i < events.length; i++)
+        deliveries[i]!.traceParent = tr.fired(events[i]!.trace, deliveries[i]!);
+    if (this.p.events.has('fired')) {
+      const time = isoTime(now);
+      for (const d of deliveries) this.p.events.emit('fired', firedMessage(d, time), d.owner);
+    }
+  }
+
+  /**
+   * Takes over pending deliveries claimed from the store (a cluster instance that stopped or
+   * died held them): they are scheduled as if this instance had fired them. Ones already held
+   * here are skipped. Returns how many were taken.
+   */
+  adopt(records: readonly DeliveryRecord[], persist: boolean): number {
+    if (this.p.closed()) return 0;
+    const now = Date.now();
+    let taken = 0;
+    for (const r of records) {
+      if (r.status !== 'pending' || this.live.has(r.id)) continue;
+      const d = Delivery.fromRecord(r, persist);
+      this.live.set(d.id, d);
+      this.p.enqueue(d, now);
+      taken++;
+    }
+    return taken;
+  }
+
+  /**
+   * Lets go of every pending delivery that is not being attempted right now, without writing
+   * anything: a cluster instance whose lease ran out does this, since the others may already
+   * have taken them over. Returns how many were let go.
+   */
+  release(): number {
+    let released = 0;
+    for (const d of this.live.values()) {
+      // A buffered one is in no store for the others to take over: it stays here.
+      if (d.active || d.status !== 'pending' || d.buffered) continue;
+      d.cancelled = true;
+      this.scheduler.remove(d);
+      this.live.delete(d.id);
+      released++;
+    }
+    return released;
+  }
+
+  /** A hook was deleted: what is held of it in memory is cancelled. */
+  cancelHook(hookId: string): void {
+    for (const d of this.live.values()) {
+      if (d.hookId !== hookId) continue;
+      d.cancelled = true;
+      this.scheduler.remove(d);
+      this.live.delete(d.id);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/** The delivery pipeline's options and the shapes it answers with (pipeline.ts). */
+import type { Logger } from 'pino';
+import type { AddressChecker } from '../policy/address-policy.js';
+import type { LookupAll } from '../policy/callback-target.js';
+import type { DeliveryStore } from '../store/delivery-store.js';
+import type { StoreHealth } from '../store/store-health.js';
+import type { DeliveryEvents } from './delivery-events.js';
+import type { RetentionOptions } from './delivery-log.js';
+import type { HoldKind } from './fairness.js';
+import type { DeliveryLimitOptions } from './limits.js';
+import type { PerHookOptions } from './rate-limit.js';
+import type { RetrySchedule } from './retry-policy.js';
+
+/** What the pipeline needs to know about hooks (the daemon answers from its hook service). */
+export interface HookStateView {
+  /** False once a hook is disabled or deleted: its pending deliveries are then not sent. */
+  isActive(hookId: string): boolean;
+  /** Disables a hook whose receiver answered 410 Gone (its `State` becomes `disabled`). */
+  disable(hookId: string): Promise<void>;
+}
+
+export interface DeliveryPipelineOptions extends PerHookOptions {
+  /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
+  durable: DeliveryStore;
+  /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
+  ephemeral: DeliveryStore;
+  /** The callback target policy, applied at connect time to every resolved address (SPEC §10). */
+  policy: AddressChecker;
+  hookState: HookStateView;
+  /** The event bus for the live tail and metrics; one is made when left out. */
+  events?: DeliveryEvents;
+  /** The retry schedule (default: Standard Webhooks, see `STANDARD_WEBHOOKS_SCHEDULE`). */
+  schedule?: Partial<RetrySchedule>;
+  /** A per-hook schedule; undefined for a hook means the pipeline's schedule. */
+  scheduleFor?: (hookId: string) => RetrySchedule | undefined;
+  /** Concurrency per endpoint, per host and overall, time limits, breakers (docs/DECISIONS.md). */
+  limits?: DeliveryLimitOptions;
+  /** Told of writes the stores refuse and take (readiness). */
+  health?: StoreHealth;
+  /** Deliveries kept in memory at most while a store refuses writes (default 10,000). */
+  faultBuffer?: number;
+  retention?: Partial<RetentionOptions>;
+  /** How long a rotated-out signing secret still signs, ms (default 24 h). */
+  rotationGraceMs?: number;
+  /** Sent as `User-Agent` unless the hook sets its own (default `hookd`). */
+  userAgent?: string;
+  logger?: Logger;
+  /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
+  lookup?: LookupAll;
+  /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/, issue 22). */
+  loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
+}
+
+export interface PipelineStats {
+  /** Deliveries held in memory: pending or in flight. */
+  live: number;
+  /** Waiting for a due time. */
+  scheduled: number;
+  /** Due, waiting for a free slot. */
+  queued: number;
+  inFlight: number;
+  /** Held in memory only because a store refuses writes (not yet durable). */
+  buffered: number;
+  /** Fired callbacks dropped because that buffer was full, since start. */
+  dropped: number;
+  /** How often each limit or circuit held an attempt back, since start. */
+  heldBack: Readonly<Record<HoldKind, number>>;
+}
