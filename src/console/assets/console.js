@@ -130,6 +130,65 @@
     }, 2000);
   });
 
+  // A hook's page: outcomes per hour (stacked bars) and the latency of its newest attempts.
+  function drawHookChart() {
+    const holder = document.getElementById('hook-chart');
+    if (!holder || typeof uPlot === 'undefined') return;
+    const data = JSON.parse(holder.dataset.chart ?? '{}');
+    const outcomesEl = document.getElementById('hook-outcomes');
+    const latencyEl = document.getElementById('hook-latency');
+    const widthOf = (el) => Math.max(280, el.clientWidth || 400);
+    const bars = uPlot.paths.bars({ size: [0.8, 40] });
+    const o = data.outcomes;
+    const top = o.ok.map((v, i) => v + o.failed[i]);
+    const outcomes = new uPlot(
+      {
+        width: widthOf(outcomesEl),
+        height: 200,
+        title: 'Outcomes per hour, last 24 hours',
+        scales: { x: { time: true, range: (_u, min, max) => [min - 1800, max + 1800] } },
+        series: [
+          {},
+          {
+            label: 'Delivered',
+            stroke: '#1a7f37',
+            fill: 'rgba(26,127,55,0.6)',
+            paths: bars,
+            points: { show: false },
+          },
+          {
+            label: 'Failed',
+            stroke: '#cf222e',
+            fill: 'rgba(207,34,46,0.8)',
+            paths: bars,
+            points: { show: false },
+          },
+        ],
+        axes: [{}, { label: 'deliveries' }],
+      },
+      [o.x, top, o.failed],
+      outcomesEl,
+    );
+    const l = data.latency;
+    const latency = new uPlot(
+      {
+        width: widthOf(latencyEl),
+        height: 200,
+        title: `Latency of the newest ${l.t.length} attempts`,
+        scales: { x: { time: true } },
+        series: [{}, { label: 'Latency (ms)', stroke: '#0550ae', width: 1, points: { show: true, size: 6 } }],
+        axes: [{}, { label: 'ms' }],
+      },
+      [l.t, l.ms],
+      latencyEl,
+    );
+    holder.dataset.drawn = String(o.x.length);
+    window.addEventListener('resize', () => {
+      outcomes.setSize({ width: widthOf(outcomesEl), height: 200 });
+      latency.setSize({ width: widthOf(latencyEl), height: 200 });
+    });
+  }
+
   function cell(row, text, href, className) {
     const td = document.createElement('td');
     if (className) td.className = className;

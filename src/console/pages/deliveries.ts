@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
+import { isTestRequest, TEST_HEADER } from '../../delivery/test-event-marker.js';
 import { HookdError } from '../../errors/catalog.js';
 import type { AttemptRecord, DeliveryRecord } from '../../store/delivery-store.js';
 import { type Html, html, seg } from '../html.js';
@@ -31,7 +32,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
     const body = html`
 <section aria-labelledby="h-trigger"><h2 id="h-trigger">Trigger</h2>
 <dl class="facts">
-<dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code></dd>
+<dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code>${isTestRequest(d.request.headers) ? html` <span class="badge test">test event</span>` : ''}</dd>
 <dt>Status served</dt><dd>${d.trigger.statusCode ?? '– (before completion)'}</dd>
 <dt>Requested by</dt><dd>${d.trigger.user ?? 'anonymous'}</dd>
 <dt>Hook</dt><dd><a href="${root}/hooks/${seg(hook.Id)}">${hook.PathPattern}</a> (<code>${hook.Id}</code>)</dd>
@@ -87,7 +88,10 @@ ${a.responseBody ? html`<pre class="json" tabindex="0" aria-label="Response exce
  * headers are hookd's, so neither is counted.
  */
 function hiddenHeaders(headers: Record<string, string>): string {
-  const n = Object.keys(headers).filter((k) => k.toLowerCase() !== 'content-type').length;
+  const n = Object.keys(headers).filter((k) => {
+    const lower = k.toLowerCase();
+    return lower !== 'content-type' && lower !== TEST_HEADER;
+  }).length;
   if (n === 0) return ' The hook sets no headers of its own.';
   return ` ${n} header${n === 1 ? '' : 's'} of the hook ${n === 1 ? 'is' : 'are'} not shown: they may hold credentials.`;
 }

@@ -206,4 +206,10 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'console rollups',
     sql: AGGREGATES_MIGRATION_SQL,
   },
+  {
+    version: 7,
+    name: 'token last used',
+    // Issue 25: see the SQLite migration of the same purpose.
+    sql: 'ALTER TABLE tokens ADD COLUMN last_used TEXT;',
+  },
 ];

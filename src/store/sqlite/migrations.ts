@@ -108,4 +108,6 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
   AGGREGATES_MIGRATION,
+  // Issue 25: when each token was last used (the console's Users page), to within a minute.
+  `ALTER TABLE tokens ADD COLUMN last_used TEXT;`,
 ];
