@@ -174,8 +174,14 @@
       {
         width: widthOf(latencyEl),
         height: 200,
-        title: `Latency of the newest ${l.t.length} attempts`,
-        scales: { x: { time: true } },
+        title: `Latency of the newest ${l.t.length} attempt${l.t.length === 1 ? '' : 's'}`,
+        // A single point (or a burst within a second) still gets an hour-wide axis.
+        scales: {
+          x: {
+            time: true,
+            range: (_u, min, max) => (max - min < 60 ? [min - 1800, max + 1800] : [min, max]),
+          },
+        },
         series: [{}, { label: 'Latency (ms)', stroke: '#0550ae', width: 1, points: { show: true, size: 6 } }],
         axes: [{}, { label: 'ms' }],
       },

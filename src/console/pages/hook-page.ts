@@ -34,10 +34,10 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     const body = html`
 ${fields(hook)}
 ${warningsOf(hook)}
-<p class="actions"><a class="button" href="${self}/edit">Edit</a>
+<div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
 <form method="post" action="${self}/delete" class="inline" data-confirm="Delete this hook and its delivery log? This cannot be undone.">
-<input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="danger">Delete</button></form></p>
+<input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="danger">Delete</button></form></div>
 <div id="test-result" role="status" aria-live="polite"></div>
 ${await chartSection(deps, hook)}
 <section aria-labelledby="h-secret"><h2 id="h-secret">Signing secret</h2>
@@ -49,7 +49,7 @@ ${await chartSection(deps, hook)}
 ${['', ...DELIVERY_STATUSES].map((s) => html`<option value="${s}"${q.status === s ? html` selected` : ''}>${s || 'any'}</option>`)}
 </select>
 <label for="path">Path starts with</label> <input id="path" name="path" type="search" size="14" value="${q.path ?? ''}" placeholder="/items/4">
-<label for="receiver">Receiver status</label> <input id="receiver" name="receiver" size="5" value="${q.receiver ?? ''}" placeholder="5xx or 404">
+<label for="receiver">Receiver status</label> <input id="receiver" name="receiver" size="9" value="${q.receiver ?? ''}" placeholder="5xx or 404">
 <label for="since">From (UTC)</label> <input id="since" name="since" type="datetime-local" value="${q.since ?? ''}">
 <label for="until">To (UTC)</label> <input id="until" name="until" type="datetime-local" value="${q.until ?? ''}">
 <button type="submit">Apply</button>
@@ -258,7 +258,9 @@ ${
 <thead><tr><th scope="col">Created</th><th scope="col">Request [upstream status]</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Delivery</th></tr></thead>
 <tbody>
 ${pg.items.map(
-  (d) => html`<tr><td>${time(d.created, now)}</td>
+  (
+    d,
+  ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" aria-label="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
 <td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,

@@ -84,7 +84,7 @@ export function usersPage(app: FastifyInstance, deps: UsersPageDeps): void {
 <button type="submit">Save scopes</button>
 </form>
 <h2>Tokens</h2>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="tokens">
 <caption class="visually-hidden">Tokens of ${name}</caption>
 <thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${tokens.map(
