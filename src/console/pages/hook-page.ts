@@ -260,7 +260,7 @@ ${
 ${pg.items.map(
   (
     d,
-  ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" aria-label="Delivery ${d.id}">${time(d.created, now)}</a></td>
+  ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" title="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
 <td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,
