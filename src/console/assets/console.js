@@ -170,18 +170,16 @@
       outcomesEl,
     );
     const l = data.latency;
+    const lo = Math.min(...l.t);
+    const hi = Math.max(...l.t);
+    const span = hi - lo < 60 ? [lo - 1800, hi + 1800] : [lo, hi];
     const latency = new uPlot(
       {
         width: widthOf(latencyEl),
         height: 200,
         title: `Latency of the newest ${l.t.length} attempt${l.t.length === 1 ? '' : 's'}`,
-        // A single point (or a burst within a second) still gets an hour-wide axis.
-        scales: {
-          x: {
-            time: true,
-            range: (_u, min, max) => (max - min < 60 ? [min - 1800, max + 1800] : [min, max]),
-          },
-        },
+        // A fixed x range: uPlot's own for a single point (or a burst within a minute) spans years.
+        scales: { x: { time: true, auto: false, range: span } },
         series: [{}, { label: 'Latency (ms)', stroke: '#0550ae', width: 1, points: { show: true, size: 6 } }],
         axes: [{}, { label: 'ms' }],
       },
