@@ -18,8 +18,7 @@ async function signIn(url: string, token: string): Promise<string> {
   return res.headers.getSetCookie()[0]!.split(';')[0]!;
 }
 
-const figure = (page: string, name: string) =>
-  new RegExp(`data-figure="${name}">(\\d+)<`).exec(page)?.[1];
+const figure = (page: string, name: string) => new RegExp(`data-figure="${name}">(\\d+)<`).exec(page)?.[1];
 
 describe('console overview and notification deliveries (issue 25)', () => {
   let d: TestDaemon;
