@@ -116,7 +116,22 @@ const LOG_QUERIES: [string, string][] = [
   ['log: older page', 'after=AFTER'],
 ];
 
+/**
+ * Signs in; tried again after a refused connection: right after a 1,000,000-row fill the daemon's
+ * first requests can meet a keep-alive socket it closed while busy (seen as "other side closed").
+ */
 async function signIn(url: string, token: string): Promise<string> {
+  for (let i = 0; ; i++) {
+    try {
+      return await signInOnce(url, token);
+    } catch (err) {
+      if (i >= 4) throw err;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+}
+
+async function signInOnce(url: string, token: string): Promise<string> {
   const form = await fetch(`${url}/_hookd/console/signin`);
   const pre = form.headers.getSetCookie()[0]!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
