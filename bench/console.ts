@@ -96,9 +96,42 @@ interface Timing {
   fillS: number;
   overview: number[];
   hooks: number[];
+  /** The delivery log of one hook (10,000 of its deliveries at 1M): newest page and each filter. */
+  log: { name: string; ms: number[] }[];
 }
 
+/**
+ * The console's list and filter queries (issue 25): a hook's delivery log as the page refreshes
+ * it (`part=log`, an htmx request: the log alone), unfiltered and with each filter, including one
+ * that matches nothing (the whole hook's deliveries are looked at).
+ */
+const LOG_QUERIES: [string, string][] = [
+  ['log: newest 25', ''],
+  ['log: status=failed', 'status=failed'],
+  ['log: path prefix', 'path=%2Fitems%2F5'],
+  ['log: receiver 5xx', 'receiver=5xx'],
+  ['log: receiver 404 (none)', 'receiver=404'],
+  ['log: last 24 h', 'since=SINCE'],
+  ['log: all filters', 'status=succeeded&path=%2Fitems%2F9&receiver=2xx&since=SINCE'],
+  ['log: older page', 'after=AFTER'],
+];
+
+/**
+ * Signs in; tried again after a refused connection: right after a 1,000,000-row fill the daemon's
+ * first requests can meet a keep-alive socket it closed while busy (seen as "other side closed").
+ */
 async function signIn(url: string, token: string): Promise<string> {
+  for (let i = 0; ; i++) {
+    try {
+      return await signInOnce(url, token);
+    } catch (err) {
+      if (i >= 4) throw err;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+}
+
+async function signInOnce(url: string, token: string): Promise<string> {
   const form = await fetch(`${url}/_hookd/console/signin`);
   const pre = form.headers.getSetCookie()[0]!.split(';')[0]!;
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
@@ -111,11 +144,11 @@ async function signIn(url: string, token: string): Promise<string> {
   return res.headers.getSetCookie()[0]!.split(';')[0]!;
 }
 
-async function time(url: string, cookie: string, rounds: number): Promise<number[]> {
+async function time(url: string, cookie: string, rounds: number, htmx = false): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < rounds + 3; i++) {
     const t0 = performance.now();
-    const res = await fetch(url, { headers: { cookie } });
+    const res = await fetch(url, { headers: { cookie, ...(htmx && { 'hx-request': 'true' }) } });
     await res.text();
     if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
     if (i >= 3) out.push(performance.now() - t0);
@@ -180,7 +213,21 @@ async function measure(kind: 'sqlite' | 'postgres', o: Options, log: (s: string)
     const cookie = await signIn(hookd.url, hookd.token);
     const overview = await time(`${hookd.url}/_hookd/console/`, cookie, o.rounds);
     const hooks = await time(`${hookd.url}/_hookd/console/hooks`, cookie, o.rounds);
-    return { store: kind, fillS: fillMs / 1000, overview, hooks };
+    const hook = hookIds[HOOKS / 2]!;
+    const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
+    const page = (await (
+      await fetch(`${hookd.url}/hooks/${hook}/deliveries?limit=500`, {
+        headers: { authorization: `Bearer ${hookd.token}` },
+      })
+    ).json()) as { Id: string }[];
+    const after = page[page.length - 1]!.Id;
+    const logTimes: Timing['log'] = [];
+    for (const [name, q] of LOG_QUERIES) {
+      const query = q.replace('SINCE', encodeURIComponent(since)).replace('AFTER', after);
+      const url = `${hookd.url}/_hookd/console/hooks/${hook}?${query}${query ? '&' : ''}part=log`;
+      logTimes.push({ name, ms: await time(url, cookie, o.rounds, true) });
+    }
+    return { store: kind, fillS: fillMs / 1000, overview, hooks, log: logTimes };
   } catch (err) {
     log(`hookd output:\n${hookd.running.lines.slice(-20).join('\n')}\n${hookd.running.stderr()}`);
     throw err;
@@ -201,7 +248,11 @@ export async function runConsoleBench(o: Options, log: (s: string) => void): Pro
     }
   }
   const ms = (xs: number[], p: number) => `${fmt(percentileSorted(xs, p))} ms`;
-  return table(
+  const logTable = table(
+    ['store', 'query', 'p50', 'p95'],
+    results.flatMap((r) => r.log.map((l) => [r.store, l.name, ms(l.ms, 50), ms(l.ms, 95)])),
+  );
+  const main = table(
     ['store', 'deliveries', 'fill', 'overview p50', 'overview p95', 'hook list p50', 'hook list p95'],
     results.map((r) => [
       r.store,
@@ -213,6 +264,7 @@ export async function runConsoleBench(o: Options, log: (s: string) => void): Pro
       ms(r.hooks, 95),
     ]),
   );
+  return `${main}\n\n${logTable}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -11,8 +11,18 @@ export interface Principal {
 }
 
 /** Resolves an `Authorization` header to a user, or undefined. Never says which part was wrong. */
+/** A token's "last used" is written at most this often: one small update a minute per token, not one per request. */
+const TOUCH_EVERY_MS = 60_000;
+/** Tokens remembered for that; past it the memory starts over (a write more, never a wrong answer). */
+const TOUCH_MEMORY = 10_000;
+
 export class Authenticator {
-  constructor(private readonly users: UserStore) {}
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly users: UserStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async authenticate(header: string | undefined): Promise<Principal | undefined> {
     if (!header) return undefined;
@@ -22,6 +32,18 @@ export class Authenticator {
     if (!parsed) return undefined;
     const record = await this.users.getToken(parsed.id);
     if (!record || !secretMatches(parsed.secret, record.hash)) return undefined;
+    this.touch(record.id);
     return { user: record.user, tokenId: record.id };
+  }
+
+  /** Records the use, in the background; a store that cannot is no reason to refuse the request. */
+  private touch(id: string): void {
+    if (!this.users.touchToken) return;
+    const now = this.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= TOUCH_MEMORY) this.touched.clear();
+    this.touched.set(id, now);
+    this.users.touchToken(id, new Date(now).toISOString()).catch(() => undefined);
   }
 }

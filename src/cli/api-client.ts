@@ -363,6 +363,19 @@ function toProblem(status: number, parsed: unknown, text: string, path: string):
     return problem;
   }
   // Not hookd's problem+json: a proxy in between, or --server pointing at something else.
+  if (/^\s*<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
+    // A page of markup says nothing useful on a terminal; where it came from does.
+    const heading = /<(title|h1)[^>]*>([^<]{1,120})</i.exec(text)?.[2]?.replace(/\s+/g, ' ').trim();
+    return {
+      status,
+      html: true,
+      detail:
+        `${path}: HTTP ${status} ${STATUS_CODES[status] ?? ''}, an HTML page${heading ? ` ("${heading}")` : ''}, not hookd's API`.replace(
+          ' ,',
+          ',',
+        ),
+    };
+  }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   return {
     status,

@@ -40,6 +40,8 @@ export interface Problem {
   detail?: string;
   code?: string;
   errors?: ProblemFieldError[];
+  /** The answer was an HTML page, not hookd's problem+json: someone else answered. */
+  html?: boolean;
 }
 
 /** Base class: a message for the user, an optional hint, and the exit code it maps to. */
@@ -137,9 +139,15 @@ export function formatError(err: unknown, opts: { debug: boolean; paint?: (s: st
   const lines: string[] = [];
   if (err instanceof ApiError) {
     const errors = err.problem.errors ?? [];
-    lines.push(`${red('error:')} ${errors.length ? summary(err.message, errors) : err.message}`);
-    // One line per field: the detail's own list of them is not printed a second time.
-    for (const e of errors) lines.push(`  - ${e.field}: ${e.message}`);
+    const head = errors.length ? summary(err.message, errors) : err.message;
+    if (head === undefined && errors.length === 1) {
+      // One field: one line, not a headline that only repeats it.
+      lines.push(`${red('error:')} ${errors[0]!.field}: ${errors[0]!.message}`);
+    } else {
+      lines.push(`${red('error:')} ${head ?? `${errors.length} fields are not valid`}`);
+      // One line per field: the detail's own list of them is not printed a second time.
+      for (const e of errors) lines.push(`  - ${e.field}: ${e.message}`);
+    }
   } else if (err instanceof UsageError) {
     lines.push(`${red('error:')} ${err.message}`);
     if (err.usage) lines.push(`usage: ${err.usage}`);
@@ -162,14 +170,25 @@ export function formatError(err: unknown, opts: { debug: boolean; paint?: (s: st
  * The head of a validation problem's detail: hookd's reads "the hook has 2 errors: A …; B …" and
  * the fields follow one per line, so only "the hook has 2 errors" is kept.
  */
-function summary(detail: string, errors: ProblemFieldError[]): string {
+function summary(detail: string, errors: ProblemFieldError[]): string | undefined {
+  const mentions = errors.some((e) => detail.includes(e.message));
+  if (!mentions) return detail;
   const colon = detail.indexOf(': ');
-  if (colon > 0 && errors.some((e) => detail.includes(e.message))) return detail.slice(0, colon);
-  return detail;
+  const head = colon > 0 ? detail.slice(0, colon) : '';
+  // "Scopes: [1] …" or "Events[0] must be …" is one field's message, not a headline: undefined
+  // lets the caller print the fields alone.
+  if (head === '' || errors.some((e) => e.field === head || detail.startsWith(e.field))) return undefined;
+  return head;
 }
 
 /** Hints for problem codes where the next step is not obvious from the detail. */
 export function hintFor(problem: Problem, path: string): string | undefined {
+  if (problem.detail?.startsWith('no operations resource')) {
+    return "--server points at hookd's operations listener (--ops-listen: metrics and health); the API is on its main listener (--listen, default http://127.0.0.1:8470)";
+  }
+  if (problem.html) {
+    return "that answer came from something other than hookd's API (the upstream behind hookd's proxy?): --server is the address hookd listens on plus its --api-base, which is / unless set (e.g. http://127.0.0.1:8470)";
+  }
   if (problem.code === undefined && problem.status === 404) {
     return 'no such endpoint here: is --server right, with the API base path (e.g. http://host:8470/api)? an older hookd may lack it';
   }

@@ -23,6 +23,8 @@ export function loadAssets(): Map<string, Asset> {
     ['uPlot.min.css', require.resolve('uplot/dist/uPlot.min.css'), 'text/css; charset=utf-8'],
     ['console.js', join(own, 'console.js'), 'text/javascript; charset=utf-8'],
     ['console.css', join(own, 'console.css'), 'text/css; charset=utf-8'],
+    // Linked from every page (<link rel="icon">), so a browser never asks the upstream for /favicon.ico.
+    ['favicon.svg', join(own, 'favicon.svg'), 'image/svg+xml'],
   ];
   return new Map(files.map(([name, file, type]) => [name, { type, body: readFileSync(file) }]));
 }

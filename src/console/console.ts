@@ -59,6 +59,11 @@ export interface ConsoleDeps {
   /** The live tail: told how to recognise a console session on its WebSocket upgrade. */
   tail?: { acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void };
   sessions?: SessionStore;
+  /**
+   * The Ids of a user's notification endpoints: their deliveries go through the same pipeline
+   * (and rollups) as hooks', and the overview subtracts them from its hook figures.
+   */
+  notificationEndpoints?: (owner: string) => readonly string[];
 }
 
 /**
@@ -281,7 +286,12 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
 <div class="field"><label for="token">API token</label>
 <input id="token" name="token" type="password" autocomplete="off" required placeholder="hkd_…"></div>
 <p><button type="submit" class="primary">Sign in</button></p>
-<p class="hint">Create a token with <code>hookd token create USER</code>; it is exchanged for a session and not kept in the browser.</p>
+<div class="hint signin-help"><p>Where to find a token:</p>
+<ul>
+<li>The admin's token is in the file <code>admin.token</code> in hookd's data directory, written on the first start: <code>~/.local/state/hookd/admin.token</code> for hookd run by hand (or <code>$XDG_STATE_HOME/hookd/</code>, or the <code>--data-dir</code> you gave), <code>/var/lib/hookd/admin.token</code> under systemd (readable by root: <code>sudo cat /var/lib/hookd/admin.token</code>).</li>
+<li>Other users get theirs from the admin: <code>hookd token create USER</code> or <code>hookctl tokens create USER</code>.</li>
+</ul>
+<p>The token is exchanged for a session here and not kept in the browser.</p></div>
 </form>`,
       ),
       status,

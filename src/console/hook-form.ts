@@ -17,6 +17,7 @@ export const FORM_FIELDS = [
   'CallbackContentMediaType',
   'CallbackContent',
   'RetrySchedule',
+  'RateLimit',
   'Persist',
 ] as const;
 
@@ -49,6 +50,15 @@ export function formToHook(f: Form): Record<string, unknown> {
   if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
   if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
   if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
+  const perSecond = numbers(f.RateLimitPerSecond);
+  const burst = numbers(f.RateLimitBurst);
+  if (perSecond.length > 0 || burst.length > 0)
+    hook.RateLimit = {
+      ...(perSecond.length > 0 && {
+        PerSecond: perSecond.length === 1 ? perSecond[0] : f.RateLimitPerSecond,
+      }),
+      ...(burst.length > 0 && { Burst: burst.length === 1 ? burst[0] : f.RateLimitBurst }),
+    };
   return hook;
 }
 
@@ -81,6 +91,8 @@ export function hookToForm(h: Hook): Form {
     CallbackContentMediaType: h.CallbackContentMediaType,
     CallbackContent: h.CallbackContent ?? '',
     RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
+    RateLimitPerSecond: h.RateLimit ? String(h.RateLimit.PerSecond) : '',
+    RateLimitBurst: h.RateLimit ? String(h.RateLimit.Burst) : '',
     Persist: h.Persist ? 'on' : '',
   };
 }
@@ -98,6 +110,8 @@ export const EMPTY_FORM: Form = {
   CallbackContentMediaType: '',
   CallbackContent: '',
   RetrySchedule: '',
+  RateLimitPerSecond: '',
+  RateLimitBurst: '',
   Persist: 'on',
 };
 
@@ -131,12 +145,24 @@ const LABELS: Record<string, string> = {
   CallbackContentMediaType: 'Body media type',
   CallbackContent: 'Body template (empty: the JSON event document)',
   RetrySchedule: 'Retry schedule, seconds (empty: the daemon’s)',
+  RateLimitPerSecond: 'Rate limit: callbacks per second (empty: none)',
+  RateLimitBurst: 'Rate limit: burst (empty: one second’s worth)',
   Persist: 'Persist (kept across restarts)',
 };
 
 /** The error slot of a field: replaced out of band by each live validation. */
-export function errorSlot(field: string, messages: readonly string[] = [], oob = false): Html {
-  return html`<span class="field-error" id="err-${field}" role="status"${oob ? html` hx-swap-oob="true"` : ''}>${messages.join('; ')}</span>`;
+export function errorSlot(
+  field: string,
+  messages: readonly string[] = [],
+  oob = false,
+  warnings: readonly string[] = [],
+): Html {
+  // Errors in red; warnings (saved anyway) in amber, after them, so the two never look alike.
+  return html`<span class="field-error" id="err-${field}" role="status"${oob ? html` hx-swap-oob="true"` : ''}>${messages.join('; ')}${
+    warnings.length
+      ? html`<span class="field-warning">${messages.length ? ' ' : ''}Warning: ${warnings.join('; ')}</span>`
+      : ''
+  }</span>`;
 }
 
 /** The hook editor's form; `action` is where it is submitted (create or replace). */
@@ -168,7 +194,8 @@ ${errorSlot(k, errors.get(k))}</div>`;
   return html`<form id="hook-form" class="hook-form" method="post" action="${action}" novalidate
   hx-post="${root}/hooks/validate" hx-trigger="input delay:400ms, change" hx-target="#validation" hx-swap="innerHTML">
 <input type="hidden" name="_csrf" value="${csrf}">
-<div id="validation" class="summary" role="status" aria-live="polite">${summary(errors)}</div>
+${values._editing ? html`<input type="hidden" name="_editing" value="${values._editing}">` : ''}
+<div id="validation" class="summary" role="status" aria-live="polite">${errors.size > 0 ? summary(errors) : ''}</div>
 <div class="grid">
 ${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
 ${input('Name', 'text', html` placeholder="orders-created"`)}
@@ -188,6 +215,12 @@ ${input('CallbackContentMediaType', 'text', html` placeholder="application/json"
 ${area('Headers', 3)}
 ${area('CallbackContent', 5)}
 ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
+<fieldset class="field wide rate"><legend>Rate limit (optional)</legend>
+<div class="pair"><div class="field"><label for="f-RateLimitPerSecond">${LABELS.RateLimitPerSecond}</label>
+<input id="f-RateLimitPerSecond" name="RateLimitPerSecond" inputmode="decimal" value="${v('RateLimitPerSecond')}" placeholder="10"${described('RateLimit')}></div>
+<div class="field"><label for="f-RateLimitBurst">${LABELS.RateLimitBurst}</label>
+<input id="f-RateLimitBurst" name="RateLimitBurst" inputmode="numeric" value="${v('RateLimitBurst')}" placeholder="10"${described('RateLimit')}></div></div>
+${errorSlot('RateLimit', errors.get('RateLimit'))}</fieldset>
 <div class="field check"><input id="f-Persist" name="Persist" type="checkbox"${v('Persist') === 'on' ? html` checked` : ''}${described('Persist')}>
 <label for="f-Persist">${LABELS.Persist}</label>${errorSlot('Persist', errors.get('Persist'))}</div>
 </div>
@@ -195,12 +228,23 @@ ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 </form>`;
 }
 
-export function summary(errors: Map<string, string[]>, warnings: readonly string[] = []): Html {
+/**
+ * The line above the form after a live check: how many errors (each is beside its field), how
+ * many warnings (likewise, in amber); only what belongs to no field is spelt out here.
+ */
+export function summary(errors: Map<string, string[]>, warnings: Map<string, string[]> = new Map()): Html {
   const n = [...errors.values()].reduce((a, l) => a + l.length, 0);
-  if (n === 0 && warnings.length === 0) return html`<p class="ok">No problems found.</p>`;
-  return html`${n > 0 ? html`<p class="error">${n} problem${n === 1 ? '' : 's'} to fix before saving.</p>` : ''}
+  const w = [...warnings.values()].reduce((a, l) => a + l.length, 0);
+  if (n === 0 && w === 0) return html`<p class="ok">No problems found.</p>`;
+  return html`${n > 0 ? html`<p class="error">${n} problem${n === 1 ? '' : 's'} to fix before saving (shown beside the fields).</p>` : ''}
 ${(errors.get('') ?? []).map((m) => html`<p class="error">${m}</p>`)}
-${warnings.map((w) => html`<p class="warning">Warning: ${w}</p>`)}`;
+${w > 0 ? html`<p class="warning">${w} warning${w === 1 ? '' : 's'}: the hook can be saved, but check ${w === 1 ? 'it' : 'them'} (beside the fields).</p>` : ''}
+${(warnings.get('') ?? []).map((m) => html`<p class="warning">Warning: ${m}</p>`)}`;
+}
+
+/** Whether a form is still blank: nothing to judge yet. */
+export function blankForm(f: Form): boolean {
+  return (f.PathPattern ?? '').trim() === '' && (f.Callback ?? '').trim() === '';
 }
 
 /** The JSON view of the hook the form describes. */

@@ -48,8 +48,14 @@ ${body}
 </html>`;
 }
 
+/** The icon, so that no browser asks for /favicon.ico (which would go through the proxy upstream). */
+function icon(root: string): Html {
+  return html`<link rel="icon" href="${root}/assets/favicon.svg" type="image/svg+xml">`;
+}
+
 function assets(root: string): Html {
-  return html`<link rel="stylesheet" href="${root}/assets/uPlot.min.css">
+  return html`${icon(root)}
+<link rel="stylesheet" href="${root}/assets/uPlot.min.css">
 <link rel="stylesheet" href="${root}/assets/console.css">
 <script src="${root}/assets/htmx.min.js" defer></script>
 <script src="${root}/assets/uPlot.iife.min.js" defer></script>
@@ -64,6 +70,7 @@ export function barePage(root: string, title: string, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · hookd</title>
+${icon(root)}
 <link rel="stylesheet" href="${root}/assets/console.css">
 <script src="${root}/assets/console.js" defer></script>
 </head>
@@ -76,10 +83,36 @@ ${body}
 </html>`;
 }
 
-export function time(ms: number | null | undefined): Html {
+/**
+ * Every time on every page, in one format: relative first ("3 min ago", "in 20 s"), then the
+ * absolute UTC time ("2026-11-25 09:28:00 UTC"). console.js keeps the relative part current and
+ * the live page writes its rows the same way (`formatTime` there).
+ */
+export function time(ms: number | string | null | undefined, now = Date.now()): Html {
   if (ms === null || ms === undefined) return html`–`;
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
+  const t = typeof ms === 'string' ? Date.parse(ms) : ms;
+  if (Number.isNaN(t)) return html`${String(ms)}`;
+  const iso = new Date(t).toISOString();
+  return html`<time datetime="${iso}" class="when"><span class="rel">${relative(t - now)}</span> <span class="abs">${absolute(iso)}</span></time>`;
+}
+
+export function absolute(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
+/** A signed duration from now as people say it: "12 s ago", "in 3 min", "just now". */
+export function relative(deltaMs: number): string {
+  const s = Math.round(Math.abs(deltaMs) / 1000);
+  if (s < 2) return 'just now';
+  const text =
+    s < 90
+      ? `${s} s`
+      : s < 5400
+        ? `${Math.round(s / 60)} min`
+        : s < 129600
+          ? `${Math.round(s / 3600)} h`
+          : `${Math.round(s / 86400)} d`;
+  return deltaMs < 0 ? `${text} ago` : `in ${text}`;
 }
 
 export function statusBadge(status: string, code?: number | null): Html {

@@ -14,4 +14,5 @@ export interface PageDeps {
   engine: MatchEngine;
   aggregates: DeliveryAggregates;
   reportBase: (req: FastifyRequest) => string;
+  notificationEndpoints?: (owner: string) => readonly string[];
 }

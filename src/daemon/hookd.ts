@@ -240,6 +240,8 @@ async function assemble(
               deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
               trustsProxy: (a) => settings.trusts(a),
               reportBase: (req) => settings.reportBase(req.headers.host),
+              // issue 25: the overview leaves notification deliveries out of "Delivered".
+              notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
             }
           : undefined,
       }),

@@ -166,6 +166,11 @@ function matches(d: DeliveryRecord, q: DeliveryQuery): boolean {
     (q.status === undefined || d.status === q.status) &&
     (q.since === undefined || d.created >= q.since) &&
     (q.until === undefined || d.created <= q.until) &&
-    (q.after === undefined || d.id < q.after)
+    (q.after === undefined || d.id < q.after) &&
+    (q.pathPrefix === undefined || d.trigger.path.startsWith(q.pathPrefix)) &&
+    (q.receiverStatus === undefined ||
+      (d.lastStatusCode !== null &&
+        d.lastStatusCode >= q.receiverStatus[0] &&
+        d.lastStatusCode <= q.receiverStatus[1]))
   );
 }

@@ -42,7 +42,11 @@ export class OpsServer {
 
   /** Listens; resolves to the base URL, e.g. `http://127.0.0.1:8471`. */
   async listen(at: { host: string; port: number }): Promise<string> {
-    this.boundUrl = await listenOn(this.server, at);
+    this.boundUrl = await listenOn(this.server, at, {
+      what: 'the operations listener (metrics, health)',
+      flag: '--ops-listen',
+      canTurnOff: true,
+    });
     return this.boundUrl;
   }
 

@@ -121,6 +121,10 @@ export interface DeliveryQuery {
   until?: number;
   /** Deliveries after this one in listing order (newest first): Ids lower than it. */
   after?: string;
+  /** The trigger's path starts with this (the console's search). */
+  pathPrefix?: string;
+  /** The receiver's last status is within [from, to] (one code, or a class such as 500–599). */
+  receiverStatus?: readonly [number, number];
   limit?: number;
 }
 

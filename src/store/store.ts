@@ -25,6 +25,11 @@ export interface TokenRecord {
   hash: string;
   label: string;
   created: string;
+  /**
+   * When it last authenticated a request (ISO 8601), to within a minute; absent: never since
+   * hookd recorded it (issue 25).
+   */
+  lastUsed?: string;
 }
 
 export interface PageRequest {
@@ -61,6 +66,8 @@ export interface UserStore {
   getToken(id: string): Promise<TokenRecord | undefined>;
   listTokens(user?: string): Promise<TokenRecord[]>;
   revokeToken(id: string): Promise<boolean>;
+  /** Records that a token was used (cheap, no read); a no-op for a token that is gone. */
+  touchToken?(id: string, at: string): Promise<void>;
 }
 
 /** Told of hook changes committed by other processes or instances on a shared store. */

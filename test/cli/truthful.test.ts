@@ -439,8 +439,14 @@ describe('6. safe replace: ETag, If-Match, foreign Id', () => {
     const id = await create(hookDoc());
     const f = join(dir, 'stale.json');
     writeFileSync(f, (await hookctl(['get', id], { env })).stdout);
-    const first = await hookctl(['replace', id, '-f', f], { env });
+    // Someone else's change, from a copy that differs (issue 25: the same file twice is a no-op).
+    const other = join(dir, 'other.json');
+    const doc = JSON.parse((await hookctl(['get', id], { env })).stdout) as { Persist: boolean };
+    writeFileSync(other, JSON.stringify({ ...doc, Persist: !doc.Persist }));
+    const first = await hookctl(['replace', id, '-f', other], { env });
     assert.equal(first.code, 0, first.stderr);
+    const again = await hookctl(['replace', id, '-f', other], { env });
+    assert.equal(again.code, 0, `the same file twice: ${again.stderr}`);
     const second = await hookctl(['replace', id, '-f', f], { env });
     assert.equal(second.code, 1);
     assert.match(second.stderr, new RegExp(`${id} was changed on the server after ${f} was read`));
@@ -663,8 +669,12 @@ describe('on a terminal too (points 4, 5, 6, 8, 9)', () => {
     if (skipWithoutPty(t)) return;
     const id = await create(hookDoc());
     const f = join(dir, 'tty-stale.json');
-    writeFileSync(f, (await hookctl(['get', id], { env })).stdout);
-    assert.equal((await hookctl(['replace', id, '-f', f], { env })).code, 0);
+    const got = (await hookctl(['get', id], { env })).stdout;
+    writeFileSync(f, got);
+    const other = join(dir, 'tty-other.json');
+    const doc = JSON.parse(got) as { Persist: boolean };
+    writeFileSync(other, JSON.stringify({ ...doc, Persist: !doc.Persist }));
+    assert.equal((await hookctl(['replace', id, '-f', other], { env })).code, 0);
     const r = await hookctlPty(['replace', id, '-f', f], { env });
     assert.equal(r.code, 1, r.screen);
     assert.match(plain(r.screen), /was changed on the server after/);

@@ -222,8 +222,13 @@ describe('console over HTTP', () => {
     });
     assert.equal(res.status, 200);
     const text = await res.text();
-    assert.match(text, /<p class="warning">Warning: CallbackContent: [^<]*REQEST_PATH[^<]*REQUEST_PATH/);
-    assert.match(text, /id="err-CallbackContent"[^>]*>warning: [^<]*REQUEST_PATH/);
+    // Issue 25: the warning shows once, in amber beside its field; the summary only counts it.
+    assert.match(text, /<p class="warning">1 warning: the hook can be saved/);
+    assert.match(
+      text,
+      /id="err-CallbackContent"[^>]*><span class="field-warning">Warning: [^<]*REQEST_PATH[^<]*REQUEST_PATH/,
+    );
+    assert.doesNotMatch(text, /<p class="warning">Warning: CallbackContent/, 'not repeated at the top');
     assert.doesNotMatch(text, /problems? to fix/, 'a warning does not stop saving');
   });
 

@@ -168,6 +168,7 @@ describe('hookd restarts (SIGTERM)', () => {
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /cannot listen/);
     assert.match(run.stderr, /EADDRINUSE|in use/);
+    assert.match(run.stderr, /the API and proxy listener's address .* --listen HOST:PORT/);
     assert.equal((await api(second.opsUrl, undefined, 'GET', '/healthz')).status, 200);
   });
 

@@ -161,6 +161,9 @@ describe('hookd processes and the operations listener', () => {
       );
       assert.match(second.message, /exited with 1/);
       assert.match(second.message, /EADDRINUSE/);
+      // Which listener, and the option that moves it (issue 25, item 11).
+      assert.match(second.message, /the operations listener/);
+      assert.match(second.message, /--ops-listen HOST:PORT \(or --ops-listen off\)/);
     } finally {
       await first.stop();
     }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { newDeliveryId } from '../../src/delivery/delivery-id.js';
 import {
   type AttemptRecord,
+  type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryStore,
   emptyBatch,
@@ -187,6 +188,40 @@ export function deliveryStoreContract(
         [t0 + 4000, t0 + 3000, t0 + 2000],
       );
       assert.deepEqual(await store.listDeliveries('hk_nobody'), []);
+    });
+
+    it("filters a hook's deliveries by the trigger's path prefix and the receiver's status (issue 25)", async () => {
+      const t0 = Date.parse('2026-01-02T00:00:00Z');
+      const rows = [
+        record('hk_f', t0, {
+          trigger: { method: 'GET', path: '/items/1' },
+          lastStatusCode: 200,
+          status: 'succeeded',
+        }),
+        record('hk_f', t0 + 1, {
+          trigger: { method: 'GET', path: '/items/12' },
+          lastStatusCode: 503,
+          status: 'failed',
+        }),
+        record('hk_f', t0 + 2, {
+          trigger: { method: 'GET', path: '/orders/1' },
+          lastStatusCode: 404,
+          status: 'failed',
+        }),
+        record('hk_f', t0 + 3, { trigger: { method: 'GET', path: '/items/2' }, lastStatusCode: null }),
+        record('hk_f', t0 + 4, { trigger: { method: 'GET', path: '/it%25ms/_' }, lastStatusCode: 200 }),
+      ];
+      await insert(store, rows);
+      const paths = async (q: DeliveryQuery) =>
+        (await store.listDeliveries('hk_f', q)).map((r) => r.trigger.path);
+      assert.deepEqual(await paths({ pathPrefix: '/items/1' }), ['/items/12', '/items/1']);
+      // Literal prefixes: no LIKE wildcards.
+      assert.deepEqual(await paths({ pathPrefix: '/it%' }), ['/it%25ms/_']);
+      assert.deepEqual(await paths({ pathPrefix: '/items/_' }), []);
+      assert.deepEqual(await paths({ receiverStatus: [500, 599] }), ['/items/12']);
+      assert.deepEqual(await paths({ receiverStatus: [404, 404] }), ['/orders/1']);
+      assert.deepEqual(await paths({ receiverStatus: [200, 299], pathPrefix: '/items' }), ['/items/1']);
+      assert.deepEqual(await paths({ receiverStatus: [200, 299], limit: 1 }), ['/it%25ms/_']);
     });
 
     it('returns every pending delivery, of every hook', async () => {

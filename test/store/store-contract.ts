@@ -354,6 +354,19 @@ export function storeContract(name: string, makeStore: () => Promise<Store> | St
         assert.equal(await store.getToken('ffffffffffff'), undefined);
       });
 
+      it('touchToken records when a token was last used; getToken and listTokens show it (issue 25)', async () => {
+        const t = token('alice', '0123456789ab');
+        await store.addToken(t);
+        assert.equal((await store.getToken(t.id))!.lastUsed, undefined, 'absent until used');
+        assert.ok(store.touchToken, 'every backend records it');
+        await store.touchToken!(t.id, '2026-11-25T10:00:00.000Z');
+        await store.touchToken!(t.id, '2026-11-25T10:01:00.000Z');
+        assert.equal((await store.getToken(t.id))!.lastUsed, '2026-11-25T10:01:00.000Z');
+        assert.equal((await store.listTokens('alice'))[0]!.lastUsed, '2026-11-25T10:01:00.000Z');
+        await store.touchToken!('ffffffffffff', '2026-11-25T10:02:00.000Z');
+        assert.equal(await store.getToken('ffffffffffff'), undefined, 'a gone token stays gone');
+      });
+
       it('addToken for a user that does not exist is refused', async () => {
         await assert.rejects(store.addToken(token('nobody', '0123456789ab')));
         assert.equal(await store.getToken('0123456789ab'), undefined);

@@ -57,25 +57,233 @@
     );
   }
 
-  function cell(row, text, href) {
+  // Times in the one format of the server's pages (layout.ts `time`): "3 min ago 2026-… UTC".
+  function relative(deltaMs) {
+    const s = Math.round(Math.abs(deltaMs) / 1000);
+    if (s < 2) return 'just now';
+    const text =
+      s < 90
+        ? `${s} s`
+        : s < 5400
+          ? `${Math.round(s / 60)} min`
+          : s < 129600
+            ? `${Math.round(s / 3600)} h`
+            : `${Math.round(s / 86400)} d`;
+    return deltaMs < 0 ? `${text} ago` : `in ${text}`;
+  }
+
+  function timeElement(iso) {
+    const t = Date.parse(iso);
+    const el = document.createElement('time');
+    el.className = 'when';
+    if (Number.isNaN(t)) {
+      el.textContent = iso ?? '';
+      return el;
+    }
+    const full = new Date(t).toISOString();
+    el.dateTime = full;
+    const rel = document.createElement('span');
+    rel.className = 'rel';
+    rel.textContent = relative(t - Date.now());
+    const abs = document.createElement('span');
+    abs.className = 'abs';
+    abs.textContent = `${full.slice(0, 10)} ${full.slice(11, 19)} UTC`;
+    el.append(rel, ' ', abs);
+    return el;
+  }
+
+  // The relative part of every time on the page stays current.
+  function refreshTimes() {
+    for (const el of document.querySelectorAll('time.when')) {
+      const rel = el.querySelector('.rel');
+      const t = Date.parse(el.dateTime);
+      if (rel && !Number.isNaN(t)) rel.textContent = relative(t - Date.now());
+    }
+  }
+
+  // Copy buttons: <button data-copy="ID-of-the-element-whose-text-is-copied">.
+  document.addEventListener('click', async (e) => {
+    const button = e.target instanceof Element ? e.target.closest('button[data-copy]') : null;
+    if (!button) return;
+    const source = document.getElementById(button.dataset.copy);
+    if (!source) return;
+    const text = source.textContent ?? '';
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    } catch {
+      // Without the clipboard API (plain http on another host): select the text to copy by hand.
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      ok = document.execCommand?.('copy') ?? false;
+    }
+    const label = button.dataset.label ?? button.textContent;
+    button.dataset.label = label;
+    button.textContent = ok ? 'Copied' : 'Selected: press Ctrl+C';
+    button.dataset.copied = String(ok);
+    setTimeout(() => {
+      button.textContent = label;
+    }, 2000);
+  });
+
+  // A hook's page: outcomes per hour (stacked bars) and the latency of its newest attempts.
+  function drawHookChart() {
+    const holder = document.getElementById('hook-chart');
+    if (!holder || typeof uPlot === 'undefined') return;
+    const data = JSON.parse(holder.dataset.chart ?? '{}');
+    const outcomesEl = document.getElementById('hook-outcomes');
+    const latencyEl = document.getElementById('hook-latency');
+    const widthOf = (el) => Math.max(280, el.clientWidth || 400);
+    const bars = uPlot.paths.bars({ size: [0.8, 40] });
+    const o = data.outcomes;
+    const top = o.ok.map((v, i) => v + o.failed[i]);
+    const outcomes = new uPlot(
+      {
+        width: widthOf(outcomesEl),
+        height: 200,
+        title: 'Outcomes per hour, last 24 hours',
+        scales: { x: { time: true, range: (_u, min, max) => [min - 1800, max + 1800] } },
+        series: [
+          {},
+          {
+            label: 'Delivered',
+            stroke: '#1a7f37',
+            fill: 'rgba(26,127,55,0.6)',
+            paths: bars,
+            points: { show: false },
+          },
+          {
+            label: 'Failed',
+            stroke: '#cf222e',
+            fill: 'rgba(207,34,46,0.8)',
+            paths: bars,
+            points: { show: false },
+          },
+        ],
+        axes: [{}, { label: 'deliveries' }],
+      },
+      [o.x, top, o.failed],
+      outcomesEl,
+    );
+    const l = data.latency;
+    const lo = Math.min(...l.t);
+    const hi = Math.max(...l.t);
+    const span = hi - lo < 60 ? [lo - 1800, hi + 1800] : [lo, hi];
+    const latency = new uPlot(
+      {
+        width: widthOf(latencyEl),
+        height: 200,
+        title: `Latency of the newest ${l.t.length} attempt${l.t.length === 1 ? '' : 's'}`,
+        // A fixed x range: uPlot's own for a single point (or a burst within a minute) spans years.
+        scales: { x: { time: true, auto: false, range: span } },
+        series: [{}, { label: 'Latency (ms)', stroke: '#0550ae', width: 1, points: { show: true, size: 6 } }],
+        axes: [{}, { label: 'ms' }],
+      },
+      [l.t, l.ms],
+      latencyEl,
+    );
+    holder.dataset.drawn = String(o.x.length);
+    window.addEventListener('resize', () => {
+      outcomes.setSize({ width: widthOf(outcomesEl), height: 200 });
+      latency.setSize({ width: widthOf(latencyEl), height: 200 });
+    });
+  }
+
+  function cell(row, text, href, className) {
     const td = document.createElement('td');
-    if (href) {
+    if (className) td.className = className;
+    if (text instanceof Node) td.appendChild(text);
+    else if (href) {
       const a = document.createElement('a');
       a.href = href;
       a.textContent = text;
       td.appendChild(a);
     } else td.textContent = text;
     row.appendChild(td);
+    return td;
+  }
+
+  function badge(status, text) {
+    const span = document.createElement('span');
+    span.className = `badge ${status}`;
+    span.textContent = text;
+    return span;
   }
 
   function live() {
     const form = document.getElementById('live-filters');
     if (!form) return;
     const body = document.getElementById('live-events');
+    const empty = document.getElementById('live-empty');
     const state = document.getElementById('live-state');
     const pause = document.getElementById('live-pause');
+    const hooks = JSON.parse(form.dataset.hooks ?? '{}');
+    const root = form.dataset.root;
     let paused = false;
     let ws;
+    const rows = new Map();
+
+    // One row per delivery. Delivery Ids sort by creation time, so rows are kept in descending
+    // Id order: strictly newest first, whichever message (fired or a late attempt) came first.
+    function rowFor(e) {
+      let row = rows.get(e.DeliveryId);
+      if (row) return row;
+      row = document.createElement('tr');
+      row.className = 'live-event';
+      row.dataset.delivery = e.DeliveryId;
+      cell(row, timeElement(e.Time));
+      const hookCell = cell(
+        row,
+        hooks[e.HookId] ?? e.HookId,
+        hooks[e.HookId] ? `${root}/hooks/${encodeURIComponent(e.HookId)}` : undefined,
+      );
+      hookCell.title = e.HookId;
+      const t = e.Trigger;
+      cell(
+        row,
+        t
+          ? `${t.Method} ${t.Path}${t.StatusCode !== null ? ` [${t.StatusCode}]` : ''}${t.User ? ` (${t.User})` : ''}`
+          : '',
+        undefined,
+        'trigger',
+      );
+      const outcome = cell(row, '', undefined, 'outcome');
+      outcome.appendChild(badge('pending', 'pending'));
+      cell(row, '0', undefined, 'attempts');
+      cell(row, e.DeliveryId, `${root}/deliveries/${encodeURIComponent(e.DeliveryId)}`);
+      let before = null;
+      for (const other of body.rows) {
+        if (other.dataset.delivery < e.DeliveryId) {
+          before = other;
+          break;
+        }
+      }
+      body.insertBefore(row, before);
+      rows.set(e.DeliveryId, row);
+      while (body.rows.length > 200) {
+        const last = body.rows[body.rows.length - 1];
+        rows.delete(last.dataset.delivery);
+        last.remove();
+      }
+      empty.hidden = true;
+      return row;
+    }
+
+    function update(row, e) {
+      const outcome = row.querySelector('.outcome');
+      outcome.textContent = '';
+      const status = e.Outcome === 'retrying' ? 'retrying' : e.Outcome;
+      outcome.appendChild(badge(status, `${e.Outcome}${e.StatusCode !== null ? ` ${e.StatusCode}` : ''}`));
+      const detail = e.StatusCode === null && e.Error ? e.Error : `${Math.round(e.LatencyMs)} ms`;
+      outcome.append(` ${detail}`);
+      row.querySelector('.attempts').textContent = String(e.Attempt);
+      row.dataset.outcome = e.Outcome;
+    }
+
     const connect = () => {
       ws?.close();
       const params = new URLSearchParams();
@@ -100,30 +308,17 @@
           state.textContent = `${e.Count} events skipped (too many to show)`;
           return;
         }
-        const row = document.createElement('tr');
-        row.className = 'live-event';
-        cell(row, e.Time ?? '');
-        cell(row, e.kind === 'attempt' ? `attempt ${e.Attempt}` : 'fired');
-        cell(
-          row,
-          e.Trigger
-            ? `${e.Trigger.Method} ${e.Trigger.Path}${e.Trigger.User ? ` (${e.Trigger.User})` : ''}`
-            : '',
-        );
-        cell(
-          row,
-          e.kind === 'attempt' ? `${e.Outcome} ${e.StatusCode ?? ''} ${Math.round(e.LatencyMs)} ms` : '',
-        );
-        cell(
-          row,
-          e.DeliveryId ?? '',
-          e.DeliveryId ? `${form.dataset.root}/deliveries/${encodeURIComponent(e.DeliveryId)}` : undefined,
-        );
-        body.insertBefore(row, body.firstChild);
-        while (body.rows.length > 200) body.deleteRow(-1);
+        if (!e.DeliveryId) return;
+        const row = rowFor(e);
+        if (e.kind === 'attempt') update(row, e);
       };
     };
-    form.addEventListener('change', connect);
+    form.addEventListener('change', () => {
+      body.textContent = '';
+      rows.clear();
+      empty.hidden = false;
+      connect();
+    });
     pause.addEventListener('click', () => {
       paused = !paused;
       pause.setAttribute('aria-pressed', String(paused));
@@ -134,6 +329,8 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     drawChart();
+    drawHookChart();
     live();
+    setInterval(refreshTimes, 15_000);
   });
 })();

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
+import { isTestRequest, TEST_HEADER } from '../../delivery/test-event-marker.js';
 import { HookdError } from '../../errors/catalog.js';
 import type { AttemptRecord, DeliveryRecord } from '../../store/delivery-store.js';
 import { type Html, html, seg } from '../html.js';
@@ -31,7 +32,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
     const body = html`
 <section aria-labelledby="h-trigger"><h2 id="h-trigger">Trigger</h2>
 <dl class="facts">
-<dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code></dd>
+<dt>Request</dt><dd><code>${d.trigger.method} ${d.trigger.path}</code>${isTestRequest(d.request.headers) ? html` <span class="badge test">test event</span>` : ''}</dd>
 <dt>Status served</dt><dd>${d.trigger.statusCode ?? '– (before completion)'}</dd>
 <dt>Requested by</dt><dd>${d.trigger.user ?? 'anonymous'}</dd>
 <dt>Hook</dt><dd><a href="${root}/hooks/${seg(hook.Id)}">${hook.PathPattern}</a> (<code>${hook.Id}</code>)</dd>
@@ -39,7 +40,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
 </dl></section>
 <section aria-labelledby="h-request"><h2 id="h-request">Request sent</h2>
 <p><strong>${d.request.method}</strong> <code>${d.request.url}</code></p>
-<p class="hint">Content type: ${contentType(d.request.headers) ?? '–'}. ${Object.keys(d.request.headers).length} header(s) of the hook are not shown: they may hold credentials.</p>
+<p class="hint">Content type: ${contentType(d.request.headers) ?? '–'}.${hiddenHeaders(d.request.headers)}</p>
 ${d.request.body !== undefined ? html`<pre class="json" tabindex="0" aria-label="Request body">${d.request.body}</pre>` : html`<p>No body.</p>`}
 </section>
 <section aria-labelledby="h-attempts"><h2 id="h-attempts">Attempts</h2>
@@ -53,6 +54,14 @@ ${attemptsSection(d, attempts, `${root}/deliveries/${seg(d.id)}`)}
 
   app.post('/deliveries/:id/redeliver', async (req, reply) => {
     const { delivery } = await owned(req);
+    // While the destination's circuit is open an attempt is not sent, only recorded as failed
+    // (it would use up an attempt and show as "failed 0 ms"): say so instead of queueing it.
+    const open = openCircuitFor(deps, delivery.request.url);
+    if (open)
+      return sendHtml(
+        reply,
+        html`<p class="error" role="alert">Not queued: the circuit for ${open} is open (its recent attempts failed in a row). hookd lets one probe through when the cool-down ends, and deliveries flow again once it succeeds; a redelivery now would only be recorded as failed without being sent. Try again in a minute.</p>`,
+      );
     const queued = await pipeline.redeliver(delivery.id);
     if (!queued) throw new HookdError('NOT_FOUND', 'the delivery is gone');
     return sendHtml(reply, html`<p>Queued again; the next attempt appears below.</p>`);
@@ -66,12 +75,38 @@ function attemptsSection(d: DeliveryRecord, attempts: readonly AttemptRecord[], 
 <ol class="timeline">
 ${attempts.map(
   (a) => html`<li class="attempt" data-attempt="${a.attempt}">
-<p><strong>Attempt ${a.attempt}</strong> · ${time(a.time)} · ${a.statusCode === null ? statusBadge('failed', null) : statusBadge(a.statusCode >= 200 && a.statusCode < 300 ? 'succeeded' : 'failed', a.statusCode)} · ${Math.round(a.latencyMs)} ms</p>
+<p><strong>Attempt ${a.attempt}</strong>${d.roundStart > 0 && a.attempt === d.roundStart + 1 ? html` <span class="badge manual" title="started by a redelivery, not by the retry schedule">manual redelivery</span>` : a.attempt > 1 && (d.roundStart === 0 || a.attempt > d.roundStart + 1) ? html` <span class="badge retry">retry</span>` : ''} · ${time(a.time)} · ${a.statusCode === null ? statusBadge('failed', null) : statusBadge(a.statusCode >= 200 && a.statusCode < 300 ? 'succeeded' : 'failed', a.statusCode)} · ${Math.round(a.latencyMs)} ms</p>
 ${a.error ? html`<p class="error">${a.error}</p>` : ''}
 ${a.responseBody ? html`<pre class="json" tabindex="0" aria-label="Response excerpt of attempt ${a.attempt}">${a.responseBody}</pre>` : ''}
 </li>`,
 )}
 </ol></div>`;
+}
+
+/**
+ * How many of the hook's own headers are hidden. Content-Type is shown above and the signing
+ * headers are hookd's, so neither is counted.
+ */
+function hiddenHeaders(headers: Record<string, string>): string {
+  const n = Object.keys(headers).filter((k) => {
+    const lower = k.toLowerCase();
+    return lower !== 'content-type' && lower !== TEST_HEADER;
+  }).length;
+  if (n === 0) return ' The hook sets no headers of its own.';
+  return ` ${n} header${n === 1 ? '' : 's'} of the hook ${n === 1 ? 'is' : 'are'} not shown: they may hold credentials.`;
+}
+
+/** The open circuit (endpoint or host) a callback URL would meet now, if any. */
+export function openCircuitFor(deps: Pick<PageDeps, 'pipeline'>, url: string): string | undefined {
+  let origin = url;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    // A stored callback URL always parses; the endpoint comparison alone is left otherwise.
+  }
+  for (const b of deps.pipeline.breakers())
+    if (b.state === 'open' && (b.destination === url || b.destination === origin)) return b.destination;
+  return undefined;
 }
 
 function contentType(headers: Record<string, string>): string | undefined {

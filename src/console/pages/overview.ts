@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { OWNER_BUCKET_MS, quantile } from '../../store/delivery-aggregates.js';
+import type { DeliveryQuery } from '../../store/delivery-store.js';
 import { html } from '../html.js';
 import { page, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
@@ -11,11 +12,43 @@ const WINDOWS: [string, number][] = [
   ['Last 7 days', 7 * 86_400_000],
 ];
 
+/** At most this many notification deliveries per endpoint are looked at (they are few: events about hooks). */
+const NOTIFICATION_SCAN = 20_000;
+
 const ms = (v: number | null) => (v === null ? '–' : v < 10 ? `${v.toFixed(1)} ms` : `${Math.round(v)} ms`);
+
+interface Finished {
+  created: number;
+  succeeded: boolean;
+}
+
+/**
+ * The user's notification deliveries (to their notification endpoints) since a time: the rollups
+ * count them under the same owner as hook deliveries, and the overview is about hooks.
+ */
+async function notificationDeliveries(deps: PageDeps, user: string, since: number): Promise<Finished[]> {
+  const ids = deps.notificationEndpoints?.(user) ?? [];
+  const out: Finished[] = [];
+  for (const id of ids) {
+    for (const status of ['succeeded', 'failed'] as const) {
+      const q: DeliveryQuery = { status, since, limit: 1000 };
+      for (let seen = 0; seen < NOTIFICATION_SCAN; ) {
+        const pg = await deps.pipeline.list(id, q);
+        for (const d of pg.items) out.push({ created: d.created, succeeded: status === 'succeeded' });
+        seen += pg.items.length;
+        if (pg.next === undefined) break;
+        q.after = pg.next;
+      }
+    }
+  }
+  return out;
+}
 
 /** The figures of the overview, all from the store's rollups (docs/BENCHMARKS.md "Console overview"). */
 export async function overviewData(deps: PageDeps, user: string, now = Date.now()) {
   const floor = (t: number) => t - (t % OWNER_BUCKET_MS);
+  const oldest = floor(now - WINDOWS[WINDOWS.length - 1]![1]) + OWNER_BUCKET_MS;
+  const notes = await notificationDeliveries(deps, user, oldest);
   const windows = await Promise.all(
     WINDOWS.map(async ([label, width]) => {
       const since = floor(now - width) + OWNER_BUCKET_MS;
@@ -23,11 +56,23 @@ export async function overviewData(deps: PageDeps, user: string, now = Date.now(
         deps.aggregates.totals(user, since),
         deps.aggregates.latency(user, since),
       ]);
-      const done = t.succeeded + t.failed;
+      let noteOk = 0;
+      let noteFailed = 0;
+      for (const n of notes)
+        if (n.created >= since) {
+          if (n.succeeded) noteOk++;
+          else noteFailed++;
+        }
+      const succeeded = Math.max(0, t.succeeded - noteOk);
+      const failed = Math.max(0, t.failed - noteFailed);
+      const done = succeeded + failed;
       return {
         label,
         ...t,
-        rate: done === 0 ? null : t.succeeded / done,
+        succeeded,
+        failed,
+        notifications: noteOk + noteFailed,
+        rate: done === 0 ? null : succeeded / done,
         p50: quantile(hist, 0.5),
         p95: quantile(hist, 0.95),
       };
@@ -42,13 +87,21 @@ export async function overviewData(deps: PageDeps, user: string, now = Date.now(
   const x: number[] = [];
   const ok: number[] = [];
   const failed: number[] = [];
-  const by = new Map(series.map((b) => [b.bucket, b]));
+  const by = new Map(series.map((b) => [b.bucket, { ...b }]));
+  for (const n of notes) {
+    const b = by.get(floor(n.created));
+    if (!b) continue;
+    if (n.succeeded) b.succeeded = Math.max(0, b.succeeded - 1);
+    else b.failed = Math.max(0, b.failed - 1);
+  }
+  let total = 0;
   for (let b = since; b <= floor(now); b += OWNER_BUCKET_MS) {
     x.push(b / 1000);
     ok.push(by.get(b)?.succeeded ?? 0);
     failed.push(by.get(b)?.failed ?? 0);
+    total += (by.get(b)?.succeeded ?? 0) + (by.get(b)?.failed ?? 0);
   }
-  return { windows, pending, chart: { x, ok, failed } };
+  return { windows, pending, chart: { x, ok, failed }, empty: total === 0 };
 }
 
 export function overviewPage(app: FastifyInstance, deps: PageDeps): void {
@@ -57,7 +110,8 @@ export function overviewPage(app: FastifyInstance, deps: PageDeps): void {
     const now = Date.now();
     const data = await overviewData(deps, ctx.user, now);
     const hosts = new Set<string>();
-    for (const h of (await deps.hooks.list(ctx.user)).items) {
+    const mine = (await deps.hooks.list(ctx.user)).items;
+    for (const h of mine) {
       try {
         hosts.add(new URL(h.Callback).host);
       } catch {
@@ -67,9 +121,19 @@ export function overviewPage(app: FastifyInstance, deps: PageDeps): void {
     const breakers = [...deps.pipeline.breakers()].filter(
       (b) => b.state !== 'closed' && [...hosts].some((h) => b.destination.includes(h)),
     );
+    const anyDelivery = data.windows.some((w) => w.succeeded + w.failed > 0) || data.pending.count > 0;
     const body = html`
+${
+  anyDelivery
+    ? ''
+    : html`<div class="empty" id="welcome"><p><strong>No data yet.</strong> ${
+        mine.length === 0
+          ? html`You have no hooks. <a href="${deps.root}/hooks/new">Create your first hook</a>: it fires when a request through hookd matches its pattern, and its deliveries show up here.`
+          : html`You have ${mine.length} hook${mine.length === 1 ? '' : 's'}, and none has fired in the last 7 days. Send a request through hookd that matches one, or open a hook and use <em>Send a test event</em>; then watch it on <a href="${deps.root}/live">Live</a>.`
+      }</p></div>`
+}
 <section aria-labelledby="h-deliveries">
-<h2 id="h-deliveries">Deliveries</h2>
+<h2 id="h-deliveries">Deliveries of your hooks</h2>
 <div class="cards">
 ${data.windows.map(
   (w) => html`<div class="card"><h3>${w.label}</h3>
@@ -77,21 +141,25 @@ ${data.windows.map(
 <dt>Delivered</dt><dd data-figure="delivered">${w.succeeded}</dd>
 <dt>Failed</dt><dd data-figure="failed">${w.failed}</dd>
 <dt>Success rate</dt><dd>${w.rate === null ? '–' : `${(w.rate * 100).toFixed(1)} %`}</dd>
-<dt>Attempt latency p50</dt><dd>${ms(w.p50)}</dd>
-<dt>Attempt latency p95</dt><dd>${ms(w.p95)}</dd>
-</dl></div>`,
+<dt title="Attempt latency, median">Latency p50</dt><dd>${ms(w.p50)}</dd>
+<dt title="Attempt latency, 95th percentile">Latency p95</dt><dd>${ms(w.p95)}</dd>
+</dl>${w.notifications > 0 ? html`<p class="hint">Not counted: ${w.notifications} notification deliver${w.notifications === 1 ? 'y' : 'ies'}.</p>` : ''}</div>`,
 )}
 <div class="card"><h3>Outbox</h3>
 <dl>
-<dt>Pending deliveries</dt><dd data-figure="pending">${data.pending.count}</dd>
-<dt>Oldest pending</dt><dd>${data.pending.oldest === null ? '–' : html`${age(now - data.pending.oldest)} (${time(data.pending.oldest)})`}</dd>
-<dt>Open circuit breakers</dt><dd>${breakers.length === 0 ? 'none' : breakers.map((b) => html`<span class="badge failed">${b.destination} ${b.state}</span> `)}</dd>
+<dt>Pending</dt><dd data-figure="pending">${data.pending.count}</dd>
+<dt>Oldest pending</dt><dd>${data.pending.oldest === null ? '–' : time(data.pending.oldest, now)}</dd>
+<dt>Open circuits</dt><dd>${breakers.length === 0 ? 'none' : breakers.map((b) => html`<span class="badge failed">${b.destination} ${b.state}</span> `)}</dd>
 </dl></div>
 </div>
 </section>
 <section aria-labelledby="h-chart">
 <h2 id="h-chart">Outcomes over the last 24 hours (5-minute buckets)</h2>
-<div id="chart" class="chart" data-chart="${JSON.stringify(data.chart)}" role="img" aria-label="Stacked chart of delivered and failed deliveries per 5 minutes over the last 24 hours"></div>
+${
+  data.empty
+    ? html`<p class="empty" id="chart-empty">No data yet: no delivery in the last 24 hours. The chart appears with the first one.</p>`
+    : html`<div id="chart" class="chart" data-chart="${JSON.stringify(data.chart)}" role="img" aria-label="Stacked chart of delivered and failed deliveries per 5 minutes over the last 24 hours"></div>`
+}
 </section>`;
     return sendHtml(reply, page(ctx, 'Overview', 'overview', body));
   });

@@ -5,7 +5,7 @@ import type { UserStore } from '../../store/store.js';
 import type { Accounts } from '../../users/accounts.js';
 import { ADMIN_USER } from '../../users/scopes.js';
 import { type Html, html, seg } from '../html.js';
-import { page } from '../layout.js';
+import { page, time } from '../layout.js';
 import { formOf, sendHtml, sessionOf } from '../respond.js';
 import type { SessionStore } from '../sessions.js';
 
@@ -59,7 +59,7 @@ export function usersPage(app: FastifyInstance, deps: UsersPageDeps): void {
       (
         u,
       ) => html`<tr><td><a href="${root}/users/${seg(u.name)}">${u.name}</a></td><td>${(u.scopes ?? []).join(' ') || '–'}</td>
-<td>${tokens.filter((t) => t.user === u.name).length}</td><td>${u.created}</td></tr>`,
+<td>${tokens.filter((t) => t.user === u.name).length}</td><td>${time(u.created)}</td></tr>`,
     )}</tbody></table></div>
 <h2>Add a user</h2>
 <form method="post" action="${root}/users" class="filters">
@@ -84,11 +84,13 @@ export function usersPage(app: FastifyInstance, deps: UsersPageDeps): void {
 <button type="submit">Save scopes</button>
 </form>
 <h2>Tokens</h2>
-<div class="table-wrap"><table>
+<div class="table-wrap"><table class="tokens">
 <caption class="visually-hidden">Tokens of ${name}</caption>
-<thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${tokens.map(
-      (t) => html`<tr><td><code>${t.id}</code></td><td>${t.label}</td><td>${t.created}</td>
+      (
+        t,
+      ) => html`<tr><td><code>${t.id}</code></td><td>${t.label}</td><td>${time(t.created)}</td><td class="last-used">${t.lastUsed ? time(t.lastUsed) : html`<span class="hint">never</span>`}</td>
 <td><form method="post" action="${root}/users/${seg(name)}/tokens/${seg(t.id)}/revoke" data-confirm="Revoke token ${t.id}? Clients using it stop working.">
 <input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="danger">Revoke</button></form></td></tr>`,
     )}</tbody></table></div>
@@ -153,7 +155,7 @@ ${
       reply,
       name,
       html`<div class="notice" role="status"><p>Token <code>${record.id}</code> created. Copy it now: it is not shown again.</p>
-<p><code class="secret" id="new-token">${token}</code></p></div>`,
+<p><code class="secret" id="new-token">${token}</code> <button type="button" class="copy" data-copy="new-token">Copy</button></p></div>`,
     );
   });
 

@@ -3,6 +3,7 @@ import type { RedeliveryFilter } from '../../delivery/bulk-redelivery.js';
 import { triggerMessage } from '../../delivery/delivery-events.js';
 import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import type { DeliveryPipeline } from '../../delivery/pipeline.js';
+import { isTestRequest } from '../../delivery/test-event-marker.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
 import { type Hook, isoTimestamp } from '../../hook/hook.js';
 import type { HookService } from '../../service/hook-service.js';
@@ -164,6 +165,8 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
     Trigger: triggerMessage(d.trigger),
+    // issue 25: a test event from the console says so.
+    ...(isTestRequest(d.request.headers) && { Test: true }),
     Request: {
       Method: d.request.method,
       Url: d.request.url,

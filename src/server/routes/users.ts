@@ -162,6 +162,19 @@ function presentUser(u: UserRecord): { Name: string; Scopes: string[]; Created: 
 }
 
 /** A token as the API shows it: never its hash. */
-function presentToken(t: TokenRecord): { Id: string; User: string; Label: string; Created: string } {
-  return { Id: t.id, User: t.user, Label: t.label, Created: t.created };
+function presentToken(t: TokenRecord): {
+  Id: string;
+  User: string;
+  Label: string;
+  Created: string;
+  LastUsed?: string;
+} {
+  // LastUsed (issue 25): to within a minute; absent while never used since it was recorded.
+  return {
+    Id: t.id,
+    User: t.user,
+    Label: t.label,
+    Created: t.created,
+    ...(t.lastUsed !== undefined && { LastUsed: t.lastUsed }),
+  };
 }

@@ -95,6 +95,9 @@ export class MemoryDeliveryStore implements DeliveryStore {
       if (query.since !== undefined && r.created < query.since) continue;
       if (query.until !== undefined && r.created > query.until) continue;
       if (query.after !== undefined && r.id >= query.after) continue;
+      if (query.pathPrefix !== undefined && !r.trigger.path.startsWith(query.pathPrefix)) continue;
+      const rs = query.receiverStatus;
+      if (rs && (r.lastStatusCode === null || r.lastStatusCode < rs[0] || r.lastStatusCode > rs[1])) continue;
       out.push(r);
     }
     out.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

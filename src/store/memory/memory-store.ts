@@ -114,6 +114,11 @@ export class MemoryStore implements Store {
     return this.tokens.delete(id);
   }
 
+  async touchToken(id: string, at: string): Promise<void> {
+    const t = this.tokens.get(id);
+    if (t) t.lastUsed = at;
+  }
+
   async close(): Promise<void> {}
 }
 

@@ -239,4 +239,10 @@ export const MIGRATIONS: readonly Migration[] = [
     FOR EACH ROW EXECUTE FUNCTION hookd_listener_attempts_gone();
   `,
   },
+  {
+    version: 8,
+    name: 'token last used',
+    // Issue 25: see the SQLite migration of the same purpose.
+    sql: 'ALTER TABLE tokens ADD COLUMN last_used TEXT;',
+  },
 ];

@@ -162,7 +162,9 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const { rows } = await this.pool.query(
       `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE hook_id = $1 AND id < $2 ` +
         'AND ($3::text IS NULL OR status = $3) AND ($4::int8 IS NULL OR created >= $4) ' +
-        'AND ($5::int8 IS NULL OR created <= $5) ORDER BY id DESC LIMIT $6',
+        'AND ($5::int8 IS NULL OR created <= $5) ' +
+        'AND ($7::text IS NULL OR left(t_path, length($7)) = $7) ' +
+        'AND ($8::int4 IS NULL OR last_status BETWEEN $8 AND $9) ORDER BY id DESC LIMIT $6',
       [
         hookId,
         query.after ?? AFTER_ALL,
@@ -170,6 +172,9 @@ export class PostgresDeliveryStore implements DeliveryStore {
         query.since ?? null,
         query.until ?? null,
         query.limit ?? null,
+        query.pathPrefix ?? null,
+        query.receiverStatus?.[0] ?? null,
+        query.receiverStatus?.[1] ?? null,
       ],
     );
     return rows.map((r) => toRecord(r as Row));

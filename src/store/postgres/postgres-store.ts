@@ -74,6 +74,15 @@ export class PgHookTable implements HookStore {
  * cluster is one service; see docs/DECISIONS.md). Every hook change is announced by a trigger
  * (`hookd_changes`), which is how the instances' match indexes follow each other.
  */
+const PG_TOKEN_COLUMNS = 'id, "user", hash, label, created, last_used AS "lastUsed"';
+type PgTokenRow = Omit<TokenRecord, 'lastUsed'> & { lastUsed: string | null };
+
+/** A token from its row: `lastUsed` only when recorded. */
+function pgTokenOf(r: PgTokenRow): TokenRecord {
+  const { lastUsed, ...t } = r;
+  return lastUsed === null ? t : { ...t, lastUsed };
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   readonly hooks: PgHookTable;
@@ -171,28 +180,30 @@ export class PostgresStore implements Store {
   }
 
   async getToken(id: string): Promise<TokenRecord | undefined> {
-    const { rows } = await this.db.pool.query<TokenRecord>(
-      'SELECT id, "user", hash, label, created FROM tokens WHERE id = $1',
+    const { rows } = await this.db.pool.query<PgTokenRow>(
+      `SELECT ${PG_TOKEN_COLUMNS} FROM tokens WHERE id = $1`,
       [id],
     );
-    return rows[0];
+    return rows[0] && pgTokenOf(rows[0]);
   }
 
   async listTokens(user?: string): Promise<TokenRecord[]> {
     const { rows } =
       user === undefined
-        ? await this.db.pool.query<TokenRecord>(
-            'SELECT id, "user", hash, label, created FROM tokens ORDER BY created, id',
-          )
-        : await this.db.pool.query<TokenRecord>(
-            'SELECT id, "user", hash, label, created FROM tokens WHERE "user" = $1 ORDER BY created, id',
+        ? await this.db.pool.query<PgTokenRow>(`SELECT ${PG_TOKEN_COLUMNS} FROM tokens ORDER BY created, id`)
+        : await this.db.pool.query<PgTokenRow>(
+            `SELECT ${PG_TOKEN_COLUMNS} FROM tokens WHERE "user" = $1 ORDER BY created, id`,
             [user],
           );
-    return rows;
+    return rows.map(pgTokenOf);
   }
 
   async revokeToken(id: string): Promise<boolean> {
     return ((await this.db.pool.query('DELETE FROM tokens WHERE id = $1', [id])).rowCount ?? 0) > 0;
+  }
+
+  async touchToken(id: string, at: string): Promise<void> {
+    await this.db.pool.query('UPDATE tokens SET last_used = $1 WHERE id = $2', [at, id]);
   }
 
   /** Runs `fn` under the start-up advisory lock: instances starting together take turns. */

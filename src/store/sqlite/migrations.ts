@@ -130,4 +130,6 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM listener_attempts WHERE delivery_id = OLD.id;
   END;
   `,
+  // Issue 25: when each token was last used (the console's Users page), to within a minute.
+  `ALTER TABLE tokens ADD COLUMN last_used TEXT;`,
 ];

@@ -59,7 +59,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
       list: db.prepare(
         `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE hook_id = @hook AND id < @after ` +
           'AND (@status IS NULL OR status = @status) AND (@since IS NULL OR created >= @since) ' +
-          'AND (@until IS NULL OR created <= @until) ORDER BY id DESC LIMIT @limit',
+          'AND (@until IS NULL OR created <= @until) ' +
+          'AND (@path IS NULL OR substr(t_path, 1, length(@path)) = @path) ' +
+          'AND (@rlo IS NULL OR last_status BETWEEN @rlo AND @rhi) ORDER BY id DESC LIMIT @limit',
       ),
       attempts: db.prepare(
         'SELECT delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms FROM delivery_attempts ' +
@@ -164,6 +166,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
       status: query.status ?? null,
       since: query.since ?? null,
       until: query.until ?? null,
+      path: query.pathPrefix ?? null,
+      rlo: query.receiverStatus?.[0] ?? null,
+      rhi: query.receiverStatus?.[1] ?? null,
       limit: query.limit ?? -1,
     }) as Row[];
     return rows.map(toRecord);

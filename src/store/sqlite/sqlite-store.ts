@@ -22,6 +22,15 @@ export interface SqliteStoreOptions {
 type Row = Record<string, unknown>;
 
 /** The embedded default store: one SQLite file in the data dir, WAL mode. */
+const TOKEN_COLUMNS = 'id, user, hash, label, created, last_used AS lastUsed';
+type TokenRow = Omit<TokenRecord, 'lastUsed'> & { lastUsed: string | null };
+
+/** A token from its row: `lastUsed` only when recorded. */
+function tokenOf(r: TokenRow): TokenRecord {
+  const { lastUsed, ...t } = r;
+  return lastUsed === null ? t : { ...t, lastUsed };
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
@@ -69,11 +78,10 @@ export class SqliteStore implements Store {
       addToken: db.prepare(
         'INSERT INTO tokens (id, user, hash, label, created) VALUES (@id, @user, @hash, @label, @created)',
       ),
-      getToken: db.prepare('SELECT id, user, hash, label, created FROM tokens WHERE id = ?'),
-      listTokens: db.prepare('SELECT id, user, hash, label, created FROM tokens ORDER BY created, id'),
-      listUserTokens: db.prepare(
-        'SELECT id, user, hash, label, created FROM tokens WHERE user = ? ORDER BY created, id',
-      ),
+      getToken: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE id = ?`),
+      listTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens ORDER BY created, id`),
+      touchToken: db.prepare('UPDATE tokens SET last_used = ? WHERE id = ?'),
+      listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
     };
   }
@@ -168,17 +176,22 @@ export class SqliteStore implements Store {
   }
 
   async getToken(id: string): Promise<TokenRecord | undefined> {
-    return this.stmts.getToken.get(id) as TokenRecord | undefined;
+    const r = this.stmts.getToken.get(id) as TokenRow | undefined;
+    return r && tokenOf(r);
   }
 
   async listTokens(user?: string): Promise<TokenRecord[]> {
-    return (
-      user === undefined ? this.stmts.listTokens.all() : this.stmts.listUserTokens.all(user)
-    ) as TokenRecord[];
+    return (user === undefined ? this.stmts.listTokens.all() : this.stmts.listUserTokens.all(user)).map((r) =>
+      tokenOf(r as TokenRow),
+    );
   }
 
   async revokeToken(id: string): Promise<boolean> {
     return this.stmts.revokeToken.run(id).changes > 0;
+  }
+
+  async touchToken(id: string, at: string): Promise<void> {
+    this.stmts.touchToken.run(at, id);
   }
 
   /** Polls `PRAGMA data_version`, which moves only when another connection commits. */

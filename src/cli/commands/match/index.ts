@@ -9,6 +9,8 @@ export interface MatchOptions {
   method: string;
   path: string;
   status?: number;
+  /** Who made the request (the API's `User`); absent: anonymous. */
+  user?: string;
 }
 
 const METHOD = /^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
@@ -58,12 +60,23 @@ export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<voi
     Method: opts.method.toUpperCase(),
     Path: opts.path,
     ...(opts.status !== undefined && { StatusCode: opts.status }),
+    ...(opts.user !== undefined && { User: opts.user }),
   };
   const matches = await (await ctx.client()).match(body);
   if (out.format === 'json') return out.json(matches);
   if (matches.length === 0) {
-    if (out.isTTY)
-      out.info(`no hook would fire for ${body.Method} ${body.Path}${opts.status ? ` [${opts.status}]` : ''}`);
+    if (out.isTTY) {
+      const who = opts.user === undefined ? ' made anonymously' : ` made by ${opts.user}`;
+      out.info(
+        `no hook would fire for ${body.Method} ${body.Path}${opts.status ? ` [${opts.status}]` : ''}${who}`,
+      );
+      // The "own" scope (hooks that observe only their owner's own requests) is the usual reason
+      // a hook that fires in real traffic does not fire in an anonymous dry run.
+      if (opts.user === undefined)
+        out.info(
+          'a hook whose owner has the scope "own" fires only for requests its owner makes; say who makes the request with --user NAME',
+        );
+    }
     return;
   }
   out.table(columns(out.format === 'wide'), matches);
@@ -92,15 +105,28 @@ export function newMatchCommand(context: ContextFactory, run = runMatch): Comman
       'the response status (judges AfterCompletion status lists; without it, hooks that depend on it are marked "needs --status")',
       intArg('--status', 100, 599),
     )
+    .option(
+      '--user <name>',
+      'who makes the request (default: anonymous); hooks of owners with the scope "own" fire only for their own requests',
+    )
     .addHelpText(
       'after',
       examples([
         'hookctl match GET /repositories/r1/timeseries/ts1',
+        'hookctl match GET /repositories/alice/items/1 --user alice',
         'hookctl match GET /repositories/r1/timeseries/ts1 --status 401',
         'hookctl match PUT /repositories/r1/timeseries/ts1/data --status 204 -o json',
       ]),
     )
-    .action(async (method: string, path: string, o: { status?: number }, cmd: Command) =>
-      run({ method, path, ...(o.status !== undefined && { status: o.status }) }, context(cmd)),
+    .action(async (method: string, path: string, o: { status?: number; user?: string }, cmd: Command) =>
+      run(
+        {
+          method,
+          path,
+          ...(o.status !== undefined && { status: o.status }),
+          ...(o.user !== undefined && { user: o.user }),
+        },
+        context(cmd),
+      ),
     );
 }

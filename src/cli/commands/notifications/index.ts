@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { suggest } from '../../../util/suggest.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../exit-codes.js';
@@ -53,10 +54,33 @@ export async function runAdd(opts: AddOptions, ctx: CliContext): Promise<void> {
   const body: Record<string, unknown> = { Url: opts.url };
   if (opts.events) body.Events = opts.events;
   if (opts.description !== undefined) body.Description = opts.description;
-  const e = (await (await ctx.client()).call<NotificationEndpointView>('POST', PATH, body)).body;
+  let e: NotificationEndpointView;
+  try {
+    e = (await (await ctx.client()).call<NotificationEndpointView>('POST', PATH, body)).body;
+  } catch (err) {
+    throw err instanceof ApiError ? withEventHint(err, opts.events ?? []) : err;
+  }
   if (out.format === 'json') return out.json(e);
   out.table([...columns(), { header: 'SECRET', value: (v) => v.Secret ?? '' }], [e]);
   out.info('The SECRET verifies the signatures (Standard Webhooks) and is shown only now: keep it.');
+}
+
+/** A refused event type gets a "did you mean" from the known ones (hook.disbled → hook.disabled). */
+export function withEventHint(err: ApiError, events: readonly string[]): ApiError {
+  const bad = (err.problem.errors ?? [])
+    .map((e) => /^Events\[(\d+)\]$/.exec(e.field))
+    .map((m) => (m ? events[Number(m[1])] : undefined))
+    .filter((v): v is string => v !== undefined);
+  if (bad.length === 0) return err;
+  const hints = bad.map((b) => {
+    const s = suggest(b, NOTIFICATION_EVENT_TYPES);
+    return s ? `"${b}": did you mean ${s}?` : `"${b}" is not an event type`;
+  });
+  return new ApiError(
+    err.status,
+    err.problem,
+    `${hints.join('; ')} (the event types: ${NOTIFICATION_EVENT_TYPES.join(', ')}, or *)`,
+  );
 }
 
 /** Removes each endpoint; a refused Id is reported and the others still go (exit 1 then). */

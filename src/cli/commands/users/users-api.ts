@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../api-client.js';
+import { UsageError } from '../../exit-codes.js';
 import type { Column } from '../../output.js';
 
 /** A user as `/_hookd/users` shows it. */
@@ -61,10 +62,24 @@ export const TOKEN_COLUMNS: Column<TokenView>[] = [
   { header: 'LABEL', value: (t) => t.Label, shrink: true },
 ];
 
-/** Scope arguments: each a path pattern or `own`; commas also separate (`/a,/b`). */
+/**
+ * Scope arguments: each a path pattern or `own`; commas also separate (`/a,/b`). One that is
+ * neither is refused here, naming it: the server would judge the combined list and answer about
+ * its index there, which is not what was typed.
+ */
 export function scopeArgs(values: string[]): string[] {
-  return values
+  const scopes = values
     .flatMap((v) => v.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
+  for (const s of scopes) {
+    if (s === 'own' || s.startsWith('/')) continue;
+    throw new UsageError(
+      `"${s}" is not a scope: a scope is the word "own" or a path pattern starting with /`,
+      {
+        ...(/^[A-Za-z0-9*(]/.test(s) && s.toLowerCase() !== 'own' && { hint: `did you mean /${s}?` }),
+      },
+    );
+  }
+  return scopes;
 }

@@ -22,13 +22,42 @@ export function foreignId(doc: unknown, id: string): string | undefined {
   return typeof own === 'string' && own !== id ? own : undefined;
 }
 
-/** The 412 of a stale copy, told in hookctl's terms. */
+/**
+ * The 412 of a stale copy, told in hookctl's terms, once: the server's own detail says the same
+ * in API terms (If-Match, ETag), so it is not appended.
+ */
 export function staleCopyError(e: ApiError, id: string, source: string, retry: string): ApiError {
   return new ApiError(
     e.status,
-    { ...e.problem, detail: `${id} was changed on the server after ${source} was read: ${e.problem.detail}` },
+    { ...e.problem, detail: `${id} was changed on the server after ${source} was read` },
     retry,
   );
+}
+
+/** Fields the server sets: a file and the stored hook may differ in them and still agree. */
+const SERVER_FIELDS = new Set([
+  'Id',
+  'Owner',
+  'Modified',
+  'Created',
+  'Warnings',
+  'DisabledReason',
+  'DisabledAt',
+]);
+
+/**
+ * Whether the stored hook already is what the file says (the same fields, the same values, the
+ * server's own fields aside): replacing twice from one file is then a no-op, not a conflict.
+ */
+export function sameContent(doc: unknown, stored: HookView): boolean {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return false;
+  const pick = (o: object) =>
+    Object.fromEntries(
+      Object.entries(o)
+        .filter(([k]) => !SERVER_FIELDS.has(k))
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
+  return JSON.stringify(pick(doc)) === JSON.stringify(pick(stored));
 }
 
 /**
@@ -55,10 +84,19 @@ export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise
     if (doc !== null && typeof doc === 'object') ifMatch = etagOf(doc as { Modified?: unknown });
   }
   let hook: HookView;
+  const client = await ctx.client();
   try {
-    hook = await (await ctx.client()).replaceHook(opts.id, doc, ifMatch);
+    hook = await client.replaceHook(opts.id, doc, ifMatch);
   } catch (e) {
     if (e instanceof ApiError && e.status === 412) {
+      // The same file replayed (the first replace moved Modified on): nothing to change.
+      const stored = await client.getHook(opts.id);
+      if (sameContent(doc, stored)) {
+        out.info(`${opts.id} already matches ${source}: nothing to replace`);
+        if (out.format === 'json') return out.json(stored);
+        out.out.write(`${stored.Id}\n`);
+        return;
+      }
       throw staleCopyError(
         e,
         opts.id,
