@@ -42,6 +42,8 @@ export interface Hookd {
   readonly hooks: HookService;
   readonly engine: MatchEngine;
   readonly app: App;
+  /** issue 23 (src/workers/): where workers' fired callbacks go, and when they are recorded. */
+  readonly deliveries: Pick<DeliveryPipeline, 'accept' | 'settled'>;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
   /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
@@ -386,6 +388,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       hooks,
       engine,
       app,
+      deliveries, // issue 23 (src/workers/)
       reload,
       url: () => boundUrl,
       opsUrl: () => opsServer.url(),

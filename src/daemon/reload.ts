@@ -40,6 +40,7 @@ export const RESTART_KEYS = [
   'autoDisableAfterMs',
   'autoDisableFailures',
   'consoleEnabled',
+  'workers',
   'opsListen',
   'logFormat',
 ] as const satisfies readonly (keyof HookdConfig)[];
