@@ -5,7 +5,7 @@
  *
  * Flags:
  *   --quick             smoke-sized run (seconds, not a measurement; used by the test suite)
- *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster
+ *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster, queues, workers
  *   --out FILE          Markdown file to write (default docs/BENCHMARKS.md); --json FILE likewise
  *   --no-pin            do not pin processes to cores
  *   --no-setup          do not apt-get install missing wrk/nginx
@@ -32,8 +32,18 @@ import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.
 import { type ContenderResult, formatQueueBench, type QueueBenchResult, runQueueBench } from './queues.js';
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
+import { formatWorkersBench, runWorkersBench, type WorkersBenchResult } from './workers.js';
 
-export const SECTIONS = ['match', 'proxy', 'dispatch', 'fire', 'size', 'cluster', 'queues'] as const;
+export const SECTIONS = [
+  'match',
+  'proxy',
+  'dispatch',
+  'fire',
+  'size',
+  'cluster',
+  'queues',
+  'workers',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const TITLES: Record<Section, string> = {
@@ -44,6 +54,7 @@ export const TITLES: Record<Section, string> = {
   size: '5. Size',
   cluster: '6. Cluster (PostgreSQL)',
   queues: '7. Queue peers (BullMQ, pg-boss, graphile-worker)',
+  workers: '8. Workers (--workers 2 vs one process)',
 };
 
 export interface BenchOptions {
@@ -109,6 +120,7 @@ const PARAMS = {
       | undefined,
     cluster: { rounds: 3 },
     queues: { callbacks: 20_000, warmup: 2_000, rounds: 5, rate: 1000, seconds: 5 },
+    workers: { rounds: 5, durationS: 5, warmupS: 2, connections: 50, cpuQuota: 0.25 },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -128,6 +140,7 @@ const PARAMS = {
     sizeMillion: undefined,
     cluster: { callbacks: 1000, warmup: 200, rounds: 1, instances: [1, 2] },
     queues: { callbacks: 300, warmup: 100, rounds: 1, rate: 100, seconds: 1 },
+    workers: { rounds: 1, durationS: 1, warmupS: 0, connections: 10, cpuQuota: 0 },
   },
 };
 
@@ -346,6 +359,19 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     measured: onPg ? `${fmt(onPg.p99, 2)} ms` : 'not measured',
     ...(onPg && judgedQ && queues?.options.rate === 1000 && { met: onPg.p99 <= 10 }),
   });
+  const workers = of<WorkersBenchResult>('workers');
+  rows.push({
+    section: 'workers',
+    target: 'proxied requests/s, 2 workers ≥ 1.8× one, each under an equal CPU quota (issue 23)',
+    measured: workers
+      ? `${fmt(workers.ratio.median, 2)}× (rounds ${fmt(workers.ratio.min, 2)}–${fmt(workers.ratio.max, 2)}; ` +
+        `${fmt(workers.two.median, 0)} vs ${fmt(workers.one.median, 0)}/s)` +
+        (workers.options.cpuQuota ? `, ${workers.options.cpuQuota} CPU each` : ', no quota')
+      : 'not measured',
+    ...(workers &&
+      workers.options.cpuQuota > 0 &&
+      workers.options.rounds >= 3 && { met: workers.ratio.median >= 1.8 }),
+  });
   return rows;
 }
 
@@ -415,6 +441,20 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
         try {
           const r = await runQueueBench({ ...p.queues, log: opts.log });
           return done({ status: 'ok', result: r, text: formatQueueBench(r) });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
+      }
+      case 'workers': {
+        // Two workers, a primary, the upstream and the generator: every core for them.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runWorkersBench({
+            ...p.workers,
+            log: opts.log,
+            ...(opts.tool && { tool: opts.tool }),
+          });
+          return done({ status: 'ok', result: r, text: formatWorkersBench(r) });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);
         }
