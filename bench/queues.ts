@@ -77,6 +77,13 @@ export interface ContenderResult {
   p50: number;
   p99: number;
   settings: string;
+  /**
+   * Every throughput round (issue 23: a collapsed round must show), and for hookd's contenders
+   * the paced p99 of a latency run made in that round.
+   */
+  rounds?: { perSecond: number; cpuUs: number; p99?: number }[];
+  /** Slowest round's callbacks/s over the median's. */
+  slowestVsMedian?: number;
 }
 
 export interface QueueBenchResult {
@@ -655,12 +662,23 @@ export async function runQueueBench(partial: Partial<QueueBenchOptions> = {}): P
   }
   const runnable = chosen.filter((c) => !skipped.has(c.name));
   const rounds = new Map<string, Round[]>(runnable.map((c) => [c.name, []]));
+  // hookd's own contenders get a paced run in every round: a round that collapses must show in p99 too.
+  const paced = new Map<string, number[][]>(runnable.map((c) => [c.name, []]));
+  const everyRound = (c: Contender) => c.name.startsWith('hookd');
   try {
     for (let r = 0; r < opts.rounds; r++) {
       for (const c of runnable) {
         const m = await throughputRound(c, rx, receiverUrl, opts);
         rounds.get(c.name)!.push(m);
-        opts.log(`queues: round ${r + 1} ${c.name}: ${fmt(m.perSecond, 0)}/s, ${fmt(m.cpuUs, 0)} µs CPU`);
+        let p99 = '';
+        if (everyRound(c)) {
+          const lat = await latencyRun(c, rx, receiverUrl, opts);
+          paced.get(c.name)!.push(lat);
+          p99 = `, paced p99 ${fmt(percentile(lat, 99), 2)} ms`;
+        }
+        opts.log(
+          `queues: round ${r + 1} ${c.name}: ${fmt(m.perSecond, 0)}/s, ${fmt(m.cpuUs, 0)} µs CPU${p99}`,
+        );
       }
     }
     const contenders: ContenderResult[] = [];
@@ -681,9 +699,20 @@ export async function runQueueBench(partial: Partial<QueueBenchOptions> = {}): P
         });
         continue;
       }
-      const lat = await latencyRun(c, rx, receiverUrl, opts);
+      const perRound = paced.get(c.name)!;
+      const lat =
+        perRound.length > 0
+          ? perRound.flat().sort((a, b) => a - b)
+          : await latencyRun(c, rx, receiverUrl, opts);
       const rs = rounds.get(c.name)!;
+      const med = median(rs.map((x) => x.perSecond));
       contenders.push({
+        rounds: rs.map((x, i) => ({
+          perSecond: x.perSecond,
+          cpuUs: x.cpuUs,
+          ...(perRound[i] && { p99: percentile(perRound[i]!, 99) }),
+        })),
+        slowestVsMedian: Math.min(...rs.map((x) => x.perSecond)) / med,
         name: c.name,
         settings: c.settings,
         perSecond: median(rs.map((x) => x.perSecond)),
@@ -742,6 +771,18 @@ export function formatQueueBench(r: QueueBenchResult): string {
       `- ${h.name}: ${ratio(h, by('BullMQ'))} BullMQ's callbacks/s at ${ratio(h, by('BullMQ'), (c) => c.cpuUsPerCallback)} its CPU; ` +
         `${ratio(h, by('pg-boss'))} pg-boss's at ${ratio(h, by('pg-boss'), (c) => c.cpuUsPerCallback)} its CPU; ` +
         `${ratio(h, rawC)} of the raw ceiling.`,
+    );
+  }
+  for (const c of r.contenders) {
+    if (c.skipped || !c.rounds || !c.name.startsWith('hookd')) continue;
+    const each = c.rounds
+      .map(
+        (x, i) =>
+          `${i + 1}: ${fmt(x.perSecond, 0)}/s, ${fmt(x.cpuUs, 0)} µs${x.p99 !== undefined ? `, p99 ${fmt(x.p99, 2)} ms` : ''}`,
+      )
+      .join('; ');
+    lines.push(
+      `- ${c.name}, every round (${each}); slowest / median ${fmt(c.slowestVsMedian ?? Number.NaN, 2)}×.`,
     );
   }
   return lines.join('\n');

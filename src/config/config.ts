@@ -68,6 +68,11 @@ export interface HookdConfig {
   identityRefuseUnknownUsers?: boolean;
   /** The web console under `{apiBase}/_hookd/console/` (default on; `--no-console` turns it off). */
   consoleEnabled: boolean;
+  /**
+   * `--workers N` (issue 23, src/workers/): event loops serving the proxy on the shared socket;
+   * `auto` is resolved at load to os.availableParallelism(). 1 (the default): one process.
+   */
+  workers?: number;
   /** Callback attempts in flight at once over all hosts (default 256). */
   deliveryConcurrency?: number;
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */

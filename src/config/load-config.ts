@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_REDACTED_QUERY_PARAMS } from '../privacy/redact-query.js';
 import { parseJsonText } from '../util/json-text.js';
@@ -262,7 +262,18 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     }),
     ...operatorOptions(get, fail),
     consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
+    workers: workersOf(get('workers'), fail),
   };
+}
+
+/** `workers` (issue 23): a whole number from 1 to 256, or `auto` (the cores this process may use). */
+function workersOf(r: { value: unknown } | undefined, fail: (k: string, why: string) => never): number {
+  if (r === undefined) return 1;
+  if (r.value === 'auto') return availableParallelism();
+  const n = r.value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 256)
+    fail('workers', 'must be a whole number from 1 to 256, or auto');
+  return n as number;
 }
 
 /** `redactQueryParams`: absent is the default list; `[]`, `""` or `none` turn redaction off. */

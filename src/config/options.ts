@@ -169,6 +169,14 @@ export const CLUSTER_OPTIONS: readonly OptionSpec[] = [
     fromText: asText,
   },
   {
+    key: 'workers',
+    fileKey: 'workers',
+    flag: '--workers <n|auto>',
+    env: 'HOOKD_WORKERS',
+    description: 'event loops serving the proxy on one socket; auto = the usable cores (default 1)',
+    fromText: (t: string): unknown => (t.trim().toLowerCase() === 'auto' ? 'auto' : asNumber(t)),
+  },
+  {
     key: 'clusterLeaseMs',
     fileKey: 'cluster.leaseMs',
     flag: '--cluster-lease <ms>',

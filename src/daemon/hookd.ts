@@ -44,6 +44,10 @@ export interface Hookd {
   readonly hooks: HookService;
   readonly engine: MatchEngine;
   readonly app: App;
+  /** issue 23 (src/workers/): where workers' fired callbacks go, and when they are recorded. */
+  readonly deliveries: Pick<DeliveryPipeline, 'accept' | 'settled'>;
+  /** The loop-mark key (src/loops/), handed to issue 23's workers so their proxies cut loops too. */
+  readonly loopKey: string;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
   /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
@@ -137,9 +141,8 @@ async function assemble(
   hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
-  const loops = new LoopGuard(await LoopMarker.open(opened.deliveries.durable), (kind) =>
-    metrics.loopCut(kind),
-  );
+  const marker = await LoopMarker.open(opened.deliveries.durable);
+  const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
   const deliveries = createDeliveries({
     ...{ config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
@@ -264,6 +267,8 @@ async function assemble(
     hooks,
     engine,
     app,
+    deliveries, // issue 23 (src/workers/)
+    loopKey: marker.exportKey(),
     reload: reloader.reload,
     url: () => boundUrl,
     opsUrl: () => opsServer.url(),

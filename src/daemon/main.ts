@@ -7,6 +7,8 @@ import { HookdError } from '../errors/catalog.js';
 import { identityProviderFrom } from '../identity/from-config.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
 import { packageInfo } from '../util/package-info.js';
+// issue 23: --workers N (src/workers/).
+import { isWorkerProcess, runPrimary, runWorker } from '../workers/index.js';
 import { addAdminCommands } from './admin-commands.js';
 import { createHookd } from './hookd.js';
 import { createLogger } from './logger.js';
@@ -133,7 +135,10 @@ export function buildHookdCommand(): Command {
     .action(async (_opts, cmd: Command) => {
       const cfg = configFrom(cmd);
       const log = createLogger(cfg.logLevel, { format: cfg.logFormat });
-      await runDaemon(cfg, log, () => configFrom(cmd));
+      // issue 23: with --workers N, a primary (store, sending, API) and N proxy workers (src/workers/).
+      if (isWorkerProcess()) return runWorker(cfg, log.child({ worker: process.pid }), () => configFrom(cmd));
+      if ((cfg.workers ?? 1) > 1) await runPrimary(cfg, log, () => configFrom(cmd));
+      else await runDaemon(cfg, log, () => configFrom(cmd));
       stopWithParent(log);
     });
 

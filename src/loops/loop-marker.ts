@@ -55,6 +55,16 @@ export class LoopMarker {
     return new LoopMarker(createSecretKey(Buffer.from(record.secret, 'base64')));
   }
 
+  /** The key as text, for the processes of one daemon (issue 23's workers get it from the primary). */
+  exportKey(): string {
+    return this.key.export().toString('base64');
+  }
+
+  /** A marker from `exportKey()`'s text. */
+  static fromKey(text: string): LoopMarker {
+    return new LoopMarker(createSecretKey(Buffer.from(text, 'base64')));
+  }
+
   /** The header value for one request hookd is about to send. */
   mark(kind: LoopKind, method: string, target: string, nowMs: number = Date.now()): string {
     const head = `${VERSION}.${KIND_CODE[kind]}.${Math.floor(nowMs / 1000)}`;

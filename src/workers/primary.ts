@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { HookdConfig } from '../config/config.js';
+import { createHookd } from '../daemon/hookd.js';
+import { packageInfo } from '../util/package-info.js';
+import { ENV_API, ENV_LOOP_KEY, ENV_SECRET } from './messages.js';
+import { guardPrivateApi } from './private-api.js';
+import { WorkerHub } from './worker-hub.js';
+
+/** The primary's API listens here; only its workers reach it (private-api.ts). */
+const PRIVATE_LISTEN = { host: '127.0.0.1', port: 0 };
+
+/**
+ * The daemon's own `listening` line names the private port: renamed, so that the one `listening`
+ * line (docs/DECISIONS.md "Log lines") is the public one written once every worker listens.
+ */
+function privateListening(log: Logger): Logger {
+  return new Proxy(log, {
+    get(target, prop) {
+      if (prop === 'info')
+        return (obj: unknown, msg?: string, ...rest: unknown[]) =>
+          target.info(
+            obj,
+            msg === 'listening' ? 'primary listening privately for its workers' : msg,
+            ...rest,
+          );
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+    set(target, prop, value) {
+      return Reflect.set(target, prop, value, target);
+    },
+  });
+}
+
+/** What the daemon's entry gets: close() drains the workers, then the primary. */
+export interface Primary {
+  reload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the primary (the whole daemon on a private port) and `cfg.workers` workers. */
+export async function startPrimary(
+  cfg: HookdConfig,
+  log: Logger,
+  reloadConfig?: () => HookdConfig,
+): Promise<Primary> {
+  const secret = randomBytes(32).toString('hex');
+  const hookd = await createHookd(
+    { ...cfg, listen: PRIVATE_LISTEN },
+    privateListening(log),
+    reloadConfig ? { reloadConfig: () => ({ ...reloadConfig(), listen: PRIVATE_LISTEN }) } : {},
+  );
+  let hub: WorkerHub | undefined;
+  try {
+    guardPrivateApi(hookd.app.server, secret);
+    const privateUrl = await hookd.listen();
+    const reloadAll = () => {
+      hookd.reload().then(
+        () => hub?.broadcast({ t: 'reload' }),
+        () => undefined,
+      );
+    };
+    hub = new WorkerHub({
+      count: cfg.workers ?? 1,
+      hookd,
+      env: { [ENV_API]: privateUrl, [ENV_SECRET]: secret, [ENV_LOOP_KEY]: hookd.loopKey },
+      log,
+      reloadAll,
+    });
+    hub.follow();
+    hub.start();
+    const url = await hub.listening();
+    log.info(
+      {
+        ...{ url, opsUrl: hookd.opsUrl() || null, upstream: cfg.upstream ?? null, dataDir: cfg.dataDir },
+        ...{ hooks: hookd.engine.size, version: packageInfo().version, workers: hub.size },
+        ...{ apiBase: cfg.apiBase, events: cfg.eventsEnabled },
+      },
+      'listening',
+    );
+  } catch (err) {
+    await hub?.stop(0);
+    await hookd.close().catch(() => undefined);
+    throw err;
+  }
+  const workers = hub;
+  return {
+    reload: async () => {
+      await hookd.reload();
+      workers.broadcast({ t: 'reload' });
+    },
+    close: async () => {
+      await workers.stop(hookd.config.shutdownTimeoutMs);
+      await hookd.close();
+    },
+  };
+}
+
+/** The daemon's run with workers: start, then SIGHUP reloads all, SIGTERM/SIGINT drain all (as runDaemon). */
+export async function runPrimary(
+  cfg: HookdConfig,
+  log: Logger,
+  reloadConfig?: () => HookdConfig,
+): Promise<void> {
+  const primary = await startPrimary(cfg, log, reloadConfig);
+  process.on('SIGHUP', () => {
+    primary.reload().catch(() => undefined);
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal, drainMs: cfg.shutdownTimeoutMs }, 'stopping: finishing in-flight requests');
+    primary.close().then(
+      () => {
+        log.info('stopped');
+        log.flush();
+        process.exitCode = 0;
+      },
+      (err: unknown) => {
+        log.error({ err }, 'error while stopping');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

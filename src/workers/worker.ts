@@ -1,0 +1,185 @@
+import { createServer } from 'node:http';
+import type { Logger } from 'pino';
+import type { HookdConfig } from '../config/config.js';
+import { RuntimeSettings } from '../daemon/runtime-settings.js';
+import { MatchEngine } from '../engine/match-engine.js';
+import type { Hook } from '../hook/hook.js';
+import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
+import { LoopGuard, LoopMarker } from '../loops/index.js';
+import { closeServer, listenOn } from '../ops/listen.js';
+import { apiPathMatcher } from '../server/api-paths.js';
+import { ReverseProxy } from '../server/proxy.js';
+import type { UserRecord } from '../store/store.js';
+import { startTracing } from '../tracing/index.js';
+import { OwnerScopes } from '../users/index.js';
+import { ApiForwarder } from './api-forward.js';
+import { IpcSink } from './ipc-sink.js';
+import { type Ask, ENV_API, ENV_LOOP_KEY, ENV_SECRET, type FromWorker, type ToWorker } from './messages.js';
+
+/** How often a worker forgets cached owner scopes (a change made through another PostgreSQL instance). */
+const SCOPES_TTL_MS = 5000;
+
+/**
+ * One worker (docs/DECISIONS.md "Using every core: workers"): the proxy and the matching on the
+ * shared socket, the API passed on to the primary, fired callbacks sent to it. Holds nothing durable.
+ */
+export async function runWorker(
+  cfg: HookdConfig,
+  log: Logger,
+  reloadConfig?: () => HookdConfig,
+): Promise<void> {
+  const send = (m: FromWorker): void => {
+    if (process.connected) process.send?.(m);
+  };
+  let asked = 0;
+  const replies = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const ask = <T>(a: Ask): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = ++asked;
+      replies.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      send({ t: 'ask', id, ...a });
+    });
+
+  const settings = new RuntimeSettings(cfg);
+  let current = cfg;
+  const sink = new IpcSink(send);
+  const scopes = new OwnerScopes({
+    getUser: (name) => ask<UserRecord | undefined>({ what: 'getUser', name }),
+    listUsers: () => ask<UserRecord[]>({ what: 'listUsers' }),
+  });
+  const engine = new MatchEngine(sink, {
+    enabled: () => settings.eventsEnabled,
+    onRenderError: (hook, err) =>
+      log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
+    scopes,
+    redactUri: settings.redactUri,
+    onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+  });
+
+  let gathering: Hook[] = [];
+  let firstSet: (() => void) | undefined;
+  const loaded = new Promise<void>((resolve) => {
+    firstSet = resolve;
+  });
+  let stop: (() => void) | undefined;
+  process.on('message', (raw: unknown) => {
+    const m = raw as ToWorker;
+    switch (m.t) {
+      case 'hooks':
+        for (const h of m.hooks) gathering.push(h);
+        return;
+      case 'set':
+        engine.load(gathering);
+        gathering = [];
+        scopes.clear();
+        firstSet?.();
+        firstSet = undefined;
+        return send({ t: 'applied', seq: m.seq });
+      case 'saved':
+        engine.hookSaved(m.hook);
+        return send({ t: 'applied', seq: m.seq });
+      case 'deleted':
+        engine.hookDeleted(m.id);
+        return send({ t: 'applied', seq: m.seq });
+      case 'users':
+        scopes.clear();
+        return send({ t: 'applied', seq: m.seq });
+      case 'ack':
+        return sink.acknowledged(m.n);
+      case 'reply': {
+        const r = replies.get(m.id);
+        replies.delete(m.id);
+        if (m.error !== undefined) r?.reject(new Error(m.error));
+        else r?.resolve(m.value);
+        return;
+      }
+      case 'reload':
+        try {
+          const next = (reloadConfig ?? (() => cfg))();
+          settings.apply(next);
+          log.level = next.logLevel;
+          current = next;
+        } catch (err) {
+          log.warn(
+            { err: (err as Error).message },
+            'worker: reload refused; the running configuration is kept',
+          );
+        }
+        return;
+      case 'stop':
+        return stop?.();
+    }
+  });
+  send({ t: 'hello' });
+  // The primary is gone: nothing fired from now on could be recorded, and nothing not yet
+  // acknowledged will be. Ending at once cuts those responses, which is the truth.
+  process.on('disconnect', () => process.exit(sink.unacknowledged === 0 ? 0 : 1));
+
+  await loaded;
+  await scopes.loadAll();
+  setInterval(() => scopes.clear(), SCOPES_TTL_MS).unref();
+
+  const provider = identityProviderFrom(cfg, settings);
+  const tracing = await startTracing(cfg, process.env, log);
+  let draining = false;
+  const proxy = cfg.upstream
+    ? new ReverseProxy({
+        upstream: cfg.upstream,
+        timeoutMs: cfg.upstreamTimeoutMs,
+        engine,
+        uriOf: settings.uriOf,
+        trusted: settings,
+        log,
+        closing: () => draining,
+        recorded: () => sink.recorded(),
+        // Issue 22: hookd's own requests fire nothing here either (the primary's key).
+        loops: new LoopGuard(LoopMarker.fromKey(process.env[ENV_LOOP_KEY] ?? '')),
+        ...(provider && { requestUser: requestUserResolver(provider, log) }),
+        ...(provider?.guardedHeader !== undefined && { guardedHeader: provider.guardedHeader }),
+        ...(tracing && { tracing }),
+      })
+    : undefined;
+  const api = new ApiForwarder({
+    primary: process.env[ENV_API] ?? '',
+    secret: process.env[ENV_SECRET] ?? '',
+    reloadPath: `${cfg.apiBase === '/' ? '' : cfg.apiBase}/_hookd/reload`,
+    barrier: () => ask<void>({ what: 'barrier' }),
+    reloadAll: () => send({ t: 'reload-all' }),
+  });
+  const isApi = apiPathMatcher(cfg.apiBase);
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    if (draining) res.setHeader('connection', 'close');
+    if (proxy === undefined || isApi(req.url ?? '/')) api.request(req, res);
+    else proxy.handle(req, res);
+  });
+  server.on('upgrade', (req, socket, head: Buffer) => {
+    if (proxy === undefined || isApi(req.url ?? '/')) api.upgrade(req, socket, head);
+    else proxy.handleUpgrade(req, socket, head, server);
+  });
+  const url = await listenOn(server, cfg.listen);
+  send({ t: 'listening', url });
+
+  // Stop accepting, let in-flight requests (and their AfterCompletion acknowledgements) finish
+  // within the drain deadline, then leave.
+  let stopping: Promise<void> | undefined;
+  stop = () => {
+    stopping ??= (async () => {
+      draining = true;
+      const closed = closeServer(server);
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), current.shutdownTimeoutMs);
+      timer.unref();
+      await closed;
+      clearInterval(sweep);
+      clearTimeout(timer);
+      await proxy?.close();
+      await tracing?.shutdown();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', () => stop?.());
+  process.on('SIGINT', () => stop?.());
+  // SIGHUP goes to the primary, which tells every worker.
+  process.on('SIGHUP', () => undefined);
+}

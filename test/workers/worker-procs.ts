@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** The worker processes of a primary: its children, from /proc. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function socketInodes(pid: number): Set<string> {
+  const out = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) out.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return out;
+}
+
+/** Inodes of the TCP sockets whose local port is `port` (from /proc/net/tcp and tcp6). */
+function inodesOfLocalPort(port: number): string[] {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const out: string[] = [];
+  for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(f, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length > 9 && cols[1]!.endsWith(`:${hex}`)) out.push(cols[9]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * Which of `pids` owns the TCP connection whose local port is `port`: the worker that proxied a
+ * request, told by the port the upstream saw the request come from.
+ */
+export function ownerOfPort(pids: number[], port: number): number | undefined {
+  const inodes = inodesOfLocalPort(port);
+  for (const pid of pids) {
+    const mine = socketInodes(pid);
+    if (inodes.some((i) => mine.has(i))) return pid;
+  }
+  return undefined;
+}
+
+/** Polls `check` every 50 ms until it holds, or fails after `timeoutMs`. */
+export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
+import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
+import {
+  createHook,
+  type Receiver,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
+import { childrenOf, ownerOfPort, until } from './worker-procs.js';
+
+// `--workers 2` with real processes (docs/DECISIONS.md "Using every core: workers"): a hook made
+// through the API fires on every worker at once; the tail sees every worker's callbacks; kill -9
+// of a worker during proxied AfterCompletion requests loses none whose response the client got.
+const REQUESTS = Number(process.env.HOOKD_WORKERS_CRASH_REQUESTS ?? 5000);
+
+/** GET on a connection of its own (cluster hands each new connection to the next worker). */
+function getFresh(url: string, path: string): Promise<number> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function start(
+  upstream: Upstream,
+  extra: string[] = [],
+): Promise<{ daemon: HookdProcess; dataDir: string }> {
+  const dataDir = tempDir('hookd-workers-');
+  const daemon = await spawnHookd(['--upstream', upstream.url, '--workers', '2', ...extra], {
+    dataDir,
+    timeoutMs: 120_000,
+  });
+  return { daemon, dataDir };
+}
+
+describe('--workers 2', () => {
+  let receiver: Receiver;
+  let upstream: Upstream;
+  /** The port each proxied path came from, as the upstream saw it. */
+  const fromPort = new Map<string, number>();
+  before(async () => {
+    receiver = await startReceiver();
+    upstream = await startUpstream((req, res) => {
+      fromPort.set(req.url ?? '', req.socket.remotePort ?? 0);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  after(async () => {
+    await receiver.close();
+    await upstream.close();
+  });
+
+  /** The hook, made through a worker, fires at once on both; the tail, through a worker, sees all. */
+  const everyWorker = async (extra: string[] = []) => {
+    const { daemon, dataDir } = await start(upstream, extra);
+    try {
+      const workers = childrenOf(daemon.proc.pid!);
+      assert.equal(workers.length, 2, 'two worker processes');
+      // The tail, through a worker, to the primary.
+      const ws = new WebSocket(`${daemon.url.replace(/^http/, 'ws')}/_hookd/tail`, {
+        headers: { authorization: `Bearer ${daemon.token}` },
+      });
+      const tail: { kind: string; Trigger?: { Path?: string } }[] = [];
+      ws.on('message', (d) => tail.push(JSON.parse(d.toString()) as (typeof tail)[number]));
+      await new Promise((resolve, reject) => {
+        ws.on('open', resolve);
+        ws.on('error', reject);
+      });
+      await createHook(daemon, {
+        Type: 1,
+        PathPattern: '/fire/(*)',
+        Methods: ['GET'],
+        Callback: `${receiver.url}/after`,
+        CallbackContent: '$1',
+      });
+      // At once: the 201 came only after every worker had the hook.
+      // Pairs of fresh connections until both workers have proxied some (the cluster hands
+      // connections to whichever worker is free, so on a busy machine one may take several).
+      const owners = new Set<number | undefined>();
+      let n = 0;
+      while (n < 24 || (owners.size < 2 && n < 400)) {
+        const pair = [n, n + 1];
+        n += 2;
+        for (const s of await Promise.all(pair.map((i) => getFresh(daemon.url, `/fire/${i}`))))
+          assert.equal(s, 200);
+        for (const i of pair) owners.add(ownerOfPort(workers, fromPort.get(`/fire/${i}`)!));
+      }
+      assert.deepEqual([...owners].sort(), [...workers].sort(), 'both workers proxied and fired');
+      const calls = await receiver.waitFor(n, 30_000);
+      assert.deepEqual(
+        calls.map((c) => Number(c.body)).sort((a, b) => a - b),
+        [...Array(n).keys()],
+      );
+      await until('the tail to show every firing', () => tail.filter((e) => e.kind === 'fired').length >= n);
+      const paths = new Set(tail.filter((e) => e.kind === 'fired').map((e) => e.Trigger?.Path));
+      for (let i = 0; i < n; i++) assert.ok(paths.has(`/fire/${i}`), `the tail saw /fire/${i}`);
+      ws.close();
+    } finally {
+      receiver.reset();
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('fires a hook created through the API on every worker, and the tail sees them all (SQLite)', () =>
+    everyWorker());
+
+  it('does the same on PostgreSQL', async (t) => {
+    const skip = await pgSkipReason();
+    if (skip) return t.skip(skip);
+    const db = await createTestDatabase();
+    try {
+      await everyWorker(['--database-url', db.url]);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it(`loses no AfterCompletion callback when a worker is killed -9 during ${REQUESTS} requests`, async () => {
+    const { daemon, dataDir } = await start(upstream);
+    try {
+      await createHook(daemon, {
+        Type: 1,
+        PathPattern: '/crash/(*)',
+        Methods: ['GET'],
+        Callback: `${receiver.url}/after`,
+        CallbackContent: '$1',
+      });
+      const before = childrenOf(daemon.proc.pid!);
+      assert.equal(before.length, 2);
+      const victim = before[0]!;
+      const completed = new Set<number>();
+      let failed = 0;
+      let afterKill = 0;
+      let killed = false;
+      const killAt = Math.floor(REQUESTS * 0.4);
+      const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+      const target = new URL(daemon.url);
+      let next = 0;
+      const one = (i: number) =>
+        new Promise<void>((resolve) => {
+          const req = request(
+            { host: target.hostname, port: target.port, path: `/crash/${i}`, agent },
+            (res) => {
+              res.resume();
+              res.on('end', () => {
+                // Received: complete, as the client sees it.
+                if (res.complete && res.statusCode === 200) {
+                  completed.add(i);
+                  if (killed) afterKill++;
+                } else failed++;
+                resolve();
+              });
+              res.on('error', () => {
+                failed++;
+                resolve();
+              });
+            },
+          );
+          req.on('error', () => {
+            failed++;
+            resolve();
+          });
+          req.end();
+        });
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (next < REQUESTS) {
+            const i = next++;
+            if (i === killAt && !killed) {
+              process.kill(victim, 'SIGKILL');
+              killed = true;
+            }
+            await one(i);
+          }
+        }),
+      );
+      agent.destroy();
+      assert.ok(killed);
+      assert.ok(afterKill > 0, 'the other worker kept serving');
+      // Every request whose response the client got has its callback.
+      await until(`callbacks for all ${completed.size} completed requests`, () => {
+        const got = new Set(receiver.calls.map((c) => Number(c.body)));
+        for (const i of completed) if (!got.has(i)) return false;
+        return true;
+      });
+      // A replacement took the dead worker's place.
+      await until('a replacement worker', () => {
+        const now = childrenOf(daemon.proc.pid!);
+        return now.length === 2 && !now.includes(victim);
+      });
+      assert.ok(completed.size + failed === REQUESTS);
+    } finally {
+      receiver.reset();
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
