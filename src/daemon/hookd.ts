@@ -23,7 +23,7 @@ import { type TailEvent, TailServer } from '../server/tail.js';
 import { type HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
-import { migrateUserScopes, userScopes } from '../users/index.js';
+import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
@@ -106,9 +106,10 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       store,
       opened.ephemeralHooks,
       {
-        checkCallback: async (url) => {
+        checkCallback: async (url, owner) => {
           const r = await checkCallbackTarget(url, settings.policy);
-          return r.ok ? undefined : r.message;
+          // Only the admin (the operator) is told what a refused name resolved to.
+          return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
         },
       },
       users.checkPattern,
@@ -278,7 +279,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       await fanout.start();
     }
 
-    const identity = assembleIdentity(config, store, settings, log, users.accounts);
+    const identity = assembleIdentity(config, store, settings, log, users.accounts, () =>
+      metrics.identityNameRefused(),
+    );
     const tail = new TailServer({
       auth: identity.api,
       eventsEnabled: () => settings.eventsEnabled,
