@@ -206,4 +206,13 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'console rollups',
     sql: AGGREGATES_MIGRATION_SQL,
   },
+  {
+    version: 7,
+    name: 'users: permissions',
+    // Issue 22: see the SQLite migration of the same purpose. The users trigger of version 3
+    // announces a change to every instance already.
+    sql: `
+  ALTER TABLE users ADD COLUMN permissions TEXT;
+  `,
+  },
 ];

@@ -108,4 +108,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
   AGGREGATES_MIGRATION,
+  // Issue 22: what the admin granted a user beyond owning hooks, a JSON list (`["report"]`: may
+  // report requests made by anyone). NULL: none.
+  `
+  ALTER TABLE users ADD COLUMN permissions TEXT;
+  `,
 ];
