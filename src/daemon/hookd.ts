@@ -4,6 +4,7 @@ import { ClusterMember } from '../cluster/cluster-member.js';
 import { Reclaimer } from '../cluster/reclaimer.js';
 import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
+import { consoleListenerFor, consoleServedHere } from '../console/listener.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
 import { MatchEngine } from '../engine/match-engine.js';
@@ -13,7 +14,7 @@ import { assembleIdentity } from '../identity/assemble.js';
 import { breakerEvents, Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
-import { closeServer, listenOn } from '../ops/listen.js';
+import { closeServer, listenAddress } from '../ops/listen.js';
 import { OpsServer } from '../ops/ops-server.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
@@ -46,6 +47,8 @@ export interface Hookd {
   url(): string;
   /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
   opsUrl(): string;
+  /** The web console's own listener's base URL; '' when off or not listening. */
+  consoleUrl(): string;
   listen(): Promise<string>;
   /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
   reload(): Promise<ReloadResult>;
@@ -366,6 +369,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
                 deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
                 trustsProxy: (a) => settings.trusts(a),
                 reportBase: (req) => settings.reportBase(req.headers.host),
+                servedHere: consoleServedHere(config.consoleOnProxy === true),
               }
             : undefined,
         }),
@@ -380,6 +384,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       return faults.health.available;
     };
     const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
+    const consoleListener = consoleListenerFor(config, app.apiOnly);
     let boundUrl = '';
     return {
       get config() {
@@ -392,14 +397,25 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       reload,
       url: () => boundUrl,
       opsUrl: () => opsServer.url(),
+      consoleUrl: () => consoleListener.url(),
       async listen() {
         // The Node server directly: Fastify's listen() would log a second start-up line.
-        boundUrl = await listenOn(app.server, config.listen);
+        boundUrl = await listenAddress(app.server, config.listen, {
+          ...(config.listenMode !== undefined && { mode: config.listenMode }),
+          ...(config.listenGroup !== undefined && { group: config.listenGroup }),
+        });
         const opsUrl = config.opsListen ? await opsServer.listen(config.opsListen) : null;
+        const consoleUrl = await consoleListener.listen();
         // The one start-up line (docs/DECISIONS.md "Log lines").
         log.info(
           {
-            ...{ url: boundUrl, opsUrl, upstream: config.upstream ?? null, dataDir: config.dataDir },
+            ...{
+              url: boundUrl,
+              opsUrl,
+              consoleUrl,
+              upstream: config.upstream ?? null,
+              dataDir: config.dataDir,
+            },
             ...{ store: opened.location, hooks: engine.size, version: packageInfo().version },
             ...(member && { instance: member.id }),
             ...{ apiBase: config.apiBase, events: settings.eventsEnabled },
@@ -445,6 +461,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
           await member.leave();
         }
         await opsServer.close();
+        await consoleListener.close();
         await store.close();
         faults.stop();
         await tracing?.shutdown();

@@ -42,6 +42,10 @@ export const RESTART_KEYS = [
   'consoleEnabled',
   'opsListen',
   'logFormat',
+  'consoleListen',
+  'consoleOnProxy',
+  'listenMode',
+  'listenGroup',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {
