@@ -330,6 +330,8 @@ function socketOptionsOf(
 ): Partial<HookdConfig> {
   const modeText = str('listenMode');
   const group = str('listenGroup');
+  // An unreadable --listen was reported already (fail records and goes on, to show every problem).
+  if (listen === undefined) return {};
   if (!('path' in listen)) {
     if (modeText !== undefined) fail('listenMode', 'needs --listen unix:PATH (it is the socket file mode)');
     if (group !== undefined) fail('listenGroup', "needs --listen unix:PATH (it is the socket file's group)");
