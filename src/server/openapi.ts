@@ -195,7 +195,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
       '/_hookd/report': {
         post: {
           summary:
-            'Report requests a service served without the proxy. Without the report permission a report is the caller\'s own: User must be the caller or absent (else 403) and only its own hooks fire; with it (or as admin) any User, and hooks fire as for proxied ones',
+            "Report requests a service served without the proxy. Without the report permission a report is the caller's own: User must be the caller or absent (else 403) and only its own hooks fire; with it (or as admin) any User, and hooks fire as for proxied ones",
           requestBody: {
             content: {
               'application/json': {
