@@ -157,6 +157,8 @@ async function startInstance(databaseUrl: string, dataDir: string): Promise<Inst
     dataDir,
     '--listen',
     `127.0.0.1:${port}`,
+    '--console-listen',
+    '127.0.0.1:0',
     '--ops-listen',
     `127.0.0.1:${opsPort}`,
     '--allow-callback-net',

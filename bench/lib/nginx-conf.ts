@@ -7,9 +7,10 @@ import { join } from 'node:path';
  * nginx and its files are never touched. `http` is the rest of the `http {}` block (upstreams,
  * servers). Shared by the bench's nginx peer and the tests that put nginx in front of hookd.
  */
-export function writeNginxConf(dir: string, workerConnections: number, http: string): void {
+export function writeNginxConf(dir: string, workerConnections: number, http: string, main = ''): void {
   mkdirSync(join(dir, 'tmp'), { recursive: true });
   const conf = `
+${main}
 worker_processes 1;
 error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;

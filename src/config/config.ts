@@ -1,7 +1,7 @@
 /** The daemon's configuration after flags, `HOOKD_*` variables, the config file and defaults are merged. */
 export interface HookdConfig {
-  /** Where the API and proxy listen. */
-  listen: { host: string; port: number };
+  /** Where the API and proxy listen: an address, or a unix socket (`--listen unix:PATH`). */
+  listen: ListenAddress;
   /** The service hookd sits in front of; absent: API only, other paths answer 404. */
   upstream?: string;
   /** State directory: the SQLite store and admin.token live here. */
@@ -102,6 +102,16 @@ export interface HookdConfig {
    * `false` when switched off (`--ops-listen off`).
    */
   opsListen: { host: string; port: number } | false;
+  /**
+   * Where the web console is served, on an origin of its own (issue 22): no upstream page shares
+   * its origin. `false` when switched off (`--console-listen off`). Default 127.0.0.1:8472.
+   */
+  consoleListen?: { host: string; port: number } | false;
+  /** Serve the console under the proxied origin too (`--console-on-proxy`; the old place, opt-in). */
+  consoleOnProxy?: boolean;
+  /** `--listen unix:PATH`: the socket file's mode (default 0660) and group (default: hookd's). */
+  listenMode?: number;
+  listenGroup?: string;
   /** Log lines: `auto` pretty and coloured on a terminal, JSON otherwise; or always one of them. */
   logFormat: 'auto' | 'json' | 'pretty';
   /** The config file these values came from, if any (reloads read it again). */
@@ -113,8 +123,17 @@ export const DEFAULT_LISTEN = '127.0.0.1:8470';
 /** The operations listener's default: loopback, the port after the service's. */
 export const DEFAULT_OPS_LISTEN = '127.0.0.1:8471';
 
+/** The console listener's default: loopback, the port after the operations listener's. */
+export const DEFAULT_CONSOLE_LISTEN = '127.0.0.1:8472';
+
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;
 
 /** Default `idempotencyTtlMs`: 24 h, as Stripe keeps keys and the IETF draft's examples assume. */
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * Where hookd listens: a TCP address, or a unix socket path whose peers are trusted as the front
+ * proxy (issue 22: a proxy on the same host without trusting every local process).
+ */
+export type ListenAddress = { host: string; port: number } | { path: string };

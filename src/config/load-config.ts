@@ -6,10 +6,12 @@ import { parseJsonText } from '../util/json-text.js';
 import { suggest } from '../util/suggest.js';
 import {
   DEFAULT_CLUSTER_LEASE_MS,
+  DEFAULT_CONSOLE_LISTEN,
   DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_LISTEN,
   DEFAULT_OPS_LISTEN,
   type HookdConfig,
+  type ListenAddress,
 } from './config.js';
 import { ALL_OPTIONS } from './options.js';
 
@@ -184,8 +186,26 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
 
   const listenText = str('listen') ?? DEFAULT_LISTEN;
   const listen =
-    parseListen(listenText) ??
-    fail('listen', `"${listenText}" is not HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470, :8470)`);
+    parseListenOrSocket(listenText) ??
+    fail(
+      'listen',
+      `"${listenText}" is not HOST:PORT (e.g. 127.0.0.1:8470, [::1]:8470, :8470) or unix:/ABSOLUTE/PATH`,
+    );
+  const socketOptions = socketOptionsOf(listen, str, fail);
+
+  // In the file, `"console": {"listen": false}` switches it off too.
+  const consoleText =
+    get('console.listen')?.value === false ? 'off' : (str('console.listen') ?? DEFAULT_CONSOLE_LISTEN);
+  const consoleListen = OPS_OFF.has(consoleText.trim().toLowerCase())
+    ? false
+    : (parseListen(consoleText) ??
+      fail(
+        'console.listen',
+        `"${consoleText}" is not HOST:PORT (e.g. 127.0.0.1:8472), or off to disable it`,
+      ));
+  const consoleOnProxy = get('console.onProxy');
+  if (consoleOnProxy !== undefined && typeof consoleOnProxy.value !== 'boolean')
+    fail('console.onProxy', 'must be true or false');
 
   // In the file, `"opsListen": false` switches it off too.
   const opsText = get('opsListen')?.value === false ? 'off' : (str('opsListen') ?? DEFAULT_OPS_LISTEN);
@@ -263,6 +283,9 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     ...operatorOptions(get, fail),
     consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
     workers: workersOf(get('workers'), fail),
+    consoleListen,
+    consoleOnProxy: (consoleOnProxy?.value as boolean | undefined) ?? false,
+    ...socketOptions,
   };
 }
 
@@ -302,6 +325,42 @@ function deliveryLimits(
 }
 
 const LOG_FORMATS = ['auto', 'json', 'pretty'];
+
+/** `--listen`: HOST:PORT, or `unix:` and an absolute path (the front proxy's socket). */
+function parseListenOrSocket(text: string): ListenAddress | undefined {
+  if (!text.startsWith('unix:')) return parseListen(text);
+  const path = text.slice('unix:'.length);
+  return path.startsWith('/') && path.length > 1 && !path.includes('\0') ? { path } : undefined;
+}
+
+/** `--listen-mode` and `--listen-group`: only with a socket (alone they would be silently ignored). */
+function socketOptionsOf(
+  listen: ListenAddress,
+  str: (k: string) => string | undefined,
+  fail: (k: string, rule: string) => never,
+): Partial<HookdConfig> {
+  const modeText = str('listenMode');
+  const group = str('listenGroup');
+  // An unreadable --listen was reported already (fail records and goes on, to show every problem).
+  if (listen === undefined) return {};
+  if (!('path' in listen)) {
+    if (modeText !== undefined) fail('listenMode', 'needs --listen unix:PATH (it is the socket file mode)');
+    if (group !== undefined) fail('listenGroup', "needs --listen unix:PATH (it is the socket file's group)");
+    return {};
+  }
+  const out: Partial<HookdConfig> = {};
+  if (modeText !== undefined) {
+    if (!/^0?[0-7]{3}$/.test(modeText.trim()))
+      fail('listenMode', `"${modeText}" is not an octal file mode such as 0660`);
+    out.listenMode = Number.parseInt(modeText.trim(), 8);
+  }
+  if (group !== undefined) {
+    if (!/^[A-Za-z0-9_][A-Za-z0-9._-]{0,31}$/.test(group))
+      fail('listenGroup', `"${group}" is not a group name or number`);
+    out.listenGroup = group;
+  }
+  return out;
+}
 
 /** `--ops-listen` values that switch the operations listener off. */
 const OPS_OFF = new Set(['off', 'none', 'false', '0', '']);

@@ -10,7 +10,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     fileKey: 'listen',
     flag: '--listen <host:port>',
     env: 'HOOKD_LISTEN',
-    description: 'address to listen on (default 127.0.0.1:8470)',
+    description:
+      'address to listen on (default 127.0.0.1:8470), or unix:PATH for a socket whose peers are trusted as the front proxy',
     fromText: asText,
   },
   {
@@ -263,6 +264,39 @@ export const OPS_OPTIONS: readonly OptionSpec[] = [
     flag: '--ops-listen <host:port>',
     env: 'HOOKD_OPS_LISTEN',
     description: 'address of /metrics, /healthz, /readyz (default 127.0.0.1:8471; off to disable)',
+    fromText: asText,
+  },
+  {
+    key: 'consoleListen',
+    fileKey: 'console.listen',
+    flag: '--console-listen <host:port>',
+    env: 'HOOKD_CONSOLE_LISTEN',
+    description: 'address of the web console, an origin of its own (default 127.0.0.1:8472; off to disable)',
+    fromText: asText,
+  },
+  {
+    key: 'consoleOnProxy',
+    fileKey: 'console.onProxy',
+    flag: '--console-on-proxy',
+    env: 'HOOKD_CONSOLE_ON_PROXY',
+    description:
+      "also serve the console under the proxied origin's /_hookd/console/ (shares the upstream's origin)",
+    fromText: asBool,
+  },
+  {
+    key: 'listenMode',
+    fileKey: 'listenMode',
+    flag: '--listen-mode <mode>',
+    env: 'HOOKD_LISTEN_MODE',
+    description: 'with --listen unix:PATH: the socket file mode, octal (default 0660)',
+    fromText: asText,
+  },
+  {
+    key: 'listenGroup',
+    fileKey: 'listenGroup',
+    flag: '--listen-group <group>',
+    env: 'HOOKD_LISTEN_GROUP',
+    description: "with --listen unix:PATH: the socket file's group, a name or number (e.g. www-data)",
     fromText: asText,
   },
   {

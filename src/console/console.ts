@@ -64,6 +64,12 @@ export interface ConsoleDeps {
    * (and rollups) as hooks', and the overview subtracts them from its hook figures.
    */
   notificationEndpoints?: (owner: string) => readonly string[];
+  /**
+   * Whether console routes answer a request where it arrived (src/console/listener.ts): on the
+   * console's own listener, and under the proxied origin only with `--console-on-proxy`.
+   * Absent: everywhere.
+   */
+  servedHere?: (req: IncomingMessage) => boolean;
 }
 
 /**
@@ -125,6 +131,8 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   deps.tail?.acceptSessions(async (req) => {
     // A cross-site page cannot open the tail with the user's cookie (SameSite=Strict already
     // keeps it from being sent; the Origin check keeps it so for browsers that ignore it).
+    // A session is only good on the console's own origin (a page under the proxied one is not it).
+    if (deps.servedHere && !deps.servedHere(req)) return undefined;
     const origin = req.headers.origin;
     if (origin !== undefined && req.headers.host !== undefined && new URL(origin).host !== req.headers.host)
       return undefined;
@@ -138,6 +146,15 @@ export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
       app.addHook('onRoute', (route) => {
         route.config = { ...(route.config as object), public: true } as typeof route.config;
       });
+      const servedHere = deps.servedHere;
+      if (servedHere)
+        app.addHook('onRequest', async (req) => {
+          if (!servedHere(req.raw))
+            throw new HookdError(
+              'NOT_FOUND',
+              'the web console is served on its own listener (--console-listen, default 127.0.0.1:8472), not under the proxied origin (--console-on-proxy would put it here)',
+            );
+        });
       app.addContentTypeParser(
         'application/x-www-form-urlencoded',
         { parseAs: 'string' },

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
+import { consoleListenerFor, consoleServedHere } from '../console/listener.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { assembleIdentity } from '../identity/assemble.js';
@@ -10,7 +11,7 @@ import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 import { Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
-import { listenOn } from '../ops/listen.js';
+import { listenAddress } from '../ops/listen.js';
 import { OpsServer } from '../ops/ops-server.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
@@ -19,7 +20,7 @@ import { TailServer } from '../server/tail.js';
 import { HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
-import { migrateUserScopes, userScopes } from '../users/index.js';
+import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
@@ -52,6 +53,8 @@ export interface Hookd {
   url(): string;
   /** The operations listener's base URL (/metrics, /healthz, /readyz); '' when off or not listening. */
   opsUrl(): string;
+  /** The web console's own listener's base URL; '' when off or not listening. */
+  consoleUrl(): string;
   listen(): Promise<string>;
   /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
   reload(): Promise<ReloadResult>;
@@ -124,7 +127,7 @@ async function assemble(
     store,
     opened.ephemeralHooks,
     {
-      checkCallback: async (url) => {
+      checkCallback: async (url, owner) => {
         // Issue 22: hookd's own address is known to be a loop (src/loops/self-target.ts).
         const self = selfTargetRefusal(url, {
           listening: boundUrl,
@@ -132,7 +135,8 @@ async function assemble(
         });
         if (self !== undefined) return self;
         const r = await checkCallbackTarget(url, settings.policy);
-        return r.ok ? undefined : r.message;
+        // Only the admin (the operator) is told what a refused name resolved to.
+        return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
       },
     },
     users.checkPattern,
@@ -186,7 +190,9 @@ async function assemble(
   startReclaimer(cluster, opened, deliveries, leaseMs, log, life);
   const fanout = await startTailFanout(cluster, deliveries, log, life);
 
-  const identity = assembleIdentity(config, store, settings, log, users.accounts);
+  const identity = assembleIdentity(config, store, settings, log, users.accounts, () =>
+    metrics.identityNameRefused(),
+  );
   const tail = new TailServer({
     auth: identity.api,
     eventsEnabled: () => settings.eventsEnabled,
@@ -243,6 +249,7 @@ async function assemble(
               deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
               trustsProxy: (a) => settings.trusts(a),
               reportBase: (req) => settings.reportBase(req.headers.host),
+              servedHere: consoleServedHere(config.consoleOnProxy === true),
               // issue 25: the overview leaves notification deliveries out of "Delivered".
               notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
             }
@@ -253,6 +260,9 @@ async function assemble(
     apiUpgrade: listen.upgrade,
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });
+  // Issue 22: the console on its own origin (src/console/listener.ts); stops after the API drained.
+  const consoleListener = consoleListenerFor(config, app.apiOnly);
+  life.defer('console listener', () => consoleListener.close());
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
   life.defer('API listener', () => {
     draining = true;
@@ -272,14 +282,25 @@ async function assemble(
     reload: reloader.reload,
     url: () => boundUrl,
     opsUrl: () => opsServer.url(),
+    consoleUrl: () => consoleListener.url(),
     async listen() {
       // The Node server directly: Fastify's listen() would log a second start-up line.
-      boundUrl = await listenOn(app.server, config.listen);
+      boundUrl = await listenAddress(app.server, config.listen, {
+        ...(config.listenMode !== undefined && { mode: config.listenMode }),
+        ...(config.listenGroup !== undefined && { group: config.listenGroup }),
+      });
       const opsUrl = config.opsListen ? await opsServer.listen(config.opsListen) : null;
+      const consoleUrl = await consoleListener.listen();
       // The one start-up line (docs/DECISIONS.md "Log lines").
       log.info(
         {
-          ...{ url: boundUrl, opsUrl, upstream: config.upstream ?? null, dataDir: config.dataDir },
+          ...{
+            url: boundUrl,
+            opsUrl,
+            consoleUrl,
+            upstream: config.upstream ?? null,
+            dataDir: config.dataDir,
+          },
           ...{ store: opened.location, hooks: engine.size, version: packageInfo().version },
           ...(member && { instance: member.id }),
           ...{ apiBase: config.apiBase, events: settings.eventsEnabled },

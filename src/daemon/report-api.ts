@@ -10,7 +10,9 @@ import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
+import type { UserStore } from '../store/store.js';
 import type { Tracing } from '../tracing/index.js';
+import { mayReportForAnyone } from '../users/permissions.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { StoreFaults } from './store-faults.js';
 
@@ -20,7 +22,7 @@ export interface ReportApiParts {
   settings: RuntimeSettings;
   faults: StoreFaults;
   tracing: Tracing | undefined;
-  opened: { idempotency: IdempotencyStore };
+  opened: { idempotency: IdempotencyStore; store: Pick<UserStore, 'getUser'> };
   config: HookdConfig;
   log: Logger;
 }
@@ -34,5 +36,7 @@ export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   });
   installIdempotency(api, { store: p.opened.idempotency, ttlMs: p.config.idempotencyTtlMs, log: p.log });
   const base = (req: { headers: { host?: string | undefined } }) => p.settings.reportBase(req.headers.host);
-  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing);
+  // Read per report, not cached: a revoked permission holds at once, on every instance.
+  const forAnyone = async (user: string) => mayReportForAnyone(await p.opened.store.getUser(user));
+  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone);
 }

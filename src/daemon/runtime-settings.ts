@@ -23,7 +23,7 @@ export class RuntimeSettings {
     this.redactor = queryRedactor(config.redactQueryParams ?? []);
     this.policy = new SwitchablePolicy(new AddressPolicy(config.allowCallbackNets));
     this.eventsEnabled = config.eventsEnabled;
-    this.trusted = new TrustedProxies(config.trustedProxies);
+    this.trusted = new TrustedProxies(config.trustedProxies, 'path' in config.listen);
     this.uriBuilder = requestUriBuilder(config.publicBaseUrl, this.trusted);
     this.base = config.publicBaseUrl;
   }
@@ -31,7 +31,7 @@ export class RuntimeSettings {
   /** Builds everything first and assigns only when all of it parsed. */
   apply(config: HookdConfig): void {
     const policy = new AddressPolicy(config.allowCallbackNets);
-    const trusted = new TrustedProxies(config.trustedProxies);
+    const trusted = new TrustedProxies(config.trustedProxies, 'path' in config.listen);
     this.policy.set(policy);
     this.trusted = trusted;
     this.uriBuilder = requestUriBuilder(config.publicBaseUrl, trusted);

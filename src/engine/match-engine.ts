@@ -33,6 +33,12 @@ export interface Trigger {
    * chain back into hookd through other systems is counted (src/loops/, issue 22).
    */
   loop?: string | undefined;
+  /**
+   * Only this user's hooks may fire: a report by a user without the `report` permission is made
+   * by its caller and reaches nobody else's hooks (docs/DECISIONS.md "Reports, identities and
+   * listeners"). Absent: every owner's, as for proxied requests.
+   */
+  onlyOwner?: string;
 }
 
 export type Phase = 'before' | 'after';
@@ -191,6 +197,7 @@ export class MatchEngine {
     for (const m of matches) {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
+      if (trigger.onlyOwner !== undefined && h.hook.Owner !== trigger.onlyOwner) continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
       matches[n++] = m;

@@ -22,7 +22,8 @@ import { compilePattern } from './pattern.js';
  * passed in as `checkCallback` and only runs when the URL itself is well-formed.
  */
 export interface ValidateOptions {
-  checkCallback?: (url: URL) => Promise<string | undefined>;
+  /** `owner`: who asks (the admin is told what a refused host name resolved to, others the rule). */
+  checkCallback?: (url: URL, owner?: string) => Promise<string | undefined>;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -53,7 +54,11 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_TEMPLATE_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export async function validateHook(input: unknown, opts: ValidateOptions = {}): Promise<HookConfig> {
+export async function validateHook(
+  input: unknown,
+  opts: ValidateOptions = {},
+  owner?: string,
+): Promise<HookConfig> {
   if (input === undefined) {
     throw new HookdError('MALFORMED_JSON', 'the request body is empty; send the hook as a JSON object');
   }
@@ -164,7 +169,7 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
   }
 
   if (callback && opts.checkCallback && !errors.some((e) => e.field === 'Callback')) {
-    const refusal = await opts.checkCallback(callback);
+    const refusal = await opts.checkCallback(callback, owner);
     if (refusal) errors.push({ field: 'Callback', message: refusal });
   }
 

@@ -62,8 +62,9 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   const applies = opts.applies ?? isReportRequest;
 
   app.addHook('preHandler', async (req, reply) => {
-    const raw = req.headers[IDEMPOTENCY_HEADER];
-    if (raw === undefined || !applies(req)) return;
+    if (!applies(req)) return;
+    const raw = rawValues(req.raw.rawHeaders, IDEMPOTENCY_HEADER);
+    if (raw.length === 0) return;
     const key = parseKey(raw);
     const owner = principalOf(req).user;
     const fingerprint = fingerprintOf(req);
@@ -144,9 +145,22 @@ export function installIdempotency(app: FastifyInstance, opts: IdempotencyOption
   return stop;
 }
 
-function parseKey(raw: string | string[]): string {
-  const key = Array.isArray(raw) ? raw[0]! : raw;
-  if (Array.isArray(raw) && raw.length > 1) {
+/**
+ * Every value of a header as sent, from the raw header lines: Node joins repeated unknown headers
+ * into one `k1, k2`, which would pass for a single key.
+ */
+function rawValues(rawHeaders: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length === name.length && rawHeaders[i]!.toLowerCase() === name)
+      out.push(rawHeaders[i + 1]!);
+  }
+  return out;
+}
+
+function parseKey(raw: string[]): string {
+  const key = raw[0]!;
+  if (raw.length > 1) {
     throw new HookdError('BAD_REQUEST', 'send one Idempotency-Key header, not several', {
       errors: [{ field: 'Idempotency-Key', message: 'is given more than once' }],
     });

@@ -31,6 +31,8 @@ export function assembleIdentity(
   log: Logger,
   /** The daemon's one Accounts (its changes reach the scope cache); a new one when absent. */
   accounts: Accounts = new Accounts(store),
+  /** Told of each proxied request's provider name refused as a hookd user name (metrics). */
+  onRefusedName?: () => void,
 ): DaemonIdentity {
   const provider = identityProviderFrom(config, trusted);
   const api = new ApiIdentity({
@@ -54,7 +56,7 @@ export function assembleIdentity(
     api,
     provider,
     proxy: {
-      requestUser: requestUserResolver(provider, log),
+      requestUser: requestUserResolver(provider, log, onRefusedName),
       ...(provider.guardedHeader !== undefined && { guardedHeader: provider.guardedHeader }),
     },
   };

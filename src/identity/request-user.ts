@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import { isValidUserName } from '../auth/user-name.js';
 import { type IdentityProvider, identityRequestOf } from './provider.js';
 
 /** Resolves the user of one request, at most once, only when called. */
@@ -19,6 +20,8 @@ const WARN_EVERY_MS = 10_000;
 export function requestUserResolver(
   provider: IdentityProvider,
   log: Logger,
+  /** Told of each provider name refused as a user name (metrics). */
+  onRefusedName?: () => void,
 ): (req: IncomingMessage) => RequestUser {
   let lastWarn = 0;
   return (req) => {
@@ -29,7 +32,11 @@ export function requestUserResolver(
     return () => {
       answer ??= provider.identify(identityRequestOf(req, peer)).then(
         (r) => {
-          if (r.kind === 'user') return r.user;
+          if (r.kind === 'user') {
+            if (isHookdUserName(r.user)) return r.user;
+            onRefusedName?.();
+            return undefined;
+          }
           if (r.kind === 'unavailable' && Date.now() - lastWarn > WARN_EVERY_MS) {
             lastWarn = Date.now();
             log.warn(
@@ -44,4 +51,14 @@ export function requestUserResolver(
       return answer;
     };
   };
+}
+
+/**
+ * Whether a provider's name may stand for a hookd user in `$REQUEST_USER` / `Trigger.User`: the
+ * API's rule for user names, and never `admin` (no provider speaks for the operator). Anything
+ * else (`../x`, markup, a name of 300 characters) makes the request anonymous for hooks, as the
+ * API refuses such a caller (docs/DECISIONS.md "Reports, identities and listeners").
+ */
+export function isHookdUserName(name: string): boolean {
+  return name !== 'admin' && isValidUserName(name);
 }

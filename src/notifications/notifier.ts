@@ -40,7 +40,7 @@ export interface NotifierOptions {
   /** An endpoint was removed: its pending deliveries and secret go (the pipeline's hookDeleted). */
   removed(endpointId: string): void;
   /** Refuses a URL the callback target policy forbids; resolves to a message, or undefined when fine. */
-  checkUrl?(url: string): Promise<string | undefined>;
+  checkUrl?(url: string, owner: string): Promise<string | undefined>;
   /** How often the list is read again, for endpoints added by other instances of a cluster, ms. */
   refreshMs?: number;
   /** Told of each notification queued (metrics). */
@@ -108,7 +108,7 @@ export class Notifier {
   /** Registers an endpoint; resolves to it and its signing secret (shown this once). */
   async create(owner: string, body: unknown): Promise<{ endpoint: NotificationEndpoint; secret: string }> {
     const input = validateEndpoint(body);
-    const refused = await this.opts.checkUrl?.(input.Url);
+    const refused = await this.opts.checkUrl?.(input.Url, owner);
     if (refused) {
       throw new HookdError('VALIDATION_FAILED', `Url ${refused}`, {
         errors: [{ field: 'Url', message: refused }],

@@ -25,6 +25,7 @@ import { presentHook } from '../server/present-hook.js';
 import { resource } from '../server/route-table.js';
 import type { HookService } from '../service/hook-service.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/delivery-store.js';
+import { ADMIN_USER } from '../users/scopes.js';
 import { isEndpointId } from './notification-endpoint.js';
 import type { NotificationStore } from './notification-store.js';
 import { Notifier } from './notifier.js';
@@ -127,7 +128,7 @@ export class Operations {
       sink: pipeline,
       secretFor: (id) => pipeline.secretFor(id, true),
       removed: (id) => pipeline.hookDeleted(id),
-      ...(opts.settings && { checkUrl: (url) => checkUrl(url, opts.settings!.policy) }),
+      ...(opts.settings && { checkUrl: (url, owner) => checkUrl(url, owner, opts.settings!.policy) }),
       // Several instances share the store: endpoints added elsewhere are seen within 2 s.
       refreshMs: opts.opened.cluster ? 2000 : 5000,
       onQueued: (type, n) => this.notificationsTotal.inc({ type }, n),
@@ -292,9 +293,10 @@ export class Operations {
 }
 
 /** The callback target policy's answer for an endpoint URL: a message when refused. */
-async function checkUrl(url: string, policy: AddressChecker): Promise<string | undefined> {
+async function checkUrl(url: string, owner: string, policy: AddressChecker): Promise<string | undefined> {
   const r = await checkCallbackTarget(new URL(url), policy);
-  return r.ok ? undefined : r.message;
+  // Only the admin (the operator) is told what a refused name resolved to.
+  return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
 }
 
 /** Whether a hook's callback goes to what a breaker guards (an origin, a host, or a URL). */

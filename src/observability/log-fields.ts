@@ -22,6 +22,8 @@ export const LOG_FIELDS = {
   version: 'hookd version',
   url: 'base URL hookd listens on (the API and the proxy)',
   opsUrl: 'base URL of the operations listener (/metrics, /healthz, /readyz), null when off',
+  consoleUrl: "base URL of the web console's own listener, null when off",
+  permissions: "a user's permissions (report)",
   upstream: 'the upstream service URL (logs only, never in a response)',
   dataDir: 'the data directory',
   store: 'where the data is kept: the SQLite file, or the database URL without its password',

@@ -26,6 +26,7 @@ export class Metrics {
   private readonly attemptSeconds: Histogram<'outcome'>;
   private readonly rateDelays: Counter;
   private readonly rateWaitSeconds: Counter;
+  private readonly namesRefused: Counter;
 
   constructor(version: string, sources: MetricsSources = {}) {
     const registers = [this.registry];
@@ -89,6 +90,11 @@ export class Metrics {
       help: "Time callback attempts waited for their hook's RateLimit",
       registers,
     });
+    this.namesRefused = new Counter({
+      name: 'hookd_identity_names_refused_total',
+      help: 'Proxied requests whose identity provider named no valid hookd user (or admin): anonymous for hooks',
+      registers,
+    });
     this.observe(sources);
   }
 
@@ -148,6 +154,11 @@ export class Metrics {
   rateLimited(ms: number): void {
     this.rateDelays.inc();
     this.rateWaitSeconds.inc(ms / 1000);
+  }
+
+  /** A proxied request's provider name was not a hookd user name: the request counts as anonymous. */
+  identityNameRefused(): void {
+    this.namesRefused.inc();
   }
 
   async text(): Promise<string> {

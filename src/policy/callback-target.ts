@@ -10,8 +10,16 @@ import { type AddressChecker, describeDenial } from './address-policy.js';
 /** Resolves a host name to every address it has (IPv4 and IPv6), in resolver order. */
 export type LookupAll = (hostname: string) => Promise<string[]>;
 
-/** `ok` carries the addresses that were checked: empty when the name could not be resolved now. */
-export type TargetCheck = { ok: true; addresses: string[] } | { ok: false; message: string };
+/**
+ * `ok` carries the addresses that were checked: empty when the name could not be resolved now.
+ * A refusal's `message` names the rule and never what a host name resolved to (any user would
+ * otherwise learn where internal names point: a DNS oracle); `detail` says it, for the admin.
+ */
+export type TargetCheck = { ok: true; addresses: string[] } | { ok: false; message: string; detail: string };
+
+/** What a refused host name is told, whoever asks: the rule, not the address. */
+export const REFUSED_NAME_RULE =
+  'callbacks may only go to globally routable addresses unless the operator allows the range with --allow-callback-net';
 
 /** The system resolver (`getaddrinfo`, so /etc/hosts counts), every address of both families. */
 export const systemLookupAll: LookupAll = async (hostname) => {
@@ -43,13 +51,16 @@ export async function checkCallbackTarget(
   opts: { lookup?: LookupAll; timeoutMs?: number } = {},
 ): Promise<TargetCheck> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, message: `Callback must be an http: or https: URL, not ${url.protocol}` };
+    const message = `Callback must be an http: or https: URL, not ${url.protocol}`;
+    return { ok: false, message, detail: message };
   }
   const host = urlHost(url);
   if (isIP(host)) {
     const verdict = policy.check(host);
     if (verdict.allowed) return { ok: true, addresses: [host] };
-    return { ok: false, message: `goes to ${describeDenial(verdict)}` };
+    // The address is the client's own text: telling it back reveals nothing.
+    const message = `goes to ${describeDenial(verdict)}`;
+    return { ok: false, message, detail: message };
   }
 
   const addresses = await resolveWithin(
@@ -61,7 +72,11 @@ export async function checkCallbackTarget(
   for (const address of addresses) {
     const verdict = policy.check(address);
     if (!verdict.allowed) {
-      return { ok: false, message: `host ${host} resolves to ${describeDenial(verdict)}` };
+      return {
+        ok: false,
+        message: `host ${host} resolves to an address the callback policy refuses: ${REFUSED_NAME_RULE}`,
+        detail: `host ${host} resolves to ${describeDenial(verdict)}`,
+      };
     }
   }
   return { ok: true, addresses };

@@ -54,6 +54,12 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export interface App {
   fastify: FastifyInstance;
   server: Server;
+  /**
+   * The API alone, for a listener of its own (the console's origin): API paths and the API's
+   * upgrades go to it, everything else is 404 (never the proxy).
+   */
+  /** What the console's own listener serves: the API without the proxy (src/console/listener.ts). */
+  apiOnly: { request: NodeHandler; upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void };
 }
 
 /**
@@ -65,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const isApi = apiPathMatcher(deps.config.apiBase);
   const fallback = deps.fallback ?? notFound;
   let server!: Server;
+  let apiHandler!: NodeHandler;
   const fastify = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -86,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       );
     },
     serverFactory: (handler) => {
+      apiHandler = handler;
       server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
         // Once close() began, answers end their connection so that a busy keep-alive client
         // does not keep it (and the proxy) in use until the drain deadline.
@@ -198,7 +206,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: deps.config.apiBase === '/' ? '' : deps.config.apiBase },
   );
   await fastify.ready();
-  return { fastify, server };
+  const apiOnly: App['apiOnly'] = {
+    request: (req, res) => {
+      if (isApi(req.url ?? '/')) apiHandler(req, res);
+      else
+        res
+          .writeHead(404, { 'content-type': 'application/problem+json' })
+          .end(
+            JSON.stringify(
+              toProblem(new HookdError('NOT_FOUND', 'only hookd is served here, no proxied paths')),
+            ),
+          );
+    },
+    upgrade: (req, socket, head) => {
+      if (isApi(req.url ?? '/') && deps.apiUpgrade) deps.apiUpgrade(req, socket, head, server);
+      else socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    },
+  };
+  return { fastify, server, apiOnly };
 }
 
 function notFound(req: IncomingMessage, res: ServerResponse): void {

@@ -191,7 +191,7 @@ export function buildOpenApi(
               description:
                 'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
             },
-            ...errors(400, 401, 503),
+            ...errors(400, 401, 403, 503),
           },
         },
       },
@@ -211,7 +211,8 @@ export function buildOpenApi(
       },
       '/_hookd/report': {
         post: {
-          summary: 'Report requests a service served without the proxy; hooks fire as for proxied ones',
+          summary:
+            "Report requests a service served without the proxy. Without the report permission a report is the caller's own: User must be the caller or absent (else 403) and only its own hooks fire; with it (or as admin) any User, and hooks fire as for proxied ones",
           requestBody: {
             content: {
               'application/json': {
@@ -246,7 +247,7 @@ export function buildOpenApi(
                 },
               },
             },
-            ...errors(400, 401, 409, 422, 503),
+            ...errors(400, 401, 403, 409, 422, 503),
           },
         },
       },
@@ -404,6 +405,12 @@ export function buildOpenApi(
               items: { type: 'string' },
               description:
                 'What the user\'s hooks may observe: path patterns (PathPattern syntax, prefix semantics, `$` anchors) meaning "requests under this path", or "own": "requests made by this user". Default ["own"]; admin ["/"]',
+            },
+            Permissions: {
+              type: 'array',
+              items: { type: 'string', enum: ['report'] },
+              description:
+                'What the admin granted beyond owning hooks. "report": the user\'s tokens may report requests made by anyone (POST /_hookd/report with any User; every matching hook fires). Default []; admin always ["report"]. Left out of a PUT: kept',
             },
             Created: { type: 'string', format: 'date-time', readOnly: true },
           },

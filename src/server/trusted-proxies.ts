@@ -1,10 +1,18 @@
 import ipaddr from 'ipaddr.js';
+import { UNIX_PEER } from '../ops/listen.js';
 
-/** Which peers' `X-Forwarded-*` headers are believed (SPEC §5 `$REQUEST_URI`). */
+/**
+ * Which peers' `X-Forwarded-*` headers (and identity header) are believed (SPEC §5
+ * `$REQUEST_URI`): those in the `--trusted-proxy` ranges and, when hookd listens on a unix socket,
+ * every peer on it (the socket file's mode and group say who may connect: the front proxy).
+ */
 export class TrustedProxies {
   private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][];
 
-  constructor(entries: readonly string[]) {
+  constructor(
+    entries: readonly string[],
+    private readonly unixSocket = false,
+  ) {
     this.ranges = entries.map((e) => {
       const text = e.includes('/') ? e : `${e}/${e.includes(':') ? 128 : 32}`;
       try {
@@ -16,10 +24,11 @@ export class TrustedProxies {
   }
 
   get empty(): boolean {
-    return this.ranges.length === 0;
+    return this.ranges.length === 0 && !this.unixSocket;
   }
 
   trusts(address: string | undefined): boolean {
+    if (address === UNIX_PEER) return this.unixSocket;
     if (!address || this.ranges.length === 0 || !ipaddr.isValid(address)) return false;
     let ip = ipaddr.parse(address);
     if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())

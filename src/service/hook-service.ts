@@ -69,12 +69,12 @@ export class HookService {
   }
 
   /** The checks of create and replace (callback policy included), without storing anything. */
-  check(body: unknown): Promise<HookConfig> {
-    return validateHook(body, this.validation);
+  check(body: unknown, owner?: string): Promise<HookConfig> {
+    return validateHook(body, this.validation, owner);
   }
 
   async create(owner: string, body: unknown): Promise<Hook> {
-    const config = await validateHook(body, this.validation);
+    const config = await validateHook(body, this.validation, owner);
     await this.checkPattern?.(owner, config.PathPattern);
     await this.checkName(owner, config.Name, undefined);
     const hook: Hook = {
@@ -92,7 +92,7 @@ export class HookService {
 
   async replace(owner: string, id: string, body: unknown): Promise<Hook> {
     const existing = await this.get(owner, id);
-    const config = await validateHook(body, this.validation);
+    const config = await validateHook(body, this.validation, owner);
     await this.checkPattern?.(owner, config.PathPattern);
     await this.checkName(owner, config.Name, existing.Id);
     // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.

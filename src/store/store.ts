@@ -15,6 +15,11 @@ export interface UserRecord {
    * (docs/DECISIONS.md "Scopes").
    */
   scopes?: string[];
+  /**
+   * What the admin granted beyond owning hooks (issue 22): `report` lets the user's tokens report
+   * requests made by anyone (a service's reporter). Absent or empty: none.
+   */
+  permissions?: string[];
 }
 
 export interface TokenRecord {
@@ -62,6 +67,8 @@ export interface UserStore {
   removeUser(name: string): Promise<boolean>;
   /** Replaces the user's scopes; false when there is no such user. */
   setUserScopes(name: string, scopes: string[]): Promise<boolean>;
+  /** Replaces the user's permissions (`["report"]` or `[]`); false when there is no such user. */
+  setUserPermissions(name: string, permissions: string[]): Promise<boolean>;
   addToken(token: TokenRecord): Promise<void>;
   getToken(id: string): Promise<TokenRecord | undefined>;
   listTokens(user?: string): Promise<TokenRecord[]>;

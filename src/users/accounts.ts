@@ -3,7 +3,8 @@ import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
 import { HookdError } from '../errors/catalog.js';
 import { isoTimestamp } from '../hook/hook.js';
 import type { Store, TokenRecord, UserRecord } from '../store/store.js';
-import { defaultScopesFor, parseScopes } from './scopes.js';
+import { parsePermissions } from './permissions.js';
+import { ADMIN_USER, defaultScopesFor, parseScopes } from './scopes.js';
 
 /**
  * User and token administration, shared by `hookd user|token …`, the first-start bootstrap, the
@@ -24,14 +25,16 @@ export class Accounts {
    * Adds a user with the given scopes, by default `["own"]` (`admin`: `["/"]`). Scopes given by a
    * client are checked and refused (400, naming `Scopes`) when malformed.
    */
-  async addUser(name: string, scopes?: unknown): Promise<UserRecord> {
+  async addUser(name: string, scopes?: unknown, permissions?: unknown): Promise<UserRecord> {
     if (!isValidUserName(name)) {
       throw new HookdError('BAD_REQUEST', `user name "${name}" is invalid: it must be ${USER_NAME_RULE}`);
     }
+    const granted = permissions === undefined ? [] : checkedPermissions(permissions);
     const user: UserRecord = {
       name,
       created: isoTimestamp(),
       scopes: scopes === undefined ? [...defaultScopesFor(name)] : checkedScopes(scopes),
+      ...(granted.length > 0 && { permissions: granted }),
     };
     if (!(await this.store.addUser(user))) throw new HookdError('CONFLICT', `user "${name}" already exists`);
     this.changed(name);
@@ -48,6 +51,23 @@ export class Accounts {
   async setScopes(name: string, scopes: unknown): Promise<UserRecord> {
     const list = checkedScopes(scopes);
     if (!(await this.store.setUserScopes(name, list)))
+      throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
+    this.changed(name);
+    return this.getUser(name);
+  }
+
+  /**
+   * Replaces a user's permissions (checked; 400 naming `Permissions`, 404 for no such user). The
+   * admin has every permission: its list cannot be changed (409).
+   */
+  async setPermissions(name: string, permissions: unknown): Promise<UserRecord> {
+    const list = checkedPermissions(permissions);
+    if (name === ADMIN_USER)
+      throw new HookdError(
+        'CONFLICT',
+        'the admin user has every permission, always; its Permissions cannot be changed',
+      );
+    if (!(await this.store.setUserPermissions(name, list)))
       throw new HookdError('NOT_FOUND', `no user "${name.slice(0, 64)}"`);
     this.changed(name);
     return this.getUser(name);
@@ -120,4 +140,12 @@ function checkedScopes(input: unknown): string[] {
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function checkedPermissions(input: unknown): string[] {
+  const r = parsePermissions(input);
+  if (r.ok) return r.permissions;
+  throw new HookdError('VALIDATION_FAILED', `Permissions: ${r.errors.join('; ')}`, {
+    errors: r.errors.map((message) => ({ field: 'Permissions', message })),
+  });
 }

@@ -6,7 +6,7 @@ import { MatchEngine } from '../engine/match-engine.js';
 import type { Hook } from '../hook/hook.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
-import { closeServer, listenOn } from '../ops/listen.js';
+import { closeServer, listenAddress } from '../ops/listen.js';
 import { apiPathMatcher } from '../server/api-paths.js';
 import { ReverseProxy } from '../server/proxy.js';
 import type { UserRecord } from '../store/store.js';
@@ -156,7 +156,10 @@ export async function runWorker(
     if (proxy === undefined || isApi(req.url ?? '/')) api.upgrade(req, socket, head);
     else proxy.handleUpgrade(req, socket, head, server);
   });
-  const url = await listenOn(server, cfg.listen);
+  const url = await listenAddress(server, cfg.listen, {
+    ...(cfg.listenMode !== undefined && { mode: cfg.listenMode }),
+    ...(cfg.listenGroup !== undefined && { group: cfg.listenGroup }),
+  });
   send({ t: 'listening', url });
 
   // Stop accepting, let in-flight requests (and their AfterCompletion acknowledgements) finish

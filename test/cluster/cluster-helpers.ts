@@ -50,6 +50,8 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
     opts.dataDir,
     '--listen',
     `127.0.0.1:${port}`,
+    '--console-listen',
+    '127.0.0.1:0',
     '--ops-listen',
     `127.0.0.1:${opsPort}`,
     '--allow-callback-net',

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { REPO_ROOT, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { onConsoleOrigin, REPO_ROOT, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, startUpstream, type Upstream } from '../helpers/servers.js';
 import { chromiumSkipReason, launchBrowser, type TestBrowser } from './browser.js';
 
@@ -115,6 +115,7 @@ async function axe(page: Page, what: string): Promise<void> {
 
 describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
   let d: TestDaemon;
+  let site: TestDaemon;
   let upstream: Upstream;
   let receiver: Awaited<ReturnType<typeof startEvilReceiver>>;
   let alice: TestBrowser;
@@ -126,7 +127,9 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
   before(async () => {
     upstream = await startUpstream();
     receiver = await startEvilReceiver();
-    d = await startHookd({ upstream: upstream.url, retrySchedule: [0, 1] });
+    // The console on its own origin (issue 22); proxied requests go to the service's (`site`).
+    site = await startHookd({ upstream: upstream.url, retrySchedule: [0, 1] });
+    d = onConsoleOrigin(site);
     alice = await launchBrowser();
     page = await alice.context.newPage();
     page.on('dialog', (dlg) => {
@@ -219,7 +222,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     await axe(live, 'the live page');
     // The hook page is open on its log before the request is made.
     await page.goto(`${d.url}${ROOT}/hooks/${hookId}`);
-    const res = await fetch(`${d.url}/items/42`);
+    const res = await fetch(`${site.url}/items/42`);
     assert.equal(res.status, 200);
     await live.waitForSelector('tr.live-event:has-text("/items/42")', { timeout: 15_000 });
     await page.waitForSelector('#log tbody tr:has-text("/items/42")', { timeout: 15_000 });
@@ -342,7 +345,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
       Type: 1,
       Callback: `${receiver.url}/fail`,
     });
-    for (let i = 0; i < 2; i++) await fetch(`${d.url}/boom`);
+    for (let i = 0; i < 2; i++) await fetch(`${site.url}/boom`);
     for (let t = Date.now(); Date.now() - t < 15_000; ) {
       await page.goto(`${d.url}${ROOT}/hooks/${failing.Id}?status=failed`);
       if ((await page.locator('#log tbody tr').count()) === 2) break;
@@ -474,7 +477,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
       // Live: the first user's traffic does not reach the second user's tail.
       await p.goto(`${d.url}${ROOT}/live`);
       await p.waitForSelector('#live-filters[data-connected="true"]');
-      await fetch(`${d.url}/items/43`);
+      await fetch(`${site.url}/items/43`);
       await page.goto(`${d.url}${ROOT}/hooks/${hookId}`);
       await page.waitForSelector('#log tbody tr:has-text("/items/43")', { timeout: 15_000 });
       assert.equal(await p.locator('tr.live-event').count(), 0);

@@ -5,7 +5,7 @@ import { formToHook, hookToForm } from '../../src/console/hook-form.js';
 import { escapeHtml, html } from '../../src/console/html.js';
 import { SessionStore } from '../../src/console/sessions.js';
 import type { Hook } from '../../src/hook/hook.js';
-import { startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { onConsoleOrigin, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, startReceiver } from '../helpers/servers.js';
 
 const ROOT = '/_hookd/console';
@@ -116,7 +116,7 @@ describe('console HTML (unit)', () => {
 describe('console over HTTP', () => {
   let d: TestDaemon;
   before(async () => {
-    d = await startHookd({ trustedProxies: ['127.0.0.1'] });
+    d = onConsoleOrigin(await startHookd({ trustedProxies: ['127.0.0.1'] }));
   });
   after(async () => d?.close());
 
@@ -174,7 +174,7 @@ describe('console over HTTP', () => {
   it('marks the cookie Secure behind a trusted proxy that says https, and only then', async () => {
     const viaProxy = await signIn(d.url, d.token, { 'x-forwarded-proto': 'https' });
     assert.match(viaProxy.setCookie[0]!, /; Secure/);
-    const other = await startHookd();
+    const other = onConsoleOrigin(await startHookd());
     try {
       const untrusted = await signIn(other.url, other.token, { 'x-forwarded-proto': 'https' });
       assert.doesNotMatch(untrusted.setCookie[0]!, /Secure/, 'an untrusted peer’s header is not believed');
@@ -372,7 +372,9 @@ describe('console over HTTP', () => {
 describe('console sign-in through the identity provider', () => {
   let d: TestDaemon;
   before(async () => {
-    d = await startHookd({ identityHeader: 'X-Forwarded-User', trustedProxies: ['127.0.0.1'] });
+    d = onConsoleOrigin(
+      await startHookd({ identityHeader: 'X-Forwarded-User', trustedProxies: ['127.0.0.1'] }),
+    );
   });
   after(async () => d?.close());
 

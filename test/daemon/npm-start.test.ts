@@ -62,6 +62,8 @@ async function npmStart(): Promise<Started> {
       tempDir(),
       '--listen',
       '127.0.0.1:0',
+      '--console-listen',
+      '127.0.0.1:0',
       '--ops-listen',
       '127.0.0.1:0',
       '--log-format',

@@ -166,6 +166,8 @@ describe('pretty lines for people', () => {
         tempDir(),
         '--listen',
         '127.0.0.1:0',
+        '--console-listen',
+        'off',
         '--ops-listen',
         'off',
         '--log-format',

@@ -25,6 +25,8 @@ export interface TestDaemon {
   url: string;
   /** The operations listener (/metrics, /healthz, /readyz); '' when switched off. */
   opsUrl: string;
+  /** The web console's own listener; '' when switched off. */
+  consoleUrl: string;
   token: string;
   dataDir: string;
   close(): Promise<void>;
@@ -40,8 +42,11 @@ export async function startHookd(
 ): Promise<TestDaemon> {
   const dataDir = opts.dataDir ?? tempDir();
   const config: HookdConfig = {
-    // The operations listener on a free port too (its default 8471 would collide between tests).
-    ...loadConfig({ env: {}, flags: { dataDir, listen: '127.0.0.1:0', opsListen: '127.0.0.1:0' } }),
+    // The operations and console listeners on free ports too (their defaults would collide between tests).
+    ...loadConfig({
+      env: {},
+      flags: { dataDir, listen: '127.0.0.1:0', opsListen: '127.0.0.1:0', consoleListen: '127.0.0.1:0' },
+    }),
     allowCallbackNets: ['127.0.0.0/8', '::1/128'],
     logLevel: 'silent',
     shutdownTimeoutMs: 2000,
@@ -54,6 +59,7 @@ export async function startHookd(
     hookd,
     url,
     opsUrl: hookd.opsUrl(),
+    consoleUrl: hookd.consoleUrl(),
     token,
     dataDir,
     close: async () => {
@@ -61,6 +67,15 @@ export async function startHookd(
       if (!opts.keepDataDir && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The daemon as seen from the web console's own listener (issue 22): `url` is the console's
+ * origin, which serves the API too (never the proxy).
+ */
+export function onConsoleOrigin(t: TestDaemon): TestDaemon {
+  assert.ok(t.consoleUrl, 'the console listener is on');
+  return { ...t, url: t.consoleUrl };
 }
 
 export interface HookdProcess {
@@ -106,6 +121,8 @@ export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): 
       '--listen',
       '127.0.0.1:0',
       '--ops-listen',
+      '127.0.0.1:0',
+      '--console-listen',
       '127.0.0.1:0',
       ...(opts.allowLoopback === false ? [] : ['--allow-callback-net', '127.0.0.0/8']),
       ...args,

@@ -40,7 +40,13 @@ export interface Nginx {
 }
 
 /** Starts nginx with `server` as the body of its one server block (listening on a free port). */
-export async function startNginx(bin: string, port: number, server: string): Promise<Nginx> {
+export async function startNginx(
+  bin: string,
+  port: number,
+  server: string,
+  /** Directives of the main context, e.g. `user www-data;`. */
+  main = '',
+): Promise<Nginx> {
   const dir = tempDir('hookd-nginx-');
   writeNginxConf(
     dir,
@@ -49,6 +55,7 @@ export async function startNginx(bin: string, port: number, server: string): Pro
     listen 127.0.0.1:${port};
     ${server}
   }`,
+    main,
   );
   const proc: ChildProcess = spawn(
     bin,

@@ -163,6 +163,8 @@ describe('the installed hookd driven by the installed hookctl', () => {
         dataDir,
         '--listen',
         '127.0.0.1:0',
+        '--console-listen',
+        '127.0.0.1:0',
         '--ops-listen',
         '127.0.0.1:0',
         '--upstream',

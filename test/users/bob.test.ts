@@ -104,14 +104,17 @@ describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
 
   it('the report API and the dry run follow the same rule', async () => {
     receiver.reset();
-    const report = await api<{ fired: number }>(d.url, token.get('bobby')!, 'POST', '/_hookd/report', {
-      Method: 'GET',
-      Path: ALICE_URL,
-      StatusCode: 200,
-      User: 'alice',
-    });
+    const served = { Method: 'GET', Path: ALICE_URL, StatusCode: 200, User: 'alice' };
+    // Issue 22: a plain user's report is its own; naming alice is refused.
+    const forged = await api(d.url, token.get('bobby')!, 'POST', '/_hookd/report', served);
+    assert.equal(forged.status, 403, forged.text);
+    const report = await api<{ fired: number }>(d.url, d.token, 'POST', '/_hookd/report', served);
     assert.equal(report.status, 202, report.text);
-    assert.equal(report.body.fired, 1, "only the admin's hook");
+    assert.equal(
+      report.body.fired,
+      1,
+      "only the admin's hook: bobby's own-scoped one is not alice's request",
+    );
     const dry = await api<unknown[]>(d.url, token.get('bobby')!, 'POST', '/_hookd/match', {
       Method: 'GET',
       Path: ALICE_URL,

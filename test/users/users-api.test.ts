@@ -181,7 +181,7 @@ describe('users and tokens through the API and hookctl', { timeout: 120_000 }, (
     it('users add, list (piped: tab-separated; -o json), grant, revoke', async () => {
       const add = await ctl(['users', 'add', 'carol', '--scope', '/repositories/carol']);
       assert.equal(add.code, 0, add.stderr);
-      assert.match(add.stdout, /^carol\t\/repositories\/carol\t\S+\n$/);
+      assert.match(add.stdout, /^carol\t\/repositories\/carol\t\t\S+\n$/);
       assert.match(add.stderr, /hookctl tokens create carol/);
       const list = await ctl(['users', 'list']);
       assert.equal(list.code, 0, list.stderr);

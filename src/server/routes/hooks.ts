@@ -46,7 +46,7 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
     '/_hookd/validate',
     {
       POST: async (req, reply) => {
-        const config = await hooks.check(req.body);
+        const config = await hooks.check(req.body, principalOf(req).user);
         const { warnings } = lintHook(config);
         return reply.send({
           ...config,

@@ -31,7 +31,27 @@ export function triggerRoutes(
   /** A reason to refuse reports up front (the store refuses writes: 503 STORE_UNAVAILABLE). */
   refuse?: () => HookdError | undefined,
   tracing?: Tracing,
+  /**
+   * Whether the caller may report requests made by anyone (the admin, a user granted `report`).
+   * Absent: everyone may (a bare API in tests). Without it a report is the caller's own.
+   */
+  reportsForAnyone?: (user: string) => Promise<boolean>,
 ): void {
+  /** The owner whose hooks alone may fire for the caller's report; undefined: any owner's. */
+  const reporterOf = async (req: FastifyRequest, served: ServedRequest[]): Promise<string | undefined> => {
+    const caller = principalOf(req).user;
+    if (reportsForAnyone === undefined || (await reportsForAnyone(caller))) return undefined;
+    const at = served.findIndex((s) => s.User !== undefined && s.User !== caller);
+    if (at !== -1) {
+      const field = Array.isArray(req.body) ? `[${at}].User` : 'User';
+      throw new HookdError(
+        'FORBIDDEN',
+        `a report is made by its caller: User must be "${caller}" or left out (reporting requests made by others needs the report permission, which the admin grants: hookctl users grant NAME --permission report)`,
+        { errors: [{ field, message: `must be "${caller}" or left out` }] },
+      );
+    }
+    return caller;
+  };
   resource(
     app,
     '/_hookd/report',
@@ -49,6 +69,7 @@ export function triggerRoutes(
         if (errors.length) {
           throw new HookdError('VALIDATION_FAILED', `the report has ${errors.length} error(s)`, { errors });
         }
+        const onlyOwner = await reporterOf(req, parsed as ServedRequest[]);
         let fired = 0;
         // The report's span is the parent of the fire spans, as a proxied request's is.
         const span = tracing?.request(req.raw, 'POST /_hookd/report');
@@ -63,6 +84,7 @@ export function triggerRoutes(
             uri,
             user: s.User ?? '',
             trace: span?.ref,
+            ...(onlyOwner !== undefined && { onlyOwner }),
           };
           if (phase !== 'after') fired += await engine.fireAndWait('before', t);
           if (phase !== 'before')
@@ -85,6 +107,7 @@ export function triggerRoutes(
           throw new HookdError('VALIDATION_FAILED', `the dry run request has ${s.length} error(s)`, {
             errors: s,
           });
+        await reporterOf(req, [s]);
         const [path, query] = splitQuery(s.Path);
         const q = s.Query ?? query;
         const t: Trigger = {

@@ -3,6 +3,7 @@ import { HookdError } from '../../errors/catalog.js';
 import type { HookService } from '../../service/hook-service.js';
 import type { Store, TokenRecord, UserRecord } from '../../store/store.js';
 import type { Accounts } from '../../users/accounts.js';
+import { parsePermissions, permissionsOf } from '../../users/permissions.js';
 import { ADMIN_USER } from '../../users/scopes.js';
 import { OWN_PREFIX } from '../api-paths.js';
 import { principalOf } from '../auth-hook.js';
@@ -35,10 +36,10 @@ export function userRoutes(app: FastifyInstance, deps: UserRouteDeps): void {
     },
     POST: async (req, reply) => {
       adminOnly(req);
-      const body = objectBody(req, ['Name', 'Scopes']);
+      const body = objectBody(req, ['Name', 'Scopes', 'Permissions']);
       if (typeof body.Name !== 'string') throw fieldError('Name', 'is required: the user name, e.g. "alice"');
-      const user = await accounts.addUser(body.Name, body.Scopes);
-      req.log.info({ user: user.name, scopes: user.scopes }, 'user added');
+      const user = await accounts.addUser(body.Name, body.Scopes, body.Permissions);
+      req.log.info({ user: user.name, scopes: user.scopes, permissions: user.permissions }, 'user added');
       return reply
         .code(201)
         .header('Location', `${prefix}${USERS}/${encodeURIComponent(user.name)}`)
@@ -55,7 +56,7 @@ export function userRoutes(app: FastifyInstance, deps: UserRouteDeps): void {
     PUT: async (req, reply) => {
       adminOnly(req);
       const name = nameOf(req);
-      const body = objectBody(req, ['Name', 'Scopes', 'Created']);
+      const body = objectBody(req, ['Name', 'Scopes', 'Permissions', 'Created']);
       if (body.Name !== undefined && body.Name !== name)
         throw fieldError(
           'Name',
@@ -63,8 +64,19 @@ export function userRoutes(app: FastifyInstance, deps: UserRouteDeps): void {
         );
       if (body.Scopes === undefined)
         throw fieldError('Scopes', 'is required: a list of path patterns or "own"');
-      const user = await accounts.setScopes(name, body.Scopes);
+      // Permissions left out stay as they are: a client that only knows Scopes keeps working.
+      // Both are checked before either is written.
+      const current = await accounts.getUser(name);
+      const permissions =
+        body.Permissions === undefined || samePermissions(current, body.Permissions)
+          ? undefined
+          : checkedPermissions(name, body.Permissions);
+      let user = await accounts.setScopes(name, body.Scopes);
       req.log.info({ user: name, scopes: user.scopes }, 'user scopes replaced');
+      if (permissions !== undefined) {
+        user = await accounts.setPermissions(name, permissions);
+        req.log.info({ user: name, permissions }, 'user permissions replaced');
+      }
       return reply.send(presentUser(user));
     },
     DELETE: async (req, reply) => {
@@ -157,8 +169,35 @@ function fieldError(field: string, message: string): HookdError {
   return new HookdError('BAD_REQUEST', `${field} ${message}`, { errors: [{ field, message }] });
 }
 
-function presentUser(u: UserRecord): { Name: string; Scopes: string[]; Created: string } {
-  return { Name: u.name, Scopes: u.scopes ?? [], Created: u.created };
+function presentUser(u: UserRecord): {
+  Name: string;
+  Scopes: string[];
+  Permissions: string[];
+  Created: string;
+} {
+  return { Name: u.name, Scopes: u.scopes ?? [], Permissions: permissionsOf(u), Created: u.created };
+}
+
+/** `Permissions` as sent, refused up front when malformed or meant for the admin. */
+function checkedPermissions(name: string, sent: unknown): string[] {
+  const r = parsePermissions(sent);
+  if (!r.ok)
+    throw new HookdError('VALIDATION_FAILED', `Permissions: ${r.errors.join('; ')}`, {
+      errors: r.errors.map((message) => ({ field: 'Permissions', message })),
+    });
+  if (name === ADMIN_USER)
+    throw new HookdError(
+      'CONFLICT',
+      'the admin user has every permission, always; its Permissions cannot be changed',
+    );
+  return r.permissions;
+}
+
+/** Whether `Permissions` as sent is what the user has in effect already (the admin's included). */
+function samePermissions(u: UserRecord, sent: unknown): boolean {
+  if (!Array.isArray(sent)) return false;
+  const have = permissionsOf(u);
+  return sent.length === have.length && sent.every((p) => have.includes(p));
 }
 
 /** A token as the API shows it: never its hash. */

@@ -75,6 +75,14 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async setUserPermissions(name: string, permissions: string[]): Promise<boolean> {
+    const u = this.users.get(name);
+    if (!u) return false;
+    if (permissions.length > 0) u.permissions = [...permissions];
+    else delete u.permissions;
+    return true;
+  }
+
   async listUsers(): Promise<UserRecord[]> {
     // Code-unit order, as SQLite's BINARY collation sorts.
     return [...this.users.values()]
@@ -123,6 +131,10 @@ export class MemoryStore implements Store {
 }
 
 function copyUser(u: UserRecord): UserRecord {
-  const { scopes, ...rest } = u;
-  return scopes === undefined ? { ...rest } : { ...rest, scopes: [...scopes] };
+  const { scopes, permissions, ...rest } = u;
+  return {
+    ...rest,
+    ...(scopes !== undefined && { scopes: [...scopes] }),
+    ...(permissions !== undefined && permissions.length > 0 && { permissions: [...permissions] }),
+  };
 }

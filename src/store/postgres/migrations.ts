@@ -245,4 +245,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // Issue 25: see the SQLite migration of the same purpose.
     sql: 'ALTER TABLE tokens ADD COLUMN last_used TEXT;',
   },
+  {
+    version: 9,
+    name: 'users: permissions',
+    // Issue 22: see the SQLite migration of the same purpose. The users trigger of version 3
+    // announces a change to every instance already.
+    sql: `
+  ALTER TABLE users ADD COLUMN permissions TEXT;
+  `,
+  },
 ];

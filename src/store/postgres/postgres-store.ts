@@ -122,23 +122,37 @@ export class PostgresStore implements Store {
 
   async addUser(user: UserRecord): Promise<boolean> {
     const r = await this.db.pool.query(
-      'INSERT INTO users (name, created, scopes) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-      [user.name, user.created, user.scopes === undefined ? null : JSON.stringify(user.scopes)],
+      'INSERT INTO users (name, created, scopes, permissions) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING',
+      [
+        user.name,
+        user.created,
+        user.scopes === undefined ? null : JSON.stringify(user.scopes),
+        user.permissions?.length ? JSON.stringify(user.permissions) : null,
+      ],
     );
     return (r.rowCount ?? 0) > 0;
   }
 
   async getUser(name: string): Promise<UserRecord | undefined> {
-    const { rows } = await this.db.pool.query('SELECT name, created, scopes FROM users WHERE name = $1', [
-      name,
-    ]);
+    const { rows } = await this.db.pool.query(
+      'SELECT name, created, scopes, permissions FROM users WHERE name = $1',
+      [name],
+    );
     return rows[0] && userOf(rows[0]);
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return (await this.db.pool.query('SELECT name, created, scopes FROM users ORDER BY name')).rows.map(
-      userOf,
-    );
+    return (
+      await this.db.pool.query('SELECT name, created, scopes, permissions FROM users ORDER BY name')
+    ).rows.map(userOf);
+  }
+
+  async setUserPermissions(name: string, permissions: string[]): Promise<boolean> {
+    const r = await this.db.pool.query('UPDATE users SET permissions = $1 WHERE name = $2', [
+      JSON.stringify(permissions),
+      name,
+    ]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   async setUserScopes(name: string, scopes: string[]): Promise<boolean> {

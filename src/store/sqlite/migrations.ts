@@ -132,4 +132,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // Issue 25: when each token was last used (the console's Users page), to within a minute.
   `ALTER TABLE tokens ADD COLUMN last_used TEXT;`,
+  // Issue 22: what the admin granted a user beyond owning hooks, a JSON list (`["report"]`: may
+  // report requests made by anyone). NULL: none.
+  `
+  ALTER TABLE users ADD COLUMN permissions TEXT;
+  `,
 ];

@@ -69,10 +69,13 @@ export class SqliteStore implements Store {
       getHook: db.prepare('SELECT doc FROM hooks WHERE id = ?'),
       listHooks: db.prepare('SELECT doc FROM hooks WHERE owner = ? AND id > ? ORDER BY id LIMIT ?'),
       allHooks: db.prepare('SELECT doc FROM hooks').pluck(),
-      addUser: db.prepare('INSERT OR IGNORE INTO users (name, created, scopes) VALUES (?, ?, ?)'),
-      getUser: db.prepare('SELECT name, created, scopes FROM users WHERE name = ?'),
-      listUsers: db.prepare('SELECT name, created, scopes FROM users ORDER BY name'),
+      addUser: db.prepare(
+        'INSERT OR IGNORE INTO users (name, created, scopes, permissions) VALUES (?, ?, ?, ?)',
+      ),
+      getUser: db.prepare('SELECT name, created, scopes, permissions FROM users WHERE name = ?'),
+      listUsers: db.prepare('SELECT name, created, scopes, permissions FROM users ORDER BY name'),
       setUserScopes: db.prepare('UPDATE users SET scopes = ? WHERE name = ?'),
+      setUserPermissions: db.prepare('UPDATE users SET permissions = ? WHERE name = ?'),
       removeUser: db.prepare('DELETE FROM users WHERE name = ?'),
       removeUserHooks: db.prepare('DELETE FROM hooks WHERE owner = ?'),
       addToken: db.prepare(
@@ -148,7 +151,7 @@ export class SqliteStore implements Store {
 
   async addUser(user: UserRecord): Promise<boolean> {
     const scopes = user.scopes === undefined ? null : JSON.stringify(user.scopes);
-    return this.stmts.addUser.run(user.name, user.created, scopes).changes > 0;
+    return this.stmts.addUser.run(user.name, user.created, scopes, permissionsText(user)).changes > 0;
   }
 
   async getUser(name: string): Promise<UserRecord | undefined> {
@@ -162,6 +165,10 @@ export class SqliteStore implements Store {
 
   async setUserScopes(name: string, scopes: string[]): Promise<boolean> {
     return this.stmts.setUserScopes.run(JSON.stringify(scopes), name).changes > 0;
+  }
+
+  async setUserPermissions(name: string, permissions: string[]): Promise<boolean> {
+    return this.stmts.setUserPermissions.run(JSON.stringify(permissions), name).changes > 0;
   }
 
   async removeUser(name: string): Promise<boolean> {
@@ -214,4 +221,9 @@ export class SqliteStore implements Store {
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
+}
+
+/** The permissions column: NULL for none. */
+export function permissionsText(user: UserRecord): string | null {
+  return user.permissions?.length ? JSON.stringify(user.permissions) : null;
 }

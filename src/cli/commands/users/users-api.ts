@@ -6,6 +6,8 @@ import type { Column } from '../../output.js';
 export interface UserView {
   Name: string;
   Scopes: string[];
+  /** What the admin granted beyond owning hooks (`report`); absent from daemons before issue 22. */
+  Permissions?: string[];
   Created?: string;
 }
 
@@ -26,11 +28,22 @@ const enc = encodeURIComponent;
 export const usersApi = {
   list: async (c: ApiClient) => (await c.call<UserView[]>('GET', USERS)).body,
   get: async (c: ApiClient, name: string) => (await c.call<UserView>('GET', `${USERS}/${enc(name)}`)).body,
-  add: async (c: ApiClient, name: string, scopes?: string[]) =>
-    (await c.call<UserView>('POST', USERS, { Name: name, ...(scopes !== undefined && { Scopes: scopes }) }))
-      .body,
-  setScopes: async (c: ApiClient, name: string, scopes: string[]) =>
-    (await c.call<UserView>('PUT', `${USERS}/${enc(name)}`, { Name: name, Scopes: scopes })).body,
+  add: async (c: ApiClient, name: string, scopes?: string[], permissions?: string[]) =>
+    (
+      await c.call<UserView>('POST', USERS, {
+        Name: name,
+        ...(scopes !== undefined && { Scopes: scopes }),
+        ...(permissions !== undefined && { Permissions: permissions }),
+      })
+    ).body,
+  setScopes: async (c: ApiClient, name: string, scopes: string[], permissions?: string[]) =>
+    (
+      await c.call<UserView>('PUT', `${USERS}/${enc(name)}`, {
+        Name: name,
+        Scopes: scopes,
+        ...(permissions !== undefined && { Permissions: permissions }),
+      })
+    ).body,
   remove: async (c: ApiClient, name: string) => {
     await c.call('DELETE', `${USERS}/${enc(name)}`);
   },
@@ -52,6 +65,7 @@ export const usersApi = {
 export const USER_COLUMNS: Column<UserView>[] = [
   { header: 'NAME', value: (u) => u.Name, paint: (t, _u, c) => c.cyan(t) },
   { header: 'SCOPES', value: (u) => u.Scopes.join(','), shrink: true },
+  { header: 'PERMISSIONS', value: (u) => (u.Permissions ?? []).join(',') },
   { header: 'CREATED', value: (u) => u.Created ?? '' },
 ];
 
@@ -82,4 +96,9 @@ export function scopeArgs(values: string[]): string[] {
     );
   }
   return scopes;
+}
+
+/** `--permission` values: each a permission name (`report`); commas also separate. */
+export function permissionArgs(values: string[] | undefined): string[] {
+  return scopeArgs(values ?? []);
 }
