@@ -128,6 +128,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       },
       ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
+      // Issue 24: v1/v1a per hook, or per notification endpoint.
+      schemesFor: (id) => engine.get(id)?.Signature?.Schemes ?? operations.notifier.schemesOf(id),
       ...perHookDelivery(
         (): MatchEngine => engine,
         (): Metrics => metrics,

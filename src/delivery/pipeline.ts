@@ -10,6 +10,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
+import { type SignatureScheme, signatureFor } from '../signing/index.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
 import type { Tracing } from '../tracing/types.js';
@@ -53,7 +54,6 @@ import {
 } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
 import { type AttemptResult, Sender } from './sender.js';
-import { signatureHeader } from './signing.js';
 
 /** What the pipeline needs to know about hooks (the daemon answers from its hook service). */
 export interface HookStateView {
@@ -93,6 +93,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
+  /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
+  schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
 }
 
 export interface DeliveryDetail {
@@ -151,6 +153,7 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly userAgent: string;
   private readonly gate: RateGate | undefined;
   private readonly tracing: Tracing | undefined;
+  private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -165,6 +168,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.scheduleFor = opts.scheduleFor;
     this.userAgent = opts.userAgent ?? 'hookd';
     this.tracing = opts.tracing;
+    this.schemesFor = opts.schemesFor;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
@@ -567,7 +571,9 @@ export class DeliveryPipeline implements FiredEventSink {
       const h = d.headers;
       // The last two values are the per-attempt ones; undici copies headers when dispatching.
       h[h.length - 3] = timestamp;
-      h[h.length - 1] = signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start);
+      // Issue 24: v1 and/or v1a per hook (src/signing/).
+      const schemes = this.schemesFor?.(d.hookId);
+      h[h.length - 1] = signatureFor(schemes, keys, d.id, timestamp, d.request.body ?? '', start);
       const span = this.tracing?.attempt(d, d.attempts + 1);
       if (span !== undefined) h[1] = span.traceparent;
       const result = await this.sender.send({

@@ -1,3 +1,4 @@
+import { SIGNATURE_JSON_SCHEMA } from '../signing/schemes.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 
 /** At most this many attempts per round, and no delay longer than a week. */
@@ -95,6 +96,7 @@ export const HOOK_SCHEMA = {
         'At most PerSecond callbacks a second (fractions allowed, e.g. 0.5), with bursts of up to Burst (default ceil(PerSecond)). Callbacks over the rate wait; none is dropped.',
       examples: [{ PerSecond: 10, Burst: 10 }],
     },
+    Signature: SIGNATURE_JSON_SCHEMA,
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },

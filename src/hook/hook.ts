@@ -2,6 +2,7 @@
  * The hook resource (SPEC §2). Field names are the seed's, case-sensitive, and are the same in
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
+import type { SignatureConfig } from '../signing/schemes.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {
@@ -30,6 +31,11 @@ export interface HookConfig {
    * rate wait their turn. Absent: no limit beyond the per-destination concurrency.
    */
   RateLimit?: RateLimit;
+  /**
+   * Signature schemes of `webhook-signature` (issue 24, src/signing/): `v1` (HMAC) and/or `v1a`
+   * (ed25519). Absent: `{"Schemes": ["v1"]}`.
+   */
+  Signature?: SignatureConfig;
 }
 
 /** A hook's callback rate limit (a token bucket: `Burst` tokens, refilled at `PerSecond`). */

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type FieldError, HookdError } from '../errors/catalog.js';
+import { checkSignature, type SignatureConfig } from '../signing/schemes.js';
 
 export const NOTIFICATION_TYPES = [
   'hook.disabled',
@@ -25,6 +26,8 @@ export interface NotificationEndpoint {
   Events: string[];
   Description: string;
   Created: string;
+  /** Signature schemes (issue 24, src/signing/); absent: `v1`. */
+  Signature?: SignatureConfig;
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -53,9 +56,20 @@ export interface EndpointInput {
   Url: string;
   Events: string[];
   Description: string;
+  Signature?: SignatureConfig;
 }
 
-const KNOWN = new Set(['Url', 'Events', 'Description', 'Id', 'Owner', 'Created', 'Secret']);
+const KNOWN = new Set([
+  'Url',
+  'Events',
+  'Description',
+  'Id',
+  'Owner',
+  'Created',
+  'Secret',
+  'Signature',
+  'PublicKey',
+]);
 
 /** Checks a `POST /_hookd/notifications` body; throws VALIDATION_FAILED listing every problem. */
 export function validateEndpoint(body: unknown): EndpointInput {
@@ -70,7 +84,7 @@ export function validateEndpoint(body: unknown): EndpointInput {
     if (!KNOWN.has(k))
       errors.push({
         field: k,
-        message: 'is not a field of a notification endpoint (Url, Events, Description)',
+        message: 'is not a field of a notification endpoint (Url, Events, Description, Signature)',
       });
   }
   let url = '';
@@ -109,12 +123,19 @@ export function validateEndpoint(body: unknown): EndpointInput {
       errors.push({ field: 'Description', message: 'must be a string of at most 256 characters' });
     } else description = b.Description;
   }
+  const signature = b.Signature === undefined ? undefined : checkSignature(b.Signature);
+  if (signature) errors.push(...signature.errors);
   if (errors.length > 0) {
     throw new HookdError('VALIDATION_FAILED', errors.map((e) => `${e.field} ${e.message}`).join('; '), {
       errors,
     });
   }
-  return { Url: url, Events: events, Description: description };
+  return {
+    Url: url,
+    Events: events,
+    Description: description,
+    ...(signature?.config && { Signature: signature.config }),
+  };
 }
 
 /** Whether an endpoint wants events of this type. */

@@ -18,6 +18,7 @@ export function presentHook(h: Hook): Record<string, unknown> {
     Persist: h.Persist,
     ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
     ...(h.RateLimit !== undefined && { RateLimit: h.RateLimit }),
+    ...(h.Signature !== undefined && { Signature: h.Signature }),
     Modified: h.Modified,
     State: h.State,
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),

@@ -6,6 +6,7 @@ import type { DeliveryPipeline } from '../../delivery/pipeline.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
 import { type Hook, isoTimestamp } from '../../hook/hook.js';
 import type { HookService } from '../../service/hook-service.js';
+import { publicKeyOf } from '../../signing/index.js';
 import {
   type AttemptRecord,
   DELIVERY_STATUSES,
@@ -117,7 +118,8 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       GET: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
-        return reply.send({ Secret: await pipeline.secretFor(hook.Id, hook.Persist) });
+        const secret = await pipeline.secretFor(hook.Id, hook.Persist);
+        return reply.send({ Secret: secret, PublicKey: publicKeyOf(secret) });
       },
     },
     { events: true },
@@ -133,6 +135,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         req.log.info({ hookId: hook.Id }, 'signing secret rotated');
         return reply.send({
           Secret: r.secret,
+          PublicKey: publicKeyOf(r.secret),
           PreviousValidUntil: isoTimestamp(new Date(r.previousValidUntil)),
         });
       },
