@@ -99,6 +99,10 @@ export interface HookdConfig {
   opsListen: { host: string; port: number } | false;
   /** Log lines: `auto` pretty and coloured on a terminal, JSON otherwise; or always one of them. */
   logFormat: 'auto' | 'json' | 'pretty';
+  /** Issue 24: the forward proxy every callback and notification leaves through (`http(s)://[user:pass@]host:port`). */
+  callbackProxy?: string;
+  /** Issue 24: a file holding the proxy's `user:password` (one line), instead of the URL's. */
+  callbackProxyCredentialsFile?: string;
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

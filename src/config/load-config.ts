@@ -12,6 +12,7 @@ import {
   type HookdConfig,
 } from './config.js';
 import { ALL_OPTIONS } from './options.js';
+import { semanticsOptions } from './semantics-options.js';
 
 /**
  * Configuration problems, each naming the key and where it came from (all of them at once, so
@@ -262,6 +263,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     }),
     ...operatorOptions(get, fail),
     consoleEnabled: (consoleOn?.value as boolean | undefined) ?? true,
+    ...semanticsOptions(get, fail),
   };
 }
 

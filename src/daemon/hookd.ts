@@ -6,6 +6,7 @@ import { TailFanout } from '../cluster/tail-fanout.js';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
 import { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
+import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
@@ -130,6 +131,9 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       // Issue 24: v1/v1a per hook, or per notification endpoint.
       schemesFor: (id) => engine.get(id)?.Signature?.Schemes ?? operations.notifier.schemesOf(id),
+      ...(config.callbackProxy && {
+        tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
+      }),
       ...perHookDelivery(
         (): MatchEngine => engine,
         (): Metrics => metrics,

@@ -42,6 +42,8 @@ export const RESTART_KEYS = [
   'consoleEnabled',
   'opsListen',
   'logFormat',
+  'callbackProxy',
+  'callbackProxyCredentialsFile',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

@@ -6,6 +6,7 @@
  */
 import pino, { type Logger } from 'pino';
 import type { Agent } from 'undici';
+import type { Tunnel } from '../egress/index.js';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
 import type { AddressChecker } from '../policy/address-policy.js';
@@ -95,6 +96,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   lookup?: LookupAll;
   /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
+  /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
+  tunnel?: Tunnel;
 }
 
 export interface DeliveryDetail {
@@ -176,6 +179,7 @@ export class DeliveryPipeline implements FiredEventSink {
       connections: limits.perHost,
       connectTimeout: Math.min(limits.connectTimeoutMs, limits.timeoutMs),
       ...(opts.lookup && { lookup: opts.lookup }),
+      ...(opts.tunnel && { tunnel: opts.tunnel }),
     });
     this.sender = new Sender(this.dispatcher, limits.timeoutMs);
     this.secrets = new HookSecrets(
