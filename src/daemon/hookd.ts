@@ -16,6 +16,7 @@ import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { closeServer, listenOn } from '../ops/listen.js';
 import { OpsServer } from '../ops/ops-server.js';
+import { orderingKeyOf } from '../ordering/index.js';
 import { CidrError } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
 import { type App, buildApp } from '../server/app.js';
@@ -131,6 +132,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(engine.get(id)),
       // Issue 24: v1/v1a per hook, or per notification endpoint.
       schemesFor: (id) => engine.get(id)?.Signature?.Schemes ?? operations.notifier.schemesOf(id),
+      orderingKeyFor: (id, trigger) => orderingKeyOf(engine.get(id), trigger),
       ...(config.callbackProxy && {
         tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
       }),

@@ -9,6 +9,7 @@ import type { Agent } from 'undici';
 import type { Tunnel } from '../egress/index.js';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
+import { KeyQueues, type KeyTrigger, OrderedLiveMap } from '../ordering/index.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
 import { type SignatureScheme, signatureFor } from '../signing/index.js';
@@ -96,6 +97,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   lookup?: LookupAll;
   /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
+  /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
+  orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
   /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
   tunnel?: Tunnel;
 }
@@ -142,7 +145,9 @@ const RESERVED_HEADERS = new Set([
 export class DeliveryPipeline implements FiredEventSink {
   readonly events: DeliveryEvents;
   readonly log: DeliveryLog;
-  private readonly live = new Map<string, Delivery>();
+  // Issue 24 (src/ordering/): the live map tells the key queues of every delivery in and out.
+  private readonly order: KeyQueues<Delivery>;
+  private readonly live: Map<string, Delivery>;
   private readonly outbox: Outbox;
   private readonly scheduler: Scheduler<Delivery>;
   private readonly limiter: FairLimiter<Delivery>;
@@ -172,6 +177,18 @@ export class DeliveryPipeline implements FiredEventSink {
     this.userAgent = opts.userAgent ?? 'hookd';
     this.tracing = opts.tracing;
     this.schemesFor = opts.schemesFor;
+    const keyFor = opts.orderingKeyFor;
+    // The next of a key goes once its predecessor's end is committed: a crash then never
+    // resends the predecessor after its successor.
+    this.order = new KeyQueues<Delivery>(
+      (d) => keyFor?.(d.hookId, d.trigger),
+      (d) =>
+        void this.outbox.flush().then(
+          () => this.enqueue(d, Date.now()),
+          () => this.enqueue(d, Date.now()),
+        ),
+    );
+    this.live = new OrderedLiveMap(this.order);
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     this.dispatcher = createPinnedDispatcher(opts.policy, {
@@ -432,6 +449,11 @@ export class DeliveryPipeline implements FiredEventSink {
     return this.limiter.waitingByHost();
   }
 
+  /** Issue 24: keys with deliveries held behind their head, and those deliveries (metrics). */
+  orderingStats(): { heldKeys: number; held: number; heldTotal: number } {
+    return { heldKeys: this.order.heldKeys, held: this.order.held, heldTotal: this.order.heldTotal };
+  }
+
   /** Per-endpoint and per-host circuit states (closed ones only while they count failures), for metrics. */
   breakers(): Iterable<BreakerView> {
     return this.limiter.breakers();
@@ -547,6 +569,7 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
+    if (!this.order.admit(d)) return; // issue 24: held behind its key's head
     if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);

@@ -97,6 +97,15 @@ export const HOOK_SCHEMA = {
       examples: [{ PerSecond: 10, Burst: 10 }],
     },
     Signature: SIGNATURE_JSON_SCHEMA,
+    Ordering: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['Key'],
+      properties: { Key: { type: 'string', minLength: 1, maxLength: 256 } },
+      description:
+        'Ordered delivery per key: callbacks whose rendered Key is equal go one at a time, in trigger order; a failing one holds the rest of its key until it succeeds or fails for good. Key is a template like CallbackContent ($1…$n, $REQUEST_PATH, $REQUEST_METHOD, $REQUEST_USER); a constant orders all of the hook. Left out: concurrent delivery.',
+      examples: [{ Key: '$1' }],
+    },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },

@@ -36,6 +36,16 @@ export interface HookConfig {
    * (ed25519). Absent: `{"Schemes": ["v1"]}`.
    */
   Signature?: SignatureConfig;
+  /**
+   * Ordered delivery per key (issue 24, src/ordering/): deliveries with the same rendered `Key`
+   * go one at a time in trigger order. Absent: concurrent delivery.
+   */
+  Ordering?: OrderingConfig;
+}
+
+/** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */
+export interface OrderingConfig {
+  Key: string;
 }
 
 /** A hook's callback rate limit (a token bucket: `Burst` tokens, refilled at `PerSecond`). */

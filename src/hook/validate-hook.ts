@@ -193,6 +193,7 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     const r = doc.RateLimit as { PerSecond: number; Burst?: number };
     config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
   }
+  if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (doc.Signature !== undefined) {
     config.Signature = { Schemes: [...(doc.Signature as SignatureConfig).Schemes] };
   }
@@ -288,7 +289,7 @@ function describe(e: ErrorObject): FieldError {
 }
 
 /** The fields of issue 24's object-valued hook fields, named when an unknown one is given. */
-const SUB_FIELDS: Record<string, readonly string[]> = { Signature: ['Schemes'] };
+const SUB_FIELDS: Record<string, readonly string[]> = { Signature: ['Schemes'], Ordering: ['Key'] };
 
 function article(type: string): string {
   return type === 'integer' || type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`;

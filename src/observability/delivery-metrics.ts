@@ -6,6 +6,8 @@ import type { StoreHealth } from '../store/store-health.js';
 export interface DeliveryMetricsSource {
   stats(): { buffered: number; dropped: number; heldBack: Readonly<Record<HoldKind, number>> };
   waitingByHost(): Iterable<{ host: string; waiting: number }>;
+  /** Issue 24 (src/ordering/); absent: no ordering metrics. */
+  orderingStats?(): { heldKeys: number; held: number; heldTotal: number };
 }
 
 /**
@@ -30,6 +32,26 @@ export function registerDeliveryMetrics(
       for (const kind of HOLD_KINDS) this.inc({ by: kind }, held[kind]);
     },
   });
+  // Issue 24: ordered delivery per key.
+  const ordering = source.orderingStats?.bind(source);
+  if (ordering) {
+    new Gauge({
+      name: 'hookd_ordering_held_keys',
+      help: 'Ordering keys with deliveries held back behind their head (a failing or in-flight delivery)',
+      registers,
+      collect() {
+        this.set(ordering().heldKeys);
+      },
+    });
+    new Gauge({
+      name: 'hookd_ordering_held_deliveries',
+      help: 'Deliveries held back behind the head of their ordering key',
+      registers,
+      collect() {
+        this.set(ordering().held);
+      },
+    });
+  }
   new Gauge({
     name: 'hookd_delivery_waiting',
     help: 'Callback attempts due and waiting for a slot, per host (scheme://host:port)',

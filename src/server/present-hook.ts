@@ -19,6 +19,7 @@ export function presentHook(h: Hook): Record<string, unknown> {
     ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
     ...(h.RateLimit !== undefined && { RateLimit: h.RateLimit }),
     ...(h.Signature !== undefined && { Signature: h.Signature }),
+    ...(h.Ordering !== undefined && { Ordering: h.Ordering }),
     Modified: h.Modified,
     State: h.State,
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),

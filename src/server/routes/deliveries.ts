@@ -148,6 +148,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 interface LiveView {
   buffered?: boolean;
   heldBy?: string;
+  heldBehind?: string;
 }
 
 /** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
@@ -173,6 +174,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     ...((d as LiveView).buffered === true && { Durable: false }),
     ...(d.status === 'pending' &&
       typeof (d as LiveView).heldBy === 'string' && { HeldBy: (d as LiveView).heldBy }),
+    ...(typeof (d as LiveView).heldBehind === 'string' && { HeldBehind: (d as LiveView).heldBehind }),
   };
 }
 
