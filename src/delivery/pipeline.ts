@@ -9,7 +9,7 @@ import type { Agent } from 'undici';
 import type { Tunnel } from '../egress/index.js';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
-import { KeyQueues, type KeyTrigger, OrderedLiveMap } from '../ordering/index.js';
+import { KeyQueues, type KeyTrigger, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
 import { type SignatureScheme, signatureFor } from '../signing/index.js';
@@ -187,6 +187,7 @@ export class DeliveryPipeline implements FiredEventSink {
           () => this.enqueue(d, Date.now()),
           () => this.enqueue(d, Date.now()),
         ),
+      keyFor && sharedStoreCheck((persist) => (persist ? opts.durable : opts.ephemeral), keyFor),
     );
     this.live = new OrderedLiveMap(this.order);
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));

@@ -8,3 +8,4 @@ export type { OrderingConfig } from '../hook/hook.js';
 export { KeyQueues, type OrderedItem } from './key-queues.js';
 export { OrderedLiveMap } from './live-map.js';
 export { type KeyTrigger, orderingKeyOf } from './ordering-key.js';
+export { sharedStoreCheck } from './shared-store-check.js';

@@ -9,6 +9,8 @@
  * that is waiting, the same before and after a restart. A head that has started keeps its place.
  */
 
+import { SHARED_RECHECK_MS } from './shared-store-check.js';
+
 /** What the queues need of a delivery (src/delivery/delivery.ts has it). */
 export interface OrderedItem {
   readonly id: string;
@@ -35,14 +37,20 @@ export class KeyQueues<T extends OrderedItem> {
   private readonly waiting = new Set<T>();
   /** Attempts held back behind a head, since start (metrics). */
   heldTotal = 0;
+  /** Heads the shared store has cleared (nothing earlier of their key pending elsewhere). */
+  private readonly cleared = new WeakSet<T>();
+  private readonly checking = new WeakSet<T>();
 
   /**
    * @param keyFor the delivery's ordering key, undefined when its hook is not ordered
    * @param release hands a held delivery back to be sent now that it is the head
+   * @param shared in a cluster, whether nothing of the head's key is pending before it on other
+   *   instances (shared-store-check.ts); absent: this instance holds every delivery of a key
    */
   constructor(
     private readonly keyFor: (item: T) => string | undefined,
     private readonly release: (item: T) => void,
+    private readonly shared?: (item: T) => Promise<boolean>,
   ) {}
 
   /** A delivery became live (fired, loaded, claimed or redelivered). */
@@ -73,6 +81,12 @@ export class KeyQueues<T extends OrderedItem> {
     if (key === undefined) return true;
     const q = this.queues.get(key)!;
     const head = q.items[0]!;
+    if (head === item && this.shared !== undefined && !this.cleared.has(item)) {
+      this.waiting.add(item);
+      item.heldBy = 'order: an earlier delivery of its key is pending on another instance';
+      this.check(item);
+      return false;
+    }
     if (head === item) {
       q.started = true;
       this.waiting.delete(item);
@@ -108,6 +122,26 @@ export class KeyQueues<T extends OrderedItem> {
       next.heldBy = undefined;
       this.release(next);
     }
+  }
+
+  /** Asks the shared store until the head is clear, then hands it back. */
+  private check(item: T): void {
+    if (this.checking.has(item)) return;
+    this.checking.add(item);
+    const again = (clear: boolean): void => {
+      this.checking.delete(item);
+      if (!this.keyOf.has(item) || item.cancelled) return;
+      if (clear) {
+        this.cleared.add(item);
+        if (this.waiting.delete(item)) {
+          item.heldBy = undefined;
+          this.release(item);
+        }
+        return;
+      }
+      setTimeout(() => this.check(item), SHARED_RECHECK_MS).unref();
+    };
+    this.shared!(item).then(again, () => again(false));
   }
 
   /** Keys with at least one delivery waiting behind their head (metrics). */
