@@ -305,7 +305,13 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         parameters: [idParam],
         get: {
           summary: "The hook's signing secret (Standard Webhooks)",
-          responses: { '200': { description: '{"Secret": "whsec_…"}' }, ...errors(401, 404, 503) },
+          responses: {
+            '200': {
+              description:
+                '{"Secret": "whsec_…", "PublicKey": "whpk_…"}: PublicKey (ed25519, derived from the secret) verifies v1a signatures',
+            },
+            ...errors(401, 404, 503),
+          },
         },
       },
       '/hooks/{id}/secret/rotate': {
@@ -313,7 +319,7 @@ export function buildOpenApi(base: string): Record<string, unknown> {
         post: {
           summary: 'Rotate the signing secret; the old one keeps signing for a grace period',
           responses: {
-            '200': { description: '{"Secret": "whsec_…", "PreviousValidUntil": "…"}' },
+            '200': { description: '{"Secret": "whsec_…", "PublicKey": "whpk_…", "PreviousValidUntil": "…"}' },
             ...errors(401, 404, 503),
           },
         },
