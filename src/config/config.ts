@@ -103,6 +103,8 @@ export interface HookdConfig {
   callbackProxy?: string;
   /** Issue 24: a file holding the proxy's `user:password` (one line), instead of the URL's. */
   callbackProxyCredentialsFile?: string;
+  /** Issue 24: endpoint verification of hooks without their own `Verification` (default `off`). */
+  callbackVerification?: 'off' | 'cloudevents';
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

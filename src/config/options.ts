@@ -413,6 +413,15 @@ export const SEMANTICS_OPTIONS: readonly OptionSpec[] = [
     description: "file holding the callback proxy's user:password (one line), instead of the URL's",
     fromText: asText,
   },
+  {
+    key: 'callbackVerification',
+    fileKey: 'callbackVerification',
+    flag: '--callback-verification <mode>',
+    env: 'HOOKD_CALLBACK_VERIFICATION',
+    description:
+      "off (default) or cloudevents: the CloudEvents validation handshake before a callback origin's first delivery, for hooks without their own Verification",
+    fromText: asText,
+  },
 ];
 
 /** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */

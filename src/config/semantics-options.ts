@@ -8,7 +8,7 @@ type Fail = (k: string, rule: string) => never;
 export function semanticsOptions(
   get: Get,
   fail: Fail,
-): Pick<HookdConfig, 'callbackProxy' | 'callbackProxyCredentialsFile'> {
+): Pick<HookdConfig, 'callbackProxy' | 'callbackProxyCredentialsFile' | 'callbackVerification'> {
   const proxy = get('callbackProxy');
   if (proxy !== undefined) {
     if (typeof proxy.value !== 'string')
@@ -23,7 +23,12 @@ export function semanticsOptions(
   if (file !== undefined && proxy === undefined) {
     fail('callbackProxyCredentialsFile', 'needs callbackProxy (--callback-proxy) as well');
   }
+  const verification = get('callbackVerification');
+  if (verification !== undefined && verification.value !== 'off' && verification.value !== 'cloudevents') {
+    fail('callbackVerification', 'must be off or cloudevents');
+  }
   return {
+    ...(verification !== undefined && { callbackVerification: verification.value as 'off' | 'cloudevents' }),
     ...(proxy !== undefined && { callbackProxy: proxy.value as string }),
     ...(file !== undefined && { callbackProxyCredentialsFile: file.value as string }),
   };

@@ -27,6 +27,7 @@ import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
+import { rateLimitWithAllowedRate, unverifiedState, verificationModeFor } from '../verification/index.js';
 import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
@@ -118,6 +119,8 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     // The signing secret is made with the hook: delivery never waits on a first-use write.
     hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
+    // Issue 24: endpoint verification (src/verification/).
+    const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
     // The pipeline asks per delivery whether its hook may still be sent to; the engine, which knows
     // every hook and its state, answers from memory (a map of its own would be 100,000 entries more).
     const deliveries: DeliveryPipeline = new DeliveryPipeline({
@@ -133,6 +136,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       // Issue 24: v1/v1a per hook, or per notification endpoint.
       schemesFor: (id) => engine.get(id)?.Signature?.Schemes ?? operations.notifier.schemesOf(id),
       orderingKeyFor: (id, trigger) => orderingKeyOf(engine.get(id), trigger),
+      verification: { modeFor: verifyMode },
       ...(config.callbackProxy && {
         tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
       }),
@@ -140,6 +144,11 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
         (): MatchEngine => engine,
         (): Metrics => metrics,
         tracing,
+      ),
+      // Issue 24: a verified origin's WebHook-Allowed-Rate, unless the hook has its own RateLimit.
+      rateLimitFor: rateLimitWithAllowedRate(
+        () => engine,
+        () => deliveries.verifier,
       ),
       logger: log,
       health: faults.health,
@@ -356,6 +365,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
       eventsEnabled: () => settings.eventsEnabled,
       system: { draining: () => draining, storeReady: () => storeReady() },
       mapError: faults.mapError,
+      hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
       extraRoutes: (api) =>
         registerApiRoutes(api, {
           report: { engine, deliveries, settings, faults, tracing, opened, config, log },

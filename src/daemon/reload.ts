@@ -44,6 +44,7 @@ export const RESTART_KEYS = [
   'logFormat',
   'callbackProxy',
   'callbackProxyCredentialsFile',
+  'callbackVerification',
 ] as const satisfies readonly (keyof HookdConfig)[];
 
 export interface ReloadResult {

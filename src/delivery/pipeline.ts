@@ -16,6 +16,7 @@ import { type SignatureScheme, signatureFor } from '../signing/index.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
 import type { Tracing } from '../tracing/types.js';
+import { EndpointVerifier, type EndpointVerifierOptions } from '../verification/index.js';
 import {
   agreeOnFirstSecret,
   type DeliveryLimitOptions,
@@ -99,6 +100,11 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
   /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
   orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
+  /** Issue 24 (src/verification/): the CloudEvents handshake before an origin's first delivery. */
+  verification?: Pick<
+    EndpointVerifierOptions<Delivery>,
+    'modeFor' | 'requestOrigin' | 'waitMs' | 'timeoutMs' | 'retryMs'
+  >;
   /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
   tunnel?: Tunnel;
 }
@@ -162,6 +168,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly gate: RateGate | undefined;
   private readonly tracing: Tracing | undefined;
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
+  /** Issue 24: endpoint verification; undefined when no hook can ask for it. */
+  readonly verifier: EndpointVerifier<Delivery> | undefined;
   /** Hooks disabled by a 410 here, until the hook state says so itself. */
   private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -200,6 +208,14 @@ export class DeliveryPipeline implements FiredEventSink {
       ...(opts.tunnel && { tunnel: opts.tunnel }),
     });
     this.sender = new Sender(this.dispatcher, limits.timeoutMs);
+    this.verifier =
+      opts.verification &&
+      new EndpointVerifier<Delivery>({
+        ...opts.verification,
+        dispatcher: this.dispatcher,
+        release: (d) => this.enqueue(d, Date.now()),
+        fail: (d, reason) => this.endUnsent(d, reason),
+      });
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
@@ -482,6 +498,7 @@ export class DeliveryPipeline implements FiredEventSink {
   async close(drainMs = 5000): Promise<void> {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
+    this.verifier?.close();
     this.scheduler.stop();
     this.limiter.pause();
     for (const d of this.limiter.drainQueued()) d.active = false;
@@ -571,6 +588,7 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
     if (!this.order.admit(d)) return; // issue 24: held behind its key's head
+    if (this.verifier?.hold(d, now)) return; // issue 24: its origin is not verified yet
     if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);

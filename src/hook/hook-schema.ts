@@ -106,6 +106,12 @@ export const HOOK_SCHEMA = {
         'Ordered delivery per key: callbacks whose rendered Key is equal go one at a time, in trigger order; a failing one holds the rest of its key until it succeeds or fails for good. Key is a template like CallbackContent ($1…$n, $REQUEST_PATH, $REQUEST_METHOD, $REQUEST_USER); a constant orders all of the hook. Left out: concurrent delivery.',
       examples: [{ Key: '$1' }],
     },
+    Verification: {
+      type: 'string',
+      enum: ['off', 'cloudevents'],
+      description:
+        "Endpoint verification: cloudevents performs the CloudEvents validation handshake (OPTIONS with WebHook-Request-Origin) before the callback origin's first delivery; until it succeeds the hook is State unverified and its deliveries wait. Left out: the daemon's --callback-verification (default off).",
+    },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },

@@ -41,6 +41,12 @@ export interface HookConfig {
    * go one at a time in trigger order. Absent: concurrent delivery.
    */
   Ordering?: OrderingConfig;
+  /**
+   * Endpoint verification (issue 24, src/verification/): `cloudevents` asks the callback's origin
+   * by the CloudEvents validation handshake before its first delivery; `off` never. Absent: the
+   * daemon's `--callback-verification`.
+   */
+  Verification?: 'off' | 'cloudevents';
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */
@@ -72,6 +78,8 @@ export interface Hook extends HookConfig {
 }
 
 export type HookState = 'active' | 'disabled';
+/** The `State` the API shows: issue 24 adds `unverified` (an active hook whose origin has not agreed yet). */
+export type ShownHookState = HookState | 'unverified';
 
 export const HOOK_TYPES = [
   {

@@ -193,6 +193,7 @@ export async function validateHook(input: unknown, opts: ValidateOptions = {}): 
     const r = doc.RateLimit as { PerSecond: number; Burst?: number };
     config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
   }
+  if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (doc.Signature !== undefined) {
     config.Signature = { Schemes: [...(doc.Signature as SignatureConfig).Schemes] };

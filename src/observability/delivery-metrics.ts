@@ -8,6 +8,8 @@ export interface DeliveryMetricsSource {
   waitingByHost(): Iterable<{ host: string; waiting: number }>;
   /** Issue 24 (src/ordering/); absent: no ordering metrics. */
   orderingStats?(): { heldKeys: number; held: number; heldTotal: number };
+  /** Issue 24 (src/verification/): callback origins per verification state. */
+  readonly verifier?: { counts(): Record<'verified' | 'unverified', number> } | undefined;
 }
 
 /**
@@ -32,6 +34,21 @@ export function registerDeliveryMetrics(
       for (const kind of HOLD_KINDS) this.inc({ by: kind }, held[kind]);
     },
   });
+  // Issue 24: endpoint verification.
+  if (source.verifier) {
+    const verifier = source.verifier;
+    new Gauge({
+      name: 'hookd_endpoint_verification_origins',
+      help: 'Callback origins asked by the CloudEvents validation handshake, by state: verified, or unverified (not yet, or refused)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const c = verifier.counts();
+        this.set({ state: 'verified' }, c.verified);
+        this.set({ state: 'unverified' }, c.unverified);
+      },
+    });
+  }
   // Issue 24: ordered delivery per key.
   const ordering = source.orderingStats?.bind(source);
   if (ordering) {
