@@ -185,7 +185,13 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
     });
     // What a hook change means for this process, whether made here or by another process.
     const follow: HookChangeListener = {
-      hookSaved: (h) => engine.hookSaved(h),
+      hookSaved: (h) => {
+        // Issue 24: a changed Callback is verified again before its next delivery.
+        const before = engine.get(h.Id);
+        if (before !== undefined && before.Callback !== h.Callback)
+          deliveries.verifier?.forget(new URL(h.Callback).origin);
+        engine.hookSaved(h);
+      },
       hookDeleted: (id) => {
         engine.hookDeleted(id);
         deliveries.hookDeleted(id);

@@ -377,7 +377,12 @@ export function buildOpenApi(base: string): Record<string, unknown> {
             Id: { type: 'string' },
             Owner: { type: 'string' },
             Modified: { type: 'string', format: 'date-time' },
-            State: { type: 'string', enum: ['active', 'disabled'] },
+            State: {
+              type: 'string',
+              enum: ['active', 'disabled', 'unverified'],
+              description:
+                'unverified: verification is on and the callback origin has not agreed yet (issue 24)',
+            },
             DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
             DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
           },
