@@ -31,6 +31,8 @@ export interface HookView {
 /** `GET /hooks/{id}/secret` and `POST /hooks/{id}/secret/rotate`. */
 export interface SecretView {
   Secret: string;
+  /** `whpk_…`: verifies `v1a` signatures (issue 24). */
+  PublicKey?: string;
   PreviousValidUntil?: string;
 }
 

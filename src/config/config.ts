@@ -114,6 +114,12 @@ export interface HookdConfig {
   listenGroup?: string;
   /** Log lines: `auto` pretty and coloured on a terminal, JSON otherwise; or always one of them. */
   logFormat: 'auto' | 'json' | 'pretty';
+  /** Issue 24: the forward proxy every callback and notification leaves through (`http(s)://[user:pass@]host:port`). */
+  callbackProxy?: string;
+  /** Issue 24: a file holding the proxy's `user:password` (one line), instead of the URL's. */
+  callbackProxyCredentialsFile?: string;
+  /** Issue 24: endpoint verification of hooks without their own `Verification` (default `off`). */
+  callbackVerification?: 'off' | 'cloudevents';
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
 }

@@ -14,6 +14,7 @@ import {
   type ListenAddress,
 } from './config.js';
 import { ALL_OPTIONS } from './options.js';
+import { semanticsOptions } from './semantics-options.js';
 
 /**
  * Configuration problems, each naming the key and where it came from (all of them at once, so
@@ -286,6 +287,7 @@ function resolveConfig(raw: Raw, env: NodeJS.ProcessEnv, problems: string[]): Ho
     consoleListen,
     consoleOnProxy: (consoleOnProxy?.value as boolean | undefined) ?? false,
     ...socketOptions,
+    ...semanticsOptions(get, fail),
   };
 }
 

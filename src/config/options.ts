@@ -309,6 +309,36 @@ export const OPS_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** Issue 24: delivery semantics (src/egress/, src/verification/). */
+export const SEMANTICS_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: 'callbackProxy',
+    fileKey: 'callbackProxy',
+    flag: '--callback-proxy <url>',
+    env: 'HOOKD_CALLBACK_PROXY',
+    description:
+      'forward proxy every callback and notification goes through (HTTP CONNECT), e.g. http://user:pass@proxy:3128',
+    fromText: asText,
+  },
+  {
+    key: 'callbackProxyCredentialsFile',
+    fileKey: 'callbackProxyCredentialsFile',
+    flag: '--callback-proxy-credentials-file <file>',
+    env: 'HOOKD_CALLBACK_PROXY_CREDENTIALS_FILE',
+    description: "file holding the callback proxy's user:password (one line), instead of the URL's",
+    fromText: asText,
+  },
+  {
+    key: 'callbackVerification',
+    fileKey: 'callbackVerification',
+    flag: '--callback-verification <mode>',
+    env: 'HOOKD_CALLBACK_VERIFICATION',
+    description:
+      "off (default) or cloudevents: the CloudEvents validation handshake before a callback origin's first delivery, for hooks without their own Verification",
+    fromText: asText,
+  },
+];
+
 /** Every daemon option: what flags, `HOOKD_*` variables and config file keys are read from (man hookd lists them all). */
 export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...OPTIONS,
@@ -317,4 +347,5 @@ export const ALL_OPTIONS: readonly OptionSpec[] = [
   ...IDENTITY_OPTIONS,
   ...OPERATOR_OPTIONS,
   ...OPS_OPTIONS,
+  ...SEMANTICS_OPTIONS,
 ];

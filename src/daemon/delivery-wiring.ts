@@ -3,14 +3,18 @@
  * schedules and rate limits, breaker notifications, and the attempt log line and metrics. Moved
  * out of createHookd (issue 27).
  */
+
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/config.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/pipeline.js';
 import type { RetrySchedule } from '../delivery/retry-policy.js';
+import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { breakerEvents, type Operations } from '../notifications/operations.js';
 import type { Metrics } from '../observability/metrics.js';
+import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
+import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import type { OpenedStores } from './open-store.js';
 import type { RuntimeSettings } from './runtime-settings.js';
@@ -31,6 +35,8 @@ export interface DeliveryWiring {
    */
   engine: () => MatchEngine;
   operations: () => Operations;
+  /** Issue 24: which hooks verify their endpoint (src/verification/). */
+  verifyMode: (hookId: string) => VerificationMode;
   /** Marks hookd's own requests (src/loops/, issue 22). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
 }
@@ -48,6 +54,15 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
     scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(w.engine().get(id)),
     ...perHookDelivery(w.engine, () => metrics, w.tracing),
+    // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
+    schemesFor: (id) => w.engine().get(id)?.Signature?.Schemes ?? w.operations().notifier.schemesOf(id),
+    orderingKeyFor: (id, trigger) => orderingKeyOf(w.engine().get(id), trigger),
+    verification: { modeFor: w.verifyMode },
+    ...(config.callbackProxy && {
+      tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
+    }),
+    // A verified origin's WebHook-Allowed-Rate, unless the hook has its own RateLimit.
+    rateLimitFor: rateLimitWithAllowedRate(w.engine, () => deliveries.verifier),
     logger: log,
     health: w.faults.health,
     ...(w.loopMark && { loopMark: w.loopMark }),

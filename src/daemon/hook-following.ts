@@ -28,7 +28,13 @@ export interface HookFollowing {
 export async function followHookChanges(p: HookFollowing): Promise<void> {
   const { store, hooks, engine, deliveries, users, log, life } = p;
   const follow: HookChangeListener = {
-    hookSaved: (h) => engine.hookSaved(h),
+    hookSaved: (h) => {
+      // Issue 24: a changed Callback is verified again before its next delivery.
+      const before = engine.get(h.Id);
+      if (before !== undefined && before.Callback !== h.Callback)
+        deliveries.verifier?.forget(new URL(h.Callback).origin);
+      engine.hookSaved(h);
+    },
     hookDeleted: (id) => {
       engine.hookDeleted(id);
       deliveries.hookDeleted(id);

@@ -22,6 +22,7 @@ import type { Store } from '../store/store.js';
 import { startTracing } from '../tracing/index.js';
 import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
+import { unverifiedState, verificationModeFor } from '../verification/index.js';
 import { registerApiRoutes } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
@@ -147,7 +148,10 @@ async function assemble(
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
   const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
+  // Issue 24: endpoint verification (src/verification/).
+  const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
   const deliveries = createDeliveries({
+    verifyMode,
     ...{ config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
     engine: () => engine,
@@ -229,6 +233,7 @@ async function assemble(
     eventsEnabled: () => settings.eventsEnabled,
     system: { draining: () => draining, storeReady: () => storeReady() },
     mapError: faults.mapError,
+    hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
     extraRoutes: (api) =>
       registerApiRoutes(api, {
         report: { engine, deliveries, settings, faults, tracing, opened, config, log },

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
+import { signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/types.js';
 import { internalFailure, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
@@ -17,7 +18,6 @@ import type { DeliveryLimits } from './limits.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
 import { type AttemptResult, Sender } from './sender.js';
-import { signatureHeader } from './signing.js';
 
 /** What the runner asks of the pipeline. */
 export interface AttemptHost {
@@ -44,18 +44,24 @@ export interface RunnerOptions {
   userAgent: string;
   /** Marks each attempt as hookd's own (src/loops/, issue 22). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
+  /** Issue 24 (src/signing/): a hook's signature schemes. */
+  schemesFor?: DeliveryPipelineOptions['schemesFor'];
+  /** Issue 24 (src/egress/): callbacks leave through the egress proxy. */
+  tunnel?: DeliveryPipelineOptions['tunnel'];
 }
 
 export class AttemptRunner {
   private inFlight = 0;
   private onIdle: (() => void) | undefined;
 
-  private readonly dispatcher: Agent;
+  /** The connection pool to the receivers (verification handshakes use it too). */
+  readonly dispatcher: Agent;
   private readonly sender: Sender;
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
+  private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
 
   constructor(
     private readonly host: AttemptHost,
@@ -66,12 +72,14 @@ export class AttemptRunner {
       connections: o.limits.perHost,
       connectTimeout: Math.min(o.limits.connectTimeoutMs, o.limits.timeoutMs),
       ...(o.lookup && { lookup: o.lookup }),
+      ...(o.tunnel && { tunnel: o.tunnel }),
     });
     this.sender = new Sender(this.dispatcher, o.limits.timeoutMs);
     this.secrets = o.secrets;
     this.tracing = o.tracing;
     this.userAgent = o.userAgent;
     this.loopMark = o.loopMark;
+    this.schemesFor = o.schemesFor;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -148,7 +156,15 @@ export class AttemptRunner {
       const span = this.tracing?.attempt(d, d.attempts + 1);
       const headers = stampAttempt(d.headers, {
         timestamp,
-        signature: signatureHeader(keys, d.id, timestamp, d.request.body ?? '', start),
+        // Issue 24: v1 and/or v1a per hook (src/signing/).
+        signature: signatureFor(
+          this.schemesFor?.(d.hookId),
+          keys,
+          d.id,
+          timestamp,
+          d.request.body ?? '',
+          start,
+        ),
         traceparent: span?.traceparent,
       });
       // Issue 22 (src/loops/): hookd's own requests carry a signed mark and a CDN-Loop entry.

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
+import type { Tunnel } from '../egress/tunnel.js';
 import { type AddressChecker, type AddressDenial, describeDenial } from '../policy/address-policy.js';
 import { type LookupAll, systemLookupAll } from '../policy/callback-target.js';
 
@@ -36,6 +37,8 @@ export interface PinnedDispatcherOptions {
   connectTimeout?: number;
   /** Resolver returning every address of a name; default the system resolver. */
   lookup?: LookupAll;
+  /** Issue 24 (src/egress/): connect through the egress proxy to the checked address. */
+  tunnel?: Tunnel;
 }
 
 // Errors after which the next resolved address is worth a try: the address is unreachable from
@@ -69,6 +72,10 @@ export function createPinnedDispatcher(policy: AddressChecker, opts: PinnedDispa
         // SNI must be a name, never an address (RFC 6066 §3); undici would derive the same from
         // `host`, this only makes it independent of the address we put in `hostname`.
         const servername = options.servername || (isIP(hostname) ? undefined : hostname);
+        if (opts.tunnel) {
+          viaTunnel(opts.tunnel, connector, options, addresses[0]!, servername, connectTimeout, callback);
+          return;
+        }
         const attempt = (i: number): void => {
           connector({ ...options, hostname: addresses[i]!, servername }, (err, socket) => {
             const code = (err as { code?: unknown } | null)?.code;
@@ -91,6 +98,29 @@ export function createPinnedDispatcher(policy: AddressChecker, opts: PinnedDispa
     ...(opts.connections === undefined ? {} : { connections: opts.connections }),
     ...(opts.keepAliveTimeout === undefined ? {} : { keepAliveTimeout: opts.keepAliveTimeout }),
   });
+}
+
+/**
+ * Issue 24: the connection goes through the egress proxy's CONNECT tunnel to the first checked
+ * address (the proxy, not hookd, reaches it); TLS to the target, when https, runs inside it.
+ */
+function viaTunnel(
+  tunnel: Tunnel,
+  connector: buildConnector.connector,
+  options: buildConnector.Options,
+  address: string,
+  servername: string | undefined,
+  timeoutMs: number,
+  callback: buildConnector.Callback,
+): void {
+  const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+  tunnel(address, port, options.host ?? `${options.hostname}:${port}`, timeoutMs).then(
+    (socket) => {
+      if (options.protocol !== 'https:') callback(null, socket);
+      else connector({ ...options, hostname: address, servername, httpSocket: socket }, callback);
+    },
+    (err: Error) => callback(err, null),
+  );
 }
 
 /** The addresses to connect to, all allowed; rejects with the first denial. */

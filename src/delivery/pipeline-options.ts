@@ -1,9 +1,15 @@
 /** The delivery pipeline's options and the shapes it answers with (pipeline.ts). */
+
 import type { Logger } from 'pino';
+import type { Tunnel } from '../egress/index.js';
+import type { KeyTrigger } from '../ordering/index.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import type { LookupAll } from '../policy/callback-target.js';
+import type { SignatureScheme } from '../signing/index.js';
 import type { DeliveryStore } from '../store/delivery-store.js';
 import type { StoreHealth } from '../store/store-health.js';
+import type { EndpointVerifierOptions } from '../verification/index.js';
+import type { Delivery } from './delivery.js';
 import type { DeliveryEvents } from './delivery-events.js';
 import type { RetentionOptions } from './delivery-log.js';
 import type { HoldKind } from './fairness.js';
@@ -49,6 +55,17 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   lookup?: LookupAll;
   /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/, issue 22). */
   loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
+  /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
+  schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
+  /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
+  orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
+  /** Issue 24 (src/verification/): the CloudEvents handshake before an origin's first delivery. */
+  verification?: Pick<
+    EndpointVerifierOptions<Delivery>,
+    'modeFor' | 'requestOrigin' | 'waitMs' | 'timeoutMs' | 'retryMs'
+  >;
+  /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
+  tunnel?: Tunnel;
 }
 
 export interface PipelineStats {

@@ -33,6 +33,7 @@ import { RateGate } from './rate-limit.js';
 import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.js';
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
+import { DeliverySemantics } from './semantics.js';
 import type { AttemptResult } from './sender.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
@@ -51,7 +52,9 @@ export class DeliveryPipeline implements FiredEventSink {
   readonly reads: DeliveryReader;
   /** The signing secrets (hook-secrets.ts): what the API's routes hand out and rotate. */
   readonly signing: SigningSecrets;
-  private readonly live = new Map<string, Delivery>();
+  private readonly live: Map<string, Delivery>;
+  // Issue 24: ordering per key and endpoint verification (semantics.ts).
+  private readonly semantics: DeliverySemantics;
   private readonly outbox: Outbox;
   private readonly scheduler: Scheduler<Delivery>;
   private readonly limiter: FairLimiter<Delivery>;
@@ -96,8 +99,16 @@ export class DeliveryPipeline implements FiredEventSink {
       {
         ...{ policy: opts.policy, limits, lookup: opts.lookup, secrets: this.secrets, tracing: this.tracing },
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
+        ...{ schemesFor: opts.schemesFor, tunnel: opts.tunnel },
       },
     );
+    this.semantics = new DeliverySemantics(opts, {
+      ...{ durable: opts.durable, ephemeral: opts.ephemeral, dispatcher: this.runner.dispatcher },
+      flush: () => this.outbox.flush(),
+      release: (d) => this.enqueue(d, Date.now()),
+      fail: (d, reason) => this.endUnsent(d, reason),
+    });
+    this.live = this.semantics.live;
     this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, {
       log: this.logger,
       health: opts.health,
@@ -237,6 +248,16 @@ export class DeliveryPipeline implements FiredEventSink {
     return this.limiter.waitingByHost();
   }
 
+  /** Issue 24: endpoint verification, when any hook can ask for it. */
+  get verifier(): DeliverySemantics['verifier'] {
+    return this.semantics.verifier;
+  }
+
+  /** Issue 24: keys with deliveries held behind their head, and those deliveries (metrics). */
+  orderingStats(): ReturnType<DeliverySemantics['stats']> {
+    return this.semantics.stats();
+  }
+
   /** Per-endpoint and per-host circuit states (closed ones only while they count failures), for metrics. */
   breakers(): Iterable<BreakerView> {
     return this.limiter.breakers();
@@ -264,6 +285,7 @@ export class DeliveryPipeline implements FiredEventSink {
   async close(drainMs = 5000): Promise<void> {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
+    this.semantics.close();
     this.scheduler.stop();
     this.limiter.pause();
     for (const d of this.limiter.drainQueued()) d.active = false;
@@ -324,6 +346,7 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
+    if (!this.semantics.admit(d, now)) return; // issue 24: held behind its key, or unverified
     if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);

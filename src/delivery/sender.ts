@@ -191,6 +191,8 @@ const UNREACHABLE = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'ERR_TLS_CERT_ALTNAME_INVALID',
+  // Issue 24: the egress proxy refused the tunnel (src/egress/): the host's breaker, not every endpoint's.
+  'HOOKD_PROXY_REFUSED',
 ]);
 
 /** Whether an attempt's error is a connection-level failure (see `AttemptResult.unreachable`). */

@@ -1,3 +1,4 @@
+import { SIGNATURE_JSON_SCHEMA } from '../signing/schemes.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 import { NAME_SHAPE } from './hook-name.js';
 
@@ -102,6 +103,22 @@ export const HOOK_SCHEMA = {
       description:
         "Optional label, unique among the owner's hooks: 1-63 of a-z 0-9 . _ - starting with a letter or digit. Usable wherever an Id is; hookctl apply keys files by it.",
       examples: ['orders-created'],
+    },
+    Signature: SIGNATURE_JSON_SCHEMA,
+    Ordering: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['Key'],
+      properties: { Key: { type: 'string', minLength: 1, maxLength: 256 } },
+      description:
+        'Ordered delivery per key: callbacks whose rendered Key is equal go one at a time, in trigger order; a failing one holds the rest of its key until it succeeds or fails for good. Key is a template like CallbackContent ($1…$n, $REQUEST_PATH, $REQUEST_METHOD, $REQUEST_USER); a constant orders all of the hook. Left out: concurrent delivery.',
+      examples: [{ Key: '$1' }],
+    },
+    Verification: {
+      type: 'string',
+      enum: ['off', 'cloudevents'],
+      description:
+        "Endpoint verification: cloudevents performs the CloudEvents validation handshake (OPTIONS with WebHook-Request-Origin) before the callback origin's first delivery; until it succeeds the hook is State unverified and its deliveries wait. Left out: the daemon's --callback-verification (default off).",
     },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },

@@ -2,6 +2,7 @@
  * The hook resource (SPEC §2). Field names are the seed's, case-sensitive, and are the same in
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
+import type { SignatureConfig } from '../signing/schemes.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {
@@ -35,6 +36,27 @@ export interface HookConfig {
    * rate wait their turn. Absent: no limit beyond the per-destination concurrency.
    */
   RateLimit?: RateLimit;
+  /**
+   * Signature schemes of `webhook-signature` (issue 24, src/signing/): `v1` (HMAC) and/or `v1a`
+   * (ed25519). Absent: `{"Schemes": ["v1"]}`.
+   */
+  Signature?: SignatureConfig;
+  /**
+   * Ordered delivery per key (issue 24, src/ordering/): deliveries with the same rendered `Key`
+   * go one at a time in trigger order. Absent: concurrent delivery.
+   */
+  Ordering?: OrderingConfig;
+  /**
+   * Endpoint verification (issue 24, src/verification/): `cloudevents` asks the callback's origin
+   * by the CloudEvents validation handshake before its first delivery; `off` never. Absent: the
+   * daemon's `--callback-verification`.
+   */
+  Verification?: 'off' | 'cloudevents';
+}
+
+/** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */
+export interface OrderingConfig {
+  Key: string;
 }
 
 /** A hook's callback rate limit (a token bucket: `Burst` tokens, refilled at `PerSecond`). */
@@ -61,6 +83,8 @@ export interface Hook extends HookConfig {
 }
 
 export type HookState = 'active' | 'disabled';
+/** The `State` the API shows: issue 24 adds `unverified` (an active hook whose origin has not agreed yet). */
+export type ShownHookState = HookState | 'unverified';
 
 export const HOOK_TYPES = [
   {

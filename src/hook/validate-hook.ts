@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
+import type { SignatureConfig } from '../signing/schemes.js';
 import { suggest } from '../util/suggest.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
@@ -202,6 +203,11 @@ export async function validateHook(
     const r = doc.RateLimit as { PerSecond: number; Burst?: number };
     config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
   }
+  if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
+  if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
+  if (doc.Signature !== undefined) {
+    config.Signature = { Schemes: [...(doc.Signature as SignatureConfig).Schemes] };
+  }
   return config;
 }
 
@@ -226,6 +232,10 @@ function describe(e: ErrorObject): FieldError {
           field: printable(field),
           message: `is not a field of RateLimit${hint ? `; did you mean \`${hint}\`?` : ' (PerSecond, Burst)'}`,
         };
+      }
+      const sub = SUB_FIELDS[top];
+      if (sub !== undefined) {
+        return { field: printable(field), message: `is not a field of ${top} (${sub.join(', ')})` };
       }
       const hint = suggest(name, KNOWN_FIELDS);
       return {
@@ -289,6 +299,9 @@ function describe(e: ErrorObject): FieldError {
       return { field, message: e.message ?? 'is invalid' };
   }
 }
+
+/** The fields of issue 24's object-valued hook fields, named when an unknown one is given. */
+const SUB_FIELDS: Record<string, readonly string[]> = { Signature: ['Schemes'], Ordering: ['Key'] };
 
 function article(type: string): string {
   return type === 'integer' || type === 'array' || type === 'object' ? `an ${type}` : `a ${type}`;

@@ -4,6 +4,7 @@
  * callbacks: durable, retried, signed (Standard Webhooks) with the endpoint's own secret.
  */
 import { type FieldError, HookdError } from '../errors/catalog.js';
+import { checkSignature, type SignatureConfig } from '../signing/schemes.js';
 import { sortableId } from '../util/sortable-id.js';
 
 export const NOTIFICATION_TYPES = [
@@ -25,6 +26,8 @@ export interface NotificationEndpoint {
   Events: string[];
   Description: string;
   Created: string;
+  /** Signature schemes (issue 24, src/signing/); absent: `v1`. */
+  Signature?: SignatureConfig;
 }
 
 /** `ne_` + 10 characters of time + 20 random ones (Crockford base32), like hook Ids. */
@@ -43,9 +46,20 @@ export interface EndpointInput {
   Url: string;
   Events: string[];
   Description: string;
+  Signature?: SignatureConfig;
 }
 
-const KNOWN = new Set(['Url', 'Events', 'Description', 'Id', 'Owner', 'Created', 'Secret']);
+const KNOWN = new Set([
+  'Url',
+  'Events',
+  'Description',
+  'Id',
+  'Owner',
+  'Created',
+  'Secret',
+  'Signature',
+  'PublicKey',
+]);
 
 /** Checks a `POST /_hookd/notifications` body; throws VALIDATION_FAILED listing every problem. */
 export function validateEndpoint(body: unknown): EndpointInput {
@@ -60,7 +74,7 @@ export function validateEndpoint(body: unknown): EndpointInput {
     if (!KNOWN.has(k))
       errors.push({
         field: k,
-        message: 'is not a field of a notification endpoint (Url, Events, Description)',
+        message: 'is not a field of a notification endpoint (Url, Events, Description, Signature)',
       });
   }
   let url = '';
@@ -99,12 +113,19 @@ export function validateEndpoint(body: unknown): EndpointInput {
       errors.push({ field: 'Description', message: 'must be a string of at most 256 characters' });
     } else description = b.Description;
   }
+  const signature = b.Signature === undefined ? undefined : checkSignature(b.Signature);
+  if (signature) errors.push(...signature.errors);
   if (errors.length > 0) {
     throw new HookdError('VALIDATION_FAILED', errors.map((e) => `${e.field} ${e.message}`).join('; '), {
       errors,
     });
   }
-  return { Url: url, Events: events, Description: description };
+  return {
+    Url: url,
+    Events: events,
+    Description: description,
+    ...(signature?.config && { Signature: signature.config }),
+  };
 }
 
 /** Whether an endpoint wants events of this type. */

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
 import { isoTimestamp } from '../hook/hook.js';
+import type { SignatureScheme } from '../signing/schemes.js';
 import {
   ENDPOINT_ID_SHAPE,
   type NotificationEndpoint,
@@ -71,6 +72,11 @@ export class Notifier {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** An endpoint's signature schemes (issue 24); undefined: `v1`, or no such endpoint. */
+  schemesOf(id: string): readonly SignatureScheme[] | undefined {
+    return this.endpoints.get(id)?.Signature?.Schemes;
   }
 
   /** Whether deliveries to this endpoint may still be sent (the pipeline asks before each attempt). */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf } from '../server/auth-hook.js';
 import { resource } from '../server/route-table.js';
 import { presentDelivery } from '../server/routes/deliveries.js';
+import { publicKeyOf } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/delivery-store.js';
 import type { NotificationEndpoint } from './notification-endpoint.js';
 import type { Notifier } from './notifier.js';
@@ -15,6 +16,7 @@ export function presentEndpoint(e: NotificationEndpoint): Record<string, unknown
     Events: e.Events,
     Description: e.Description,
     Created: e.Created,
+    ...(e.Signature !== undefined && { Signature: e.Signature }),
   };
 }
 
@@ -40,7 +42,7 @@ export function notificationRoutes(
         return reply
           .code(201)
           .header('Location', `${prefix}/_hookd/notifications/${endpoint.Id}`)
-          .send({ ...presentEndpoint(endpoint), Secret: secret });
+          .send({ ...presentEndpoint(endpoint), Secret: secret, PublicKey: publicKeyOf(secret) });
       },
     },
     { events: true },

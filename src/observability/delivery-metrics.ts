@@ -6,6 +6,10 @@ import type { StoreHealth } from '../store/store-health.js';
 export interface DeliveryMetricsSource {
   stats(): { buffered: number; dropped: number; heldBack: Readonly<Record<HoldKind, number>> };
   waitingByHost(): Iterable<{ host: string; waiting: number }>;
+  /** Issue 24 (src/ordering/); absent: no ordering metrics. */
+  orderingStats?(): { heldKeys: number; held: number; heldTotal: number };
+  /** Issue 24 (src/verification/): callback origins per verification state. */
+  readonly verifier?: { counts(): Record<'verified' | 'unverified', number> } | undefined;
 }
 
 /**
@@ -30,6 +34,41 @@ export function registerDeliveryMetrics(
       for (const kind of HOLD_KINDS) this.inc({ by: kind }, held[kind]);
     },
   });
+  // Issue 24: endpoint verification.
+  if (source.verifier) {
+    const verifier = source.verifier;
+    new Gauge({
+      name: 'hookd_endpoint_verification_origins',
+      help: 'Callback origins asked by the CloudEvents validation handshake, by state: verified, or unverified (not yet, or refused)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const c = verifier.counts();
+        this.set({ state: 'verified' }, c.verified);
+        this.set({ state: 'unverified' }, c.unverified);
+      },
+    });
+  }
+  // Issue 24: ordered delivery per key.
+  const ordering = source.orderingStats?.bind(source);
+  if (ordering) {
+    new Gauge({
+      name: 'hookd_ordering_held_keys',
+      help: 'Ordering keys with deliveries held back behind their head (a failing or in-flight delivery)',
+      registers,
+      collect() {
+        this.set(ordering().heldKeys);
+      },
+    });
+    new Gauge({
+      name: 'hookd_ordering_held_deliveries',
+      help: 'Deliveries held back behind the head of their ordering key',
+      registers,
+      collect() {
+        this.set(ordering().held);
+      },
+    });
+  }
   new Gauge({
     name: 'hookd_delivery_waiting',
     help: 'Callback attempts due and waiting for a slot, per host (scheme://host:port)',

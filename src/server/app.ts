@@ -15,6 +15,7 @@ import type { HookService } from '../service/hook-service.js';
 import { printable } from '../util/printable.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
+import type { HookStateView } from './present-hook.js';
 import { fromFrameworkError, sendProblem, toProblem } from './problem.js';
 import { allowedMethods } from './route-table.js';
 import { hookTypeRoutes } from './routes/hook-types.js';
@@ -26,6 +27,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface AppDeps {
   config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
   hooks: HookService;
+  /** Issue 24: the state shown when it is not the stored one (`unverified`). */
+  hookStateView?: HookStateView;
   /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
   auth: Authenticator | ApiIdentity;
   logger: Logger;
@@ -198,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async (api) => {
       const auth = deps.auth instanceof ApiIdentity ? deps.auth : new ApiIdentity({ tokens: deps.auth });
       installAuth(api, auth, deps.eventsEnabled);
-      hookRoutes(api, deps.hooks, deps.config.apiBase);
+      hookRoutes(api, deps.hooks, deps.config.apiBase, deps.hookStateView);
       hookTypeRoutes(api);
       systemRoutes(api, deps.config.apiBase, deps.system, deps.openApiPaths);
       deps.extraRoutes?.(api);

@@ -323,7 +323,13 @@ export function buildOpenApi(
         parameters: [idParam],
         get: {
           summary: "The hook's signing secret (Standard Webhooks)",
-          responses: { '200': { description: '{"Secret": "whsec_…"}' }, ...errors(401, 404, 503) },
+          responses: {
+            '200': {
+              description:
+                '{"Secret": "whsec_…", "PublicKey": "whpk_…"}: PublicKey (ed25519, derived from the secret) verifies v1a signatures',
+            },
+            ...errors(401, 404, 503),
+          },
         },
       },
       '/hooks/{id}/secret/rotate': {
@@ -331,7 +337,7 @@ export function buildOpenApi(
         post: {
           summary: 'Rotate the signing secret; the old one keeps signing for a grace period',
           responses: {
-            '200': { description: '{"Secret": "whsec_…", "PreviousValidUntil": "…"}' },
+            '200': { description: '{"Secret": "whsec_…", "PublicKey": "whpk_…", "PreviousValidUntil": "…"}' },
             ...errors(401, 404, 503),
           },
         },
@@ -389,7 +395,12 @@ export function buildOpenApi(
             Id: { type: 'string' },
             Owner: { type: 'string' },
             Modified: { type: 'string', format: 'date-time' },
-            State: { type: 'string', enum: ['active', 'disabled'] },
+            State: {
+              type: 'string',
+              enum: ['active', 'disabled', 'unverified'],
+              description:
+                'unverified: verification is on and the callback origin has not agreed yet (issue 24)',
+            },
             DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
             DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
           },

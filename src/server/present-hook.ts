@@ -1,7 +1,10 @@
-import type { Hook } from '../hook/hook.js';
+import type { Hook, ShownHookState } from '../hook/hook.js';
+
+/** Issue 24: the state the API shows when it is not the stored one (`unverified`). */
+export type HookStateView = (h: Hook) => ShownHookState | undefined;
 
 /** The API's view of a hook: fields in a fixed, readable order (Id first, server fields last). */
-export function presentHook(h: Hook): Record<string, unknown> {
+export function presentHook(h: Hook, view?: HookStateView): Record<string, unknown> {
   return {
     Id: h.Id,
     ...(h.Name !== undefined && { Name: h.Name }),
@@ -19,8 +22,11 @@ export function presentHook(h: Hook): Record<string, unknown> {
     Persist: h.Persist,
     ...(h.RetrySchedule !== undefined && { RetrySchedule: h.RetrySchedule }),
     ...(h.RateLimit !== undefined && { RateLimit: h.RateLimit }),
+    ...(h.Signature !== undefined && { Signature: h.Signature }),
+    ...(h.Ordering !== undefined && { Ordering: h.Ordering }),
+    ...(h.Verification !== undefined && { Verification: h.Verification }),
     Modified: h.Modified,
-    State: h.State,
+    State: view?.(h) ?? h.State,
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),
     ...(h.DisabledAt !== undefined && { DisabledAt: h.DisabledAt }),
   };

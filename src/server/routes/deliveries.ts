@@ -7,6 +7,7 @@ import { isTestRequest } from '../../delivery/test-event-marker.js';
 import { type FieldError, HookdError } from '../../errors/catalog.js';
 import { type Hook, isoTimestamp } from '../../hook/hook.js';
 import type { HookService } from '../../service/hook-service.js';
+import { publicKeyOf } from '../../signing/index.js';
 import {
   type AttemptRecord,
   DELIVERY_STATUSES,
@@ -123,7 +124,8 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
     {
       GET: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
-        return reply.send({ Secret: await pipeline.signing.secretFor(hook.Id, hook.Persist) });
+        const secret = await pipeline.signing.secretFor(hook.Id, hook.Persist);
+        return reply.send({ Secret: secret, PublicKey: publicKeyOf(secret) });
       },
     },
     { events: true },
@@ -139,6 +141,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         req.log.info({ hookId: hook.Id }, 'signing secret rotated');
         return reply.send({
           Secret: r.secret,
+          PublicKey: publicKeyOf(r.secret),
           PreviousValidUntil: isoTimestamp(new Date(r.previousValidUntil)),
         });
       },
@@ -151,6 +154,7 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
 interface LiveView {
   buffered?: boolean;
   heldBy?: string;
+  heldBehind?: string;
 }
 
 /** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
@@ -178,6 +182,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     ...((d as LiveView).buffered === true && { Durable: false }),
     ...(d.status === 'pending' &&
       typeof (d as LiveView).heldBy === 'string' && { HeldBy: (d as LiveView).heldBy }),
+    ...(typeof (d as LiveView).heldBehind === 'string' && { HeldBehind: (d as LiveView).heldBehind }),
   };
 }
 

@@ -7,11 +7,18 @@ import type { HookService } from '../../service/hook-service.js';
 import { principalOf } from '../auth-hook.js';
 import { checkIfMatch, etagOf } from '../hook-version.js';
 import { parsePageQuery } from '../page-query.js';
-import { presentHook } from '../present-hook.js';
+import { type HookStateView, presentHook } from '../present-hook.js';
 import { resource } from '../route-table.js';
 
 /** `/hooks` and `/hooks/{id}` (SPEC §7). */
-export function hookRoutes(app: FastifyInstance, hooks: HookService, base: string): void {
+export function hookRoutes(
+  app: FastifyInstance,
+  hooks: HookService,
+  base: string,
+  // Issue 24: `State: "unverified"` (src/verification/).
+  view?: HookStateView,
+): void {
+  const present = (h: Hook) => presentHook(h, view);
   const prefix = base === '/' ? '' : base;
 
   resource(
@@ -25,7 +32,7 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
           const next = `${prefix}/hooks?limit=${page.limit}&after=${encodeURIComponent(result.next)}`;
           reply.header('Link', `<${next}>; rel="next"`);
         }
-        return reply.send(result.items.map(presentHook));
+        return reply.send(result.items.map(present));
       },
       POST: async (req, reply) => {
         const hook = await hooks.create(principalOf(req).user, req.body);
@@ -34,7 +41,7 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
           .code(201)
           .header('Location', `${prefix}/hooks/${hook.Id}`)
           .header('ETag', etagOf(hook))
-          .send(withWarnings(hook));
+          .send(withWarnings(hook, view));
       },
     },
     { events: true },
@@ -63,7 +70,7 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
     {
       GET: async (req, reply) => {
         const hook = await hooks.get(principalOf(req).user, idOf(req));
-        return reply.header('ETag', etagOf(hook)).send(presentHook(hook));
+        return reply.header('ETag', etagOf(hook)).send(present(hook));
       },
       PUT: async (req, reply) => {
         const user = principalOf(req).user;
@@ -72,7 +79,7 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
         }
         const hook = await hooks.replace(user, idOf(req), req.body);
         req.log.info({ hookId: hook.Id, owner: hook.Owner }, 'hook replaced');
-        return reply.header('ETag', etagOf(hook)).send(withWarnings(hook));
+        return reply.header('ETag', etagOf(hook)).send(withWarnings(hook, view));
       },
       DELETE: async (req, reply) => {
         // `hookctl apply --prune` deletes the version it read: a hook changed since is kept (412).
@@ -89,9 +96,9 @@ export function hookRoutes(app: FastifyInstance, hooks: HookService, base: strin
 }
 
 /** The stored hook and, when there are any, the lint's warnings (docs/API.md "Warnings"). */
-function withWarnings(hook: Hook): Record<string, unknown> {
+function withWarnings(hook: Hook, view?: HookStateView): Record<string, unknown> {
   const { warnings } = lintHook(hook);
-  const body = presentHook(hook);
+  const body = presentHook(hook, view);
   if (warnings.length) body.Warnings = warnings.map((w) => ({ Field: w.field, Message: w.message }));
   return body;
 }

@@ -4,6 +4,8 @@ import type { CliContext } from '../../context.js';
 
 export interface SecretOptions {
   id: string;
+  /** Print the `v1a` public key (`whpk_…`) instead of the secret. */
+  publicKey?: boolean;
 }
 
 /** Prints a hook's signing secret (`whsec_…`, GET /hooks/{id}/secret), created on first use. */
@@ -11,7 +13,7 @@ export async function runSecretGet(opts: SecretOptions, ctx: CliContext): Promis
   const out = ctx.output('table');
   const s = await (await ctx.client()).secret(opts.id);
   if (out.format === 'json') return out.json(s);
-  out.out.write(`${s.Secret}\n`);
+  out.out.write(`${opts.publicKey ? s.PublicKey : s.Secret}\n`);
 }
 
 /**
@@ -44,13 +46,17 @@ export function newSecretCommand(
         'hookctl secret get hk_01jd3k…',
         'hookctl secret rotate hk_01jd3k…',
         "hookctl secret get hk_01jd3k… -o json | jq -r '.Secret'",
+        'hookctl secret get --public-key hk_01jd3k…   # whpk_…, verifies v1a (ed25519) signatures',
       ]),
     );
   cmd.addCommand(
     new Command('get')
-      .description("print the hook's signing secret (whsec_…)")
+      .description("print the hook's signing secret (whsec_…), or with --public-key its v1a public key")
       .argument('<id>', 'the hook Id or Name')
-      .action(async (id: string, _o: unknown, c: Command) => run.get({ id }, context(c))),
+      .option('--public-key', 'print the ed25519 public key (whpk_…) that v1a signatures verify with')
+      .action(async (id: string, o: { publicKey?: boolean }, c: Command) =>
+        run.get({ id, ...(o.publicKey && { publicKey: true }) }, context(c)),
+      ),
   );
   cmd.addCommand(
     new Command('rotate')

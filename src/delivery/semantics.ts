@@ -1,0 +1,72 @@
+/**
+ * Issue 24's delivery semantics as the pipeline holds them: ordering per key (src/ordering/) and
+ * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
+ * whether a due delivery may go now; each lets a held one go again through `release`.
+ */
+import type { Agent } from 'undici';
+import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
+import type { DeliveryStore } from '../store/delivery-store.js';
+import { EndpointVerifier } from '../verification/index.js';
+import type { Delivery } from './delivery.js';
+import type { DeliveryPipelineOptions } from './pipeline-options.js';
+
+export interface SemanticsHost {
+  durable: DeliveryStore;
+  ephemeral: DeliveryStore;
+  /** Resolves once everything so far is committed (the outbox). */
+  flush(): Promise<void>;
+  /** Puts a pending delivery where it waits (the pipeline's enqueue). */
+  release(d: Delivery): void;
+  /** Ends a delivery without sending it, with the reason (verification gave up). */
+  fail(d: Delivery, reason: string): void;
+  /** The pipeline's connection pool: the handshake goes out as callbacks do. */
+  dispatcher: Agent;
+}
+
+export class DeliverySemantics {
+  readonly order: KeyQueues<Delivery>;
+  /** The live deliveries, told to the key queues as they come and go. */
+  readonly live: Map<string, Delivery>;
+  /** Endpoint verification; undefined when no hook can ask for it. */
+  readonly verifier: EndpointVerifier<Delivery> | undefined;
+
+  constructor(opts: Pick<DeliveryPipelineOptions, 'orderingKeyFor' | 'verification'>, host: SemanticsHost) {
+    const keyFor = opts.orderingKeyFor;
+    const release = (d: Delivery) => host.release(d);
+    // The next of a key goes once its predecessor's end is committed: a crash then never
+    // resends the predecessor after its successor.
+    this.order = new KeyQueues<Delivery>(
+      (d) => keyFor?.(d.hookId, d.trigger),
+      (d) =>
+        void host.flush().then(
+          () => release(d),
+          () => release(d),
+        ),
+      keyFor && sharedStoreCheck((persist) => (persist ? host.durable : host.ephemeral), keyFor),
+    );
+    this.live = new OrderedLiveMap(this.order);
+    this.verifier =
+      opts.verification &&
+      new EndpointVerifier<Delivery>({
+        ...opts.verification,
+        dispatcher: host.dispatcher,
+        release,
+        fail: (d, reason) => host.fail(d, reason),
+      });
+  }
+
+  /** False when the delivery must wait: behind its key's head, or for its origin's handshake. */
+  admit(d: Delivery, now: number): boolean {
+    if (!this.order.admit(d)) return false;
+    return !this.verifier?.hold(d, now);
+  }
+
+  /** Keys with deliveries held behind their head, and those deliveries (metrics). */
+  stats(): { heldKeys: number; held: number; heldTotal: number } {
+    return { heldKeys: this.order.heldKeys, held: this.order.held, heldTotal: this.order.heldTotal };
+  }
+
+  close(): void {
+    this.verifier?.close();
+  }
+}

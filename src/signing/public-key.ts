@@ -1,0 +1,7 @@
+import { secretKey } from '../delivery/signing.js';
+import { ed25519Of } from './sign-attempt.js';
+
+/** The `whpk_…` public key a hook's `v1a` signatures verify with, for its `whsec_…` secret. */
+export function publicKeyOf(secret: string): string {
+  return ed25519Of(secretKey(secret)).publicText;
+}

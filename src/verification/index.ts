@@ -1,0 +1,15 @@
+/**
+ * Endpoint verification (issue 24): `--callback-verification off|cloudevents` and a hook's
+ * `Verification`. The pipeline asks `EndpointVerifier.hold` before sending; the API shows
+ * `State: "unverified"` from `stateOf`.
+ */
+export {
+  EndpointVerifier,
+  type EndpointVerifierOptions,
+  type OriginState,
+  VERIFICATION_MODES,
+  type VerificationMode,
+  type VerifiedItem,
+} from './endpoint-verifier.js';
+export { cloudEventsHandshake, type HandshakeResult } from './handshake.js';
+export { rateLimitWithAllowedRate, unverifiedState, verificationModeFor } from './wiring.js';
