@@ -1,17 +1,17 @@
 'use strict';
 // The oldest Node.js hookd runs on (docs/DECISIONS.md "Runtime: Node.js LTS lines"). Loaded
 // first by bin/hookd.js and bin/hookctl.js, before anything that an older Node could crash on,
-// so it is CommonJS with nothing newer than ES5: on an old Node the user reads one sentence
+// so it is CommonJS with no syntax newer than ES2015: on an old Node the user reads one sentence
 // (found, needed, where to get it) and hookd exits 1.
-var FLOOR = '24.11.0';
+const FLOOR = '24.11.0';
 
 /** Whether dotted version `found` is at least `floor` (numeric, part by part). */
 function atLeast(found, floor) {
-  var a = String(found).replace(/^v/, '').split('.');
-  var b = String(floor).split('.');
-  for (var i = 0; i < 3; i++) {
-    var x = Number(a[i]) || 0;
-    var y = Number(b[i]) || 0;
+  const a = String(found).replace(/^v/, '').split('.');
+  const b = String(floor).split('.');
+  for (let i = 0; i < 3; i++) {
+    const x = Number(a[i]) || 0;
+    const y = Number(b[i]) || 0;
     if (x !== y) return x > y;
   }
   return true;
@@ -34,7 +34,7 @@ function tooOldMessage(name, found) {
 
 /** Exits 1 with the message when this Node.js is older than the floor. */
 function requireSupportedNode(name) {
-  var found = process.versions.node;
+  const found = process.versions.node;
   if (atLeast(found, FLOOR)) return;
   process.stderr.write(tooOldMessage(name, found));
   process.exit(1);
