@@ -164,7 +164,7 @@ async function runQueueWorker(
     await worker.waitUntilReady();
     stop = () => worker.close();
   } else if (kind === 'pgboss') {
-    const { default: PgBoss } = await import('pg-boss');
+    const { PgBoss } = await import('pg-boss');
     const boss = new PgBoss({ connectionString: conn, max: 4, supervise: false, schedule: false });
     // Dropping the throw-away database ends its connections: heard here, not a crash.
     boss.on('error', () => undefined);
@@ -176,7 +176,7 @@ async function runQueueWorker(
         await Promise.all(jobs.map((j) => post(j.data)));
       });
     }
-    stop = () => boss.stop({ graceful: false, wait: true });
+    stop = () => boss.stop({ graceful: false });
   } else {
     const { run, Logger } = await import('graphile-worker');
     const runner = await run({
@@ -476,13 +476,18 @@ function queueContender(kind: Kind, name: string, settings: string): Contender {
         };
         closeProducer = () => queue.close();
       } else if (kind === 'pgboss') {
-        const { default: PgBoss } = await import('pg-boss');
+        const { PgBoss } = await import('pg-boss');
         const boss = new PgBoss({ connectionString: conn, max: 2, supervise: false, schedule: false });
         boss.on('error', () => undefined);
         await boss.start();
         await boss.createQueue(QUEUE);
-        enqueue = (ts) => boss.insert(ts.map((t) => ({ name: QUEUE, data: body(t) })));
-        closeProducer = () => boss.stop({ graceful: false, wait: true });
+        enqueue = async (ts) => {
+          await boss.insert(
+            QUEUE,
+            ts.map((t) => ({ data: body(t) })),
+          );
+        };
+        closeProducer = () => boss.stop({ graceful: false });
       } else {
         const { makeWorkerUtils, Logger } = await import('graphile-worker');
         // Our own pool, so that its idle connections close with it (and their errors when the

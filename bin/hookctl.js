@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+// First, before any import an older Node could crash on: a clear message instead.
+import nodeFloor from './node-floor.cjs';
+
+nodeFloor.requireSupportedNode('hookctl');
 let main;
 try {
   ({ main } = await import('../dist/src/cli/main.js'));

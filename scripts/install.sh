@@ -7,9 +7,9 @@
 # - /etc/hookd/hookd.json from contrib/hookd.example.json, unless it exists (then it is kept);
 # - the unit as /etc/systemd/system/hookd.service, enabled and started (state in /var/lib/hookd).
 #
-# Needs node >= 20.18 and npm on systemd's PATH. npm fetches the dependencies; better-sqlite3
-# comes as a prebuilt binary where one fits (glibc or musl, x64 or arm64), else it is compiled,
-# which needs python3, make and a C++ compiler (Debian: apt-get install build-essential python3).
+# Needs node >= 24.11 (the 24 or 26 LTS line) and npm on systemd's PATH. npm fetches the
+# dependencies; better-sqlite3 13 ships prebuilt Node-API binaries (glibc or musl, x64 or arm64;
+# macOS, Windows), so nothing is compiled.
 # Environment: PREFIX (default /usr/local), NO_START=1 to install and enable without starting.
 set -eu
 
@@ -28,14 +28,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 node_version=$(env PATH="$systemd_path" node -p 'process.versions.node' 2>/dev/null || true)
 if [ -z "$node_version" ]; then
-  echo "install.sh: no node on systemd's PATH ($systemd_path); install Node.js 20.18 or later" >&2
+  echo "install.sh: no node on systemd's PATH ($systemd_path); install Node.js 24.11 or later (24 or 26 LTS)" >&2
   exit 1
 fi
 if ! env PATH="$systemd_path" node -e '
   const [a, b] = process.versions.node.split(".").map(Number);
-  process.exit(a > 20 || (a === 20 && b >= 18) ? 0 : 1);'; then
-  echo "install.sh: node $node_version on systemd's PATH is too old; hookd needs 20.18 or later" >&2
-  echo "  (Debian 12's own nodejs is 18: use NodeSource or the official binaries in /usr/local)" >&2
+  process.exit(a > 24 || (a === 24 && b >= 11) ? 0 : 1);'; then
+  echo "install.sh: node $node_version on systemd's PATH is too old; hookd needs 24.11 or later" >&2
+  echo "  (Debian's own nodejs is older: use NodeSource or the official binaries in /usr/local)" >&2
   exit 1
 fi
 

@@ -66,19 +66,21 @@ const server = http.createServer({ keepAliveTimeout: 65000 }, (req, res) => {
   const headers = [];
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() !== 'connection') headers.push(raw[i], raw[i + 1]);
   pool.dispatch({ path: req.url, method: req.method, headers, body: null }, {
-    onConnect() {},
-    onHeaders(status, rawHeaders, resume) {
+    onRequestStart() {},
+    onResponseStart(controller, status) {
+      const rawHeaders = controller.rawHeaders;
       const out = [];
       for (let i = 0; i < rawHeaders.length; i += 2) {
         const name = rawHeaders[i].toString('latin1');
         if (name.toLowerCase() !== 'connection' && name.toLowerCase() !== 'keep-alive') out.push(name, rawHeaders[i + 1].toString('latin1'));
       }
       res.writeHead(status, out);
-      return true;
     },
-    onData(chunk) { return res.write(chunk); },
-    onComplete() { res.end(); },
-    onError(err) { res.destroy(err); },
+    onResponseData(controller, chunk) {
+      if (!res.write(chunk)) { controller.pause(); res.once('drain', () => controller.resume()); }
+    },
+    onResponseEnd() { res.end(); },
+    onResponseError(controller, err) { res.destroy(err); },
   });
 });
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));

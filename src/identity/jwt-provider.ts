@@ -52,13 +52,37 @@ export interface JwtProviderOptions {
   now?: () => number;
 }
 
-// The JWKS could not be fetched or parsed: nothing is known about the token's validity.
-const UNAVAILABLE_CODES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+// Thrown by jose's remote key set when the JWKS could not be fetched or parsed (a timeout, a
+// non-200 answer, a body that is no key set): nothing is known about the token's validity.
+const OUTAGE_CODES = new Set(['ERR_JWKS_TIMEOUT', 'ERR_JWKS_INVALID', 'ERR_JOSE_GENERIC']);
+
+/**
+ * The identity provider could not be asked (its JWKS unreachable or broken). Only this is
+ * "unavailable" (503): everything else that fails a token — a key of another type, a malformed
+ * key, an algorithm not allowed, a bad signature — is a refusal (401). Deciding by where the
+ * error arose, not by its class: WebCrypto's errors for a wrong key type carry no `ERR_JOSE_*`
+ * code, and their shape differs between Node lines (a TypeError on 20, a DOMException on 22+).
+ */
+class ProviderOutage extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Whether an error from fetching the JWKS means the provider is unreachable or broken. */
+function isOutage(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return OUTAGE_CODES.has(code);
+  // fetch() itself failing (refused, reset, DNS): a TypeError "fetch failed" with the cause.
+  return err instanceof TypeError && err.message === 'fetch failed';
+}
 
 /** Bearer JWTs issued by the service's identity provider, verified with `jose`. */
 export class JwtProvider implements IdentityProvider {
   readonly kind = 'jwt';
   private readonly key: JWTVerifyGetKey | KeyObject;
+  /** What `jwtVerify` is given: with a JWKS, its getter with fetch failures marked as outages. */
+  private readonly verifyKey: JWTVerifyGetKey | KeyObject;
   private readonly userClaim: string;
   /** Identified users by the SHA-256 of their token (never the token), until `expires`. */
   private readonly verified = new Map<string, { result: IdentityResult; expires: number }>();
@@ -76,6 +100,18 @@ export class JwtProvider implements IdentityProvider {
     } else {
       throw new Error('a JWT provider needs a JWKS URL or a key');
     }
+    const key = this.key;
+    // A key given as a file has no provider behind it that could be down: every failure refuses.
+    this.verifyKey =
+      typeof key === 'function'
+        ? async (header, token) => {
+            try {
+              return await key(header, token);
+            } catch (err) {
+              throw isOutage(err) ? new ProviderOutage(err) : err;
+            }
+          }
+        : key;
     this.userClaim = opts.userClaim ?? 'sub';
     this.now = opts.now ?? Date.now;
   }
@@ -105,7 +141,7 @@ export class JwtProvider implements IdentityProvider {
   private async verify(token: string): Promise<{ result: IdentityResult; exp?: number }> {
     let payload: JWTPayload;
     try {
-      const verified = await jwtVerify(token, this.key as JWTVerifyGetKey, {
+      const verified = await jwtVerify(token, this.verifyKey as JWTVerifyGetKey, {
         algorithms: [...JWT_ALGORITHMS],
         clockTolerance: JWT_CLOCK_TOLERANCE_S,
         ...(this.opts.issuer !== undefined && { issuer: this.opts.issuer }),
@@ -113,13 +149,11 @@ export class JwtProvider implements IdentityProvider {
       });
       payload = verified.payload;
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code !== 'string' || !code.startsWith('ERR_J') || UNAVAILABLE_CODES.has(code)) {
-        return {
-          result: { kind: 'unavailable', reason: `the JWKS could not be fetched: ${(err as Error).message}` },
-        };
+      if (err instanceof ProviderOutage) {
+        return { result: { kind: 'unavailable', reason: `the JWKS could not be fetched: ${err.message}` } };
       }
-      return { result: { kind: 'refused', reason: `the JWT is not valid: ${(err as Error).message}` } };
+      const message = err instanceof Error ? err.message : String(err);
+      return { result: { kind: 'refused', reason: `the JWT is not valid: ${message}` } };
     }
     return { result: this.identityOf(payload), ...(payload.exp !== undefined && { exp: payload.exp }) };
   }

@@ -428,21 +428,25 @@ function contentLength(headers: string[]): number {
   return -1;
 }
 
+function latin1(v: Buffer | string): string {
+  return typeof v === 'string' ? v : v.toString('latin1');
+}
+
 /**
  * The upstream's raw response headers as the flat name/value list `writeHead` takes, names as
  * the upstream spelled them, minus hop-by-hop ones and any that its Connection header lists.
  */
-function responseHeaders(raw: Buffer[]): string[] {
+function responseHeaders(raw: ReadonlyArray<Buffer | string>): string[] {
   const out: string[] = [];
   let connection: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toString('latin1');
+    const name = latin1(raw[i]!);
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) {
-      if (lower === 'connection') connection = raw[i + 1]!.toString('latin1');
+      if (lower === 'connection') connection = latin1(raw[i + 1]!);
       continue;
     }
-    const value = raw[i + 1]!.toString('latin1');
+    const value = latin1(raw[i + 1]!);
     if (lower === 'set-cookie' && setsOwnCookie(value)) continue; // issue 22: hookd's own cookies
     out.push(name, value);
   }
@@ -451,14 +455,13 @@ function responseHeaders(raw: Buffer[]): string[] {
 }
 
 /**
- * One proxied request as an undici dispatch handler: the upstream's response goes straight into
- * the client's. `Pool.request()` would wrap it in a Readable, parse the headers into an object
- * and run the callback in an async scope first; the profile showed that glue on every request.
- * Backpressure: `onData` returning false pauses the upstream socket until the client drains.
+ * One proxied request as an undici dispatch handler (undici 8's controller interface): the
+ * upstream's response goes straight into the client's. `Pool.request()` would wrap it in a
+ * Readable and run the callback in an async scope first; the profile showed that glue on every
+ * request. Backpressure: a full client socket pauses the controller until the client drains.
  */
 class Exchange implements Dispatcher.DispatchHandler {
-  private abort: ((err?: Error) => void) | undefined;
-  private resume: (() => void) | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
   private statusCode = 0;
   /**
    * With AfterCompletion hooks watching: body bytes still to come when the upstream said its
@@ -487,45 +490,49 @@ class Exchange implements Dispatcher.DispatchHandler {
   ) {
     res.on('close', () => {
       if (this.settled || res.writableFinished) return;
-      if (this.abort) this.abort(new Error('the client closed the connection'));
+      if (this.controller) this.controller.abort(new Error('the client closed the connection'));
       else this.abandoned = true;
     });
   }
 
-  onConnect(abort: (err?: Error) => void): void {
-    this.abort = abort;
-    if (this.abandoned) abort(new Error('the client closed the connection'));
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abandoned) controller.abort(new Error('the client closed the connection'));
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    parsed: Record<string, string | string[] | undefined>,
+  ): void {
     // 1xx interim responses are the upstream connection's business; Node sends its own 100.
-    if (statusCode < 200) return true;
-    this.resume = resume;
+    if (statusCode < 200) return;
     this.statusCode = statusCode;
-    const headers = responseHeaders(rawHeaders);
+    // The raw list keeps the upstream's spelling and order; undici's parsed object is the fallback.
+    const raw = controller.rawHeaders;
+    const headers = responseHeaders(Array.isArray(raw) ? raw : flatten(parsed));
     if (this.after !== undefined) this.remaining = contentLength(headers);
     // Draining: this answer ends its keep-alive connection, so the client reconnects elsewhere.
     if (this.closing?.()) headers.push('connection', 'close');
     this.res.writeHead(statusCode, headers);
     this.onStatus?.(statusCode);
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.remaining >= 0) {
       this.remaining -= chunk.length;
       if (this.remaining <= 0) {
         // The final bytes: they go with the end, once the AfterCompletion callbacks are recorded.
         this.last = chunk;
-        return true;
+        return;
       }
     }
-    if (this.res.write(chunk)) return true;
-    this.res.once('drain', this.resume!);
-    return false;
+    if (this.res.write(chunk)) return;
+    controller.pause();
+    this.res.once('drain', this.resume);
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.settled = true;
     // A client that went away gets nothing, and fires nothing (as before: no completed response).
     const wait = this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode) : undefined;
@@ -533,10 +540,14 @@ class Exchange implements Dispatcher.DispatchHandler {
     else void wait.then(this.end);
   }
 
-  onError(err: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     this.settled = true;
     this.failed(this.req, this.res, err, this.res.headersSent ? undefined : this.after);
   }
+
+  private readonly resume = (): void => {
+    this.controller?.resume();
+  };
 
   private readonly end = (): void => {
     const last = this.last;
@@ -544,4 +555,15 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (last === undefined) this.res.end();
     else this.res.end(last);
   };
+}
+
+/** A parsed header object as a flat name/value list (only when undici gave no raw list). */
+function flatten(parsed: Record<string, string | string[] | undefined>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) out.push(name, v);
+    else out.push(name, value);
+  }
+  return out;
 }

@@ -24,7 +24,15 @@ import {
 import { parseTraceParent, TraceState } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -39,12 +47,15 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
 import { packageInfo } from '../util/package-info.js';
+import { otelEnvSettings, type SamplerChoice } from './otel-env.js';
 import type { AttemptInfo, AttemptSpan, FiredInfo, RequestSpan, TraceRef, Tracing } from './types.js';
 
 export interface OtelTracingOptions {
   /** The OTLP/HTTP traces URL; absent: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_ENDPOINT` + /v1/traces. */
   endpoint?: string;
   log?: Logger;
+  /** Where the `OTEL_*` sampler, batching and limit variables are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 interface Ref extends TraceRef {
@@ -73,9 +84,14 @@ export function createOtelTracing(opts: OtelTracingOptions = {}): Tracing {
     [ATTR_SERVICE_VERSION]: info.version,
   }).merge(detectResources({ detectors: [envDetector] }));
   const exporter = new OTLPTraceExporter(opts.endpoint ? { url: opts.endpoint } : {});
-  const provider = new BasicTracerProvider({
+  // SDK 3 reads no sampler, batching or limit variables itself: hookd passes them (otel-env.ts).
+  const settings = otelEnvSettings(opts.env ?? process.env);
+  for (const w of settings.warnings) opts.log?.warn(w);
+  const provider = new TracerProvider({
     resource,
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    sampler: samplerOf(settings.sampler),
+    spanLimits: settings.spanLimits,
+    spanProcessors: [new BatchSpanProcessor({ exporter, ...settings.batch })],
   });
   const tracer: Tracer = provider.getTracer('hookd', info.version);
 
@@ -183,6 +199,16 @@ export function createOtelTracing(opts: OtelTracingOptions = {}): Tracing {
       }
     },
   };
+}
+
+function samplerOf(choice: SamplerChoice): Sampler {
+  const root =
+    choice.root === 'always_on'
+      ? new AlwaysOnSampler()
+      : choice.root === 'always_off'
+        ? new AlwaysOffSampler()
+        : new TraceIdRatioBasedSampler(choice.ratio);
+  return choice.parentBased ? new ParentBasedSampler({ root }) : root;
 }
 
 const hosts = new Map<string, { host: string; port: number; scheme: string }>();

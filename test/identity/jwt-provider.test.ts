@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createPublicKey } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -260,5 +261,101 @@ describe('JWT provider (real JWKS endpoint on loopback)', () => {
     await server.close();
     const gone = new JwtProvider({ jwksUrl: server.url, issuer: ISSUER, audience: AUDIENCE });
     assert.equal((await gone.identify(bearer(await sign(k, { sub: 'alice' })))).kind, 'unavailable');
+  });
+});
+
+/** A token with any header, claims valid for an hour, and a signature of random bytes. */
+function forgedToken(header: Record<string, unknown>, claims: Record<string, unknown> = { sub: 'mallory' }) {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const body = { iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 3600, ...claims };
+  return `${b64(header)}.${b64(body)}.${Buffer.from('not a signature at all').toString('base64url')}`;
+}
+
+// Issue 21: on Node 22 and later WebCrypto reports a key of the wrong type as a DOMException
+// without an ERR_JOSE_* code, which was taken for a provider outage (503). A token that no key
+// can verify is refused (401) on every Node; only an unreachable or broken JWKS is "unavailable".
+describe('JWT provider: refusals are not outages (every supported Node)', () => {
+  let rsa: TestKey;
+  let ec: TestKey;
+  before(async () => {
+    rsa = await makeKey('RS256', 'rsa-1');
+    ec = await makeKey('ES256', 'ec-1');
+  });
+
+  it('a key file of another type than the token is refused: ES256 against RSA, RS256 against EC', async () => {
+    const rsaFile = new JwtProvider({
+      key: createPublicKey(rsa.publicPem),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
+    const r1 = await rsaFile.identify(bearer(await sign(ec, { sub: 'alice' })));
+    assert.equal(r1.kind, 'refused', JSON.stringify(r1));
+    const ecFile = new JwtProvider({
+      key: createPublicKey(ec.publicPem),
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
+    const r2 = await ecFile.identify(bearer(await sign(rsa, { sub: 'alice' })));
+    assert.equal(r2.kind, 'refused', JSON.stringify(r2));
+    // The right type still passes: the refusals above are about the key, not the provider.
+    assert.equal((await rsaFile.identify(bearer(await sign(rsa, { sub: 'alice' })))).kind, 'user');
+  });
+
+  it('an algorithm hookd does not accept is refused, with a key file and with a JWKS', async () => {
+    const jwks = await startJwks([rsa, ec]);
+    try {
+      const fromJwks = new JwtProvider({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE });
+      const fromFile = new JwtProvider({
+        key: createPublicKey(rsa.publicPem),
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      });
+      for (const alg of ['ES256K', 'RS1', 'HS512', 'XYZ']) {
+        for (const p of [fromJwks, fromFile]) {
+          const r = await p.identify(bearer(forgedToken({ alg, kid: 'rsa-1', typ: 'JWT' })));
+          assert.equal(r.kind, 'refused', `${alg}: ${JSON.stringify(r)}`);
+        }
+      }
+    } finally {
+      await jwks.close();
+    }
+  });
+
+  it("a malformed key in the JWKS, or one of another type under the token's kid, is refused", async () => {
+    const broken: TestKey = {
+      ...rsa,
+      kid: 'broken',
+      publicJwk: { ...rsa.publicJwk, kid: 'broken', n: 'AAAA', e: '!' },
+    };
+    const typeless: TestKey = {
+      ...rsa,
+      kid: 'ec-named',
+      publicJwk: { ...rsa.publicJwk, kid: 'ec-named', alg: undefined },
+    };
+    const jwks = await startJwks([broken, typeless]);
+    try {
+      const p = new JwtProvider({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE });
+      const malformed = await p.identify(bearer(forgedToken({ alg: 'RS256', kid: 'broken', typ: 'JWT' })));
+      assert.equal(malformed.kind, 'refused', JSON.stringify(malformed));
+      // ES256 signed, naming a kid whose key is RSA.
+      const other = await p.identify(bearer(await sign({ ...ec, kid: 'ec-named' }, { sub: 'alice' })));
+      assert.equal(other.kind, 'refused', JSON.stringify(other));
+      assert.ok(jwks.fetches >= 1, 'the JWKS was asked');
+    } finally {
+      await jwks.close();
+    }
+  });
+
+  it('a JWKS that answers something that is no key set is "unavailable"', async () => {
+    const jwks = await startJwks([rsa]);
+    jwks.keys = [{ ...rsa, publicJwk: 'not a key' as unknown as TestKey['publicJwk'] }];
+    try {
+      const p = new JwtProvider({ jwksUrl: jwks.url, issuer: ISSUER, audience: AUDIENCE });
+      const r = await p.identify(bearer(await sign(rsa, { sub: 'alice' })));
+      assert.equal(r.kind, 'unavailable', JSON.stringify(r));
+    } finally {
+      await jwks.close();
+    }
   });
 });
