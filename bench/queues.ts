@@ -343,7 +343,7 @@ async function startQuietHookd(
     {
       // The operations listener on a free port: its fixed default would collide between instances
       // (a variable, which a hookd without that option ignores).
-      env: { ...process.env, HOOKD_OPS_LISTEN: '127.0.0.1:0' },
+      env: { ...process.env, HOOKD_OPS_LISTEN: '127.0.0.1:0', HOOKD_CONSOLE_LISTEN: '127.0.0.1:0' },
     },
   );
   const url = `http://127.0.0.1:${port}`;

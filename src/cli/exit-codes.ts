@@ -203,6 +203,9 @@ export function hintFor(problem: Problem, path: string): string | undefined {
     case 'PAYLOAD_TOO_LARGE':
       return 'the limit is hookd --body-limit (bytes)';
     case 'FORBIDDEN':
+      // Issue 22: a report or dry run in another user's name takes the report permission.
+      if (/made by its caller/.test(problem.detail ?? ''))
+        return 'leave --user out, or ask the admin for the report permission (hookctl users grant NAME --permission report)';
       return 'this operation needs the admin token (<data-dir>/admin.token)';
     case 'CONFLICT':
       if (/disabled/.test(problem.detail ?? '')) {

@@ -83,6 +83,13 @@ export const LOG_FIELDS = {
   cause: 'why a notification was sent',
   transition: 'a breaker or hook state change a notification reports',
   sampler: 'the tracing sampler',
+  // lifecycle, hookctl listen, workers
+  part: 'a part of the daemon being started or stopped (lifecycle)',
+  listener: 'Id of a `hookctl listen` connection',
+  workers: 'how many worker processes (--workers)',
+  worker: 'a worker process (its id or pid)',
+  code: 'exit code of a worker process',
+  restartInMs: 'delay before a crashed worker is replaced',
 } as const;
 
 export type LogField = keyof typeof LOG_FIELDS;

@@ -67,7 +67,10 @@ describe('hookctl match --user (item 5)', () => {
         env: aliceEnv,
         tty,
       });
-      assert.deepEqual(JSON.parse(other.stdout), []);
+      // Issue 22: a dry run in another user's name needs the report permission (403).
+      assert.notEqual(other.code, 0, other.stderr);
+      assert.match(other.stderr, /must be "alice" or left out/);
+      assert.match(other.stderr, /--permission report/);
     });
   }
 });

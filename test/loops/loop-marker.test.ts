@@ -55,7 +55,7 @@ describe('LoopGuard', () => {
   const cut: string[] = [];
   const g = new LoopGuard(marker, (k) => cut.push(k));
 
-  it('marks a pipeline header list once, before webhook-id, and re-marks in place', () => {
+  it('marks a pipeline header list once, at its end (the attempt places stay put), and re-marks in place', () => {
     const h = [
       'traceparent',
       't',
@@ -69,13 +69,23 @@ describe('LoopGuard', () => {
       '',
     ];
     g.mark(h, 'callback', 'POST', '/p');
-    assert.deepEqual(h.slice(0, 4), ['traceparent', 't', 'x', '1']);
-    assert.deepEqual(h.slice(4, 7), ['cdn-loop', 'hookd', 'hookd-loop']);
-    assert.deepEqual(h.slice(-6, -5), ['webhook-id']);
-    const first = h[7];
+    assert.deepEqual(h.slice(0, 10), [
+      'traceparent',
+      't',
+      'x',
+      '1',
+      'webhook-id',
+      'id',
+      'webhook-timestamp',
+      '',
+      'webhook-signature',
+      '',
+    ]);
+    assert.deepEqual(h.slice(10, 13), ['cdn-loop', 'hookd', 'hookd-loop']);
+    const first = h[13];
     g.mark(h, 'callback', 'POST', '/p');
     assert.equal(h.length, 14, 'the second attempt adds nothing');
-    assert.equal(marker.verify(h[7]!, 'POST', '/p'), 'callback');
+    assert.equal(marker.verify(h[13]!, 'POST', '/p'), 'callback');
     assert.ok(first);
   });
 

@@ -91,7 +91,7 @@ describe('contrib/systemd/hookd.service', () => {
       assert.match(text, /npm install -g --prefix/);
     }
     assert.ok(section.includes('/var/lib/hookd'), 'README names the state directory');
-    assert.match(section, /Node\.js 20\.18/);
+    assert.match(section, /Node\.js 24\.11/);
     // No command that installs a registry package that is not ours, or a symlink to a clone.
     assert.doesNotMatch(readme, /^(sudo )?npm install -g (hookd|\.)(\s|$)|^npx hookctl|published package/m);
   });

@@ -321,7 +321,7 @@ describe('bodies', () => {
   // collector's pace instead: from Node 22 V8 lets far more garbage 64 KiB chunks pile up before
   // it collects (RSS growth 90-120 MiB on 24/26 against 0-6 on 20), all of it reclaimed by the
   // next full GC (docs/DECISIONS.md "Runtime: Node.js LTS lines").
-  it('moves 200 MiB each way without buffering it (memory reachable during the transfer under 32 MiB)', async () => {
+  it('moves 200 MiB each way without buffering it (memory reachable during the transfer under 64 MiB)', async () => {
     const total = 200 * MiB;
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
@@ -391,8 +391,11 @@ describe('bodies', () => {
     const rss = (peak - base) / MiB;
     if (process.env.TEST_VERBOSE)
       console.log(`reachable +${growth.toFixed(1)} MiB, RSS +${rss.toFixed(1)} MiB`);
+    // Sampled mid-transfer, the in-flight socket and stream buffers count too: on a loaded machine
+    // they reached 41 MiB once (runs on a quiet one: 0-3 MiB). A proxy that buffered the body would
+    // hold 200 MiB; 64 MiB tells the two apart without failing on the noise.
     assert.ok(
-      growth < 32,
+      growth < 64,
       `reachable memory grew by ${growth.toFixed(1)} MiB while moving 2 × 200 MiB (RSS +${rss.toFixed(1)} MiB)`,
     );
   });

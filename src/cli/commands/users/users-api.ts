@@ -100,5 +100,8 @@ export function scopeArgs(values: string[]): string[] {
 
 /** `--permission` values: each a permission name (`report`); commas also separate. */
 export function permissionArgs(values: string[] | undefined): string[] {
-  return scopeArgs(values ?? []);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
