@@ -233,7 +233,12 @@ export async function startHookd(opts: HookdStart): Promise<HookdServer> {
     core: opts.core,
     // info: the `listening` line is the readiness signal (and hookd's default level).
     // The operations listener on a free port (a variable, so that an older --bin ignores it).
-    env: { ...process.env, HOOKD_LOG_LEVEL: 'info', HOOKD_OPS_LISTEN: '127.0.0.1:0', HOOKD_CONSOLE_LISTEN: '127.0.0.1:0' },
+    env: {
+      ...process.env,
+      HOOKD_LOG_LEVEL: 'info',
+      HOOKD_OPS_LISTEN: '127.0.0.1:0',
+      HOOKD_CONSOLE_LISTEN: '127.0.0.1:0',
+    },
     timeoutMs: opts.timeoutMs ?? 60_000,
     ready: (line) => {
       try {

@@ -164,9 +164,11 @@ export async function runWorker(
 
   // Stop accepting, let in-flight requests (and their AfterCompletion acknowledgements) finish
   // within the drain deadline, then leave.
-  let stopping: Promise<void> | undefined;
+  let stopping = false;
   stop = () => {
-    stopping ??= (async () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
       draining = true;
       const closed = closeServer(server);
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
