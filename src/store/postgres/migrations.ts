@@ -254,4 +254,15 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE users ADD COLUMN permissions TEXT;
   `,
   },
+  {
+    version: 10,
+    name: 'delivery log filter indexes',
+    // Issue 25: see the SQLite migration of the same purpose; `Persist: false` hooks have the log too.
+    sql: `
+  CREATE INDEX deliveries_by_hook_status ON deliveries (hook_id, status, id);
+  CREATE INDEX deliveries_by_hook_last_status ON deliveries (hook_id, last_status, id);
+  CREATE INDEX eph_deliveries_by_hook_status ON eph_deliveries (hook_id, status, id);
+  CREATE INDEX eph_deliveries_by_hook_last_status ON eph_deliveries (hook_id, last_status, id);
+  `,
+  },
 ];

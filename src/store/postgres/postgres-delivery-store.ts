@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
 import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
 import type {
   AttemptRecord,
@@ -34,8 +35,10 @@ const COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
   'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent';
 
-// Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" needs no second statement.
-const AFTER_ALL = '~';
+const PG_FILTER: FilterDialect = {
+  param: (n) => `$${n}`,
+  pathPrefix: (p) => `left(t_path, length(${p}::text)) = ${p}`,
+};
 
 /** PostgreSQL text cannot hold U+0000; what comes from outside (paths, error texts) may. */
 const clean = (s: string | null | undefined): string | null =>
@@ -159,23 +162,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 
   async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
+    const f = deliveryListFilter(hookId, query, PG_FILTER);
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE hook_id = $1 AND id < $2 ` +
-        'AND ($3::text IS NULL OR status = $3) AND ($4::int8 IS NULL OR created >= $4) ' +
-        'AND ($5::int8 IS NULL OR created <= $5) ' +
-        'AND ($7::text IS NULL OR left(t_path, length($7)) = $7) ' +
-        'AND ($8::int4 IS NULL OR last_status BETWEEN $8 AND $9) ORDER BY id DESC LIMIT $6',
-      [
-        hookId,
-        query.after ?? AFTER_ALL,
-        query.status ?? null,
-        query.since ?? null,
-        query.until ?? null,
-        query.limit ?? null,
-        query.pathPrefix ?? null,
-        query.receiverStatus?.[0] ?? null,
-        query.receiverStatus?.[1] ?? null,
-      ],
+      `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE ${f.where} ORDER BY id DESC LIMIT $${f.values.length + 1}`,
+      [...f.values, query.limit ?? null],
     );
     return rows.map((r) => toRecord(r as Row));
   }

@@ -137,4 +137,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE users ADD COLUMN permissions TEXT;
   `,
+  // Issue 25: the delivery log's selective filters (a status, one receiver status) as index range
+  // scans that also give the rows newest first; on `(hook_id, id)` alone they read the whole hook.
+  `
+  CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id);
+  CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id);
+  `,
 ];

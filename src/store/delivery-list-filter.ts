@@ -1,0 +1,47 @@
+import type { DeliveryQuery } from './delivery-store.js';
+
+/** Above every Id character (Ids are `msg_` + Crockford base32), so "no cursor" is one more `id <` bound. */
+const AFTER_ALL = '~';
+
+/** The WHERE clause of one delivery-log query and its values, in placeholder order. */
+export interface DeliveryListFilter {
+  where: string;
+  values: unknown[];
+}
+
+/** How a store spells the n-th (1-based) placeholder and a prefix test of `t_path`. */
+export interface FilterDialect {
+  param(n: number): string;
+  pathPrefix(p: string): string;
+}
+
+/**
+ * Only the filters given become predicates (issue 25): the `(@x IS NULL OR col = @x)` form hides
+ * them from the planner, so `status` and `last_status` could not use their indexes and a selective
+ * filter read the whole hook. The text depends only on which filters are set, so a store can cache
+ * one prepared statement per filter set (at most 32).
+ */
+export function deliveryListFilter(
+  hookId: string,
+  query: DeliveryQuery,
+  d: FilterDialect,
+): DeliveryListFilter {
+  const values: unknown[] = [];
+  const p = (v: unknown): string => {
+    values.push(v);
+    return d.param(values.length);
+  };
+  const conds = [`hook_id = ${p(hookId)}`, `id < ${p(query.after ?? AFTER_ALL)}`];
+  if (query.status !== undefined) conds.push(`status = ${p(query.status)}`);
+  if (query.since !== undefined) conds.push(`created >= ${p(query.since)}`);
+  if (query.until !== undefined) conds.push(`created <= ${p(query.until)}`);
+  if (query.pathPrefix !== undefined) conds.push(d.pathPrefix(p(query.pathPrefix)));
+  const rs = query.receiverStatus;
+  if (rs !== undefined) {
+    // One code is an equality, so `(hook_id, last_status, id)` also yields the rows newest first.
+    conds.push(
+      rs[0] === rs[1] ? `last_status = ${p(rs[0])}` : `last_status BETWEEN ${p(rs[0])} AND ${p(rs[1])}`,
+    );
+  }
+  return { where: conds.join(' AND '), values };
+}
