@@ -164,7 +164,17 @@ async function assemble(
   life.defer('delivery', () => deliveries.close(life.remaining()));
   // Auto-disable, operational notifications and their routes (src/notifications/). They stop
   // after the pipeline has drained, so that its last attempts still count.
-  const parts = { opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log };
+  const parts = {
+    opened,
+    deliveries,
+    hooks,
+    engine: () => engine,
+    config,
+    metrics,
+    settings,
+    selfTarget,
+    log,
+  };
   const operations: Operations = new Operations(parts);
   life.defer('notifications', () => operations.stop());
   recordAttempts(deliveries, metrics, log);

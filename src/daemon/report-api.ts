@@ -42,6 +42,9 @@ export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   // Read per report, not cached: a revoked permission holds at once, on every instance.
   const forAnyone = async (user: string) => mayReportForAnyone(await p.opened.store.getUser(user));
   const loops = p.loops;
-  const own = loops && ((req: FastifyRequest) => loops.inspect('POST', req.raw.url ?? '/', req.raw.rawHeaders).own !== undefined);
+  const own =
+    loops &&
+    ((req: FastifyRequest) =>
+      loops.inspect('POST', req.raw.url ?? '/', req.raw.rawHeaders).own !== undefined);
   triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone, own);
 }

@@ -32,7 +32,9 @@ export class CallbackTargetDeniedError extends Error {
     this.hostname = hostname;
     this.address = denial.address;
     this.denial = denial;
-    this.detail = literal ? this.message : `refused to connect: callback host ${hostname} resolves to ${describeDenial(denial)}`;
+    this.detail = literal
+      ? this.message
+      : `refused to connect: callback host ${hostname} resolves to ${describeDenial(denial)}`;
   }
 }
 
