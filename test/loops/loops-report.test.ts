@@ -53,14 +53,14 @@ describe('no loops: the report API and notification endpoints', () => {
     assert.equal(list.status, 200, list.text);
     assert.ok(list.body.length <= 5, `callbacks in 3 s: ${list.body.length}`);
     assert.equal(list.body.length, 1, 'the report made by the callback fired nothing');
-    const one = await api<{ Attempts: { StatusCode: number | null; ResponseBody: string | null }[] }>(
+    const one = await api<{ AttemptLog: { StatusCode: number | null; ResponseBody: string | null }[] }>(
       d.url,
       d.token,
       'GET',
       `/_hookd/deliveries/${list.body[0]!.Id}`,
     );
-    assert.equal(one.body.Attempts[0]!.StatusCode, 202, 'accepted, so that it is not retried');
-    assert.deepEqual(JSON.parse(one.body.Attempts[0]!.ResponseBody!), { accepted: 1, fired: 0 });
+    assert.equal(one.body.AttemptLog[0]!.StatusCode, 202, 'accepted, so that it is not retried');
+    assert.deepEqual(JSON.parse(one.body.AttemptLog[0]!.ResponseBody!), { accepted: 1, fired: 0 });
     assert.deepEqual(
       upstream.requests.filter((r) => r.url.startsWith('/rloop/')).map((r) => r.url),
       ['/rloop/start'],
