@@ -124,16 +124,16 @@ async function assemble(
   let boundUrl = '';
   const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
   life.defer('operations listener', () => opsServer.close());
+  // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
+  const selfTarget = (url: URL) =>
+    selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
   const hooks = new HookService(
     store,
     opened.ephemeralHooks,
     {
       checkCallback: async (url, owner) => {
         // Issue 22: hookd's own address is known to be a loop (src/loops/self-target.ts).
-        const self = selfTargetRefusal(url, {
-          listening: boundUrl,
-          publicBaseUrl: reloader.current().publicBaseUrl,
-        });
+        const self = selfTarget(url);
         if (self !== undefined) return self;
         const r = await checkCallbackTarget(url, settings.policy);
         // Only the admin (the operator) is told what a refused name resolved to.
@@ -164,7 +164,17 @@ async function assemble(
   life.defer('delivery', () => deliveries.close(life.remaining()));
   // Auto-disable, operational notifications and their routes (src/notifications/). They stop
   // after the pipeline has drained, so that its last attempts still count.
-  const parts = { opened, deliveries, hooks, engine: () => engine, config, metrics, settings, log };
+  const parts = {
+    opened,
+    deliveries,
+    hooks,
+    engine: () => engine,
+    config,
+    metrics,
+    settings,
+    selfTarget,
+    log,
+  };
   const operations: Operations = new Operations(parts);
   life.defer('notifications', () => operations.stop());
   recordAttempts(deliveries, metrics, log);
@@ -236,7 +246,7 @@ async function assemble(
     hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
     extraRoutes: (api) =>
       registerApiRoutes(api, {
-        report: { engine, deliveries, settings, faults, tracing, opened, config, log },
+        report: { engine, deliveries, settings, faults, tracing, opened, config, log, loops },
         reload: { reload: reloader.reload },
         deliveries: {
           hooks,

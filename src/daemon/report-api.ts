@@ -3,12 +3,13 @@
  * `Idempotency-Key` handling, its span when tracing is on, and the rule that a 202 goes out only
  * once the fired callbacks are recorded.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/config.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
+import type { LoopGuard } from '../loops/index.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
 import type { UserStore } from '../store/store.js';
 import type { Tracing } from '../tracing/index.js';
@@ -25,6 +26,8 @@ export interface ReportApiParts {
   opened: { idempotency: IdempotencyStore; store: Pick<UserStore, 'getUser'> };
   config: HookdConfig;
   log: Logger;
+  /** Issue 22: cuts hookd's own requests aimed at the report endpoint (src/loops/). */
+  loops?: LoopGuard;
 }
 
 export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
@@ -38,5 +41,10 @@ export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   const base = (req: { headers: { host?: string | undefined } }) => p.settings.reportBase(req.headers.host);
   // Read per report, not cached: a revoked permission holds at once, on every instance.
   const forAnyone = async (user: string) => mayReportForAnyone(await p.opened.store.getUser(user));
-  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone);
+  const loops = p.loops;
+  const own =
+    loops &&
+    ((req: FastifyRequest) =>
+      loops.inspect('POST', req.raw.url ?? '/', req.raw.rawHeaders).own !== undefined);
+  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone, own);
 }

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
 import type { Tunnel } from '../egress/tunnel.js';
 import { type AddressChecker, type AddressDenial, describeDenial } from '../policy/address-policy.js';
-import { type LookupAll, systemLookupAll } from '../policy/callback-target.js';
+import { type LookupAll, REFUSED_NAME_RULE, systemLookupAll } from '../policy/callback-target.js';
 
 /** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */
 export class CallbackTargetDeniedError extends Error {
@@ -16,14 +16,25 @@ export class CallbackTargetDeniedError extends Error {
   /** The host name or literal of the callback URL. */
   readonly hostname: string;
   readonly denial: AddressDenial;
+  /** The full reason with the resolved address, for the operator's log only. */
+  readonly detail: string;
 
   constructor(hostname: string, denial: AddressDenial) {
-    const subject = isIP(hostname) ? 'callback goes to' : `callback host ${hostname} resolves to`;
-    super(`refused to connect: ${subject} ${describeDenial(denial)}`);
+    // The message lands in the delivery log, which the hook's owner reads: for a host name it says
+    // the rule, never where the name pointed (a DNS oracle, issue 22). A literal is the owner's text.
+    const literal = isIP(hostname) !== 0;
+    super(
+      literal
+        ? `refused to connect: callback goes to ${describeDenial(denial)}`
+        : `not sent: callback host ${hostname} resolves to an address the callback policy refuses: ${REFUSED_NAME_RULE}`,
+    );
     this.name = 'CallbackTargetDeniedError';
     this.hostname = hostname;
     this.address = denial.address;
     this.denial = denial;
+    this.detail = literal
+      ? this.message
+      : `refused to connect: callback host ${hostname} resolves to ${describeDenial(denial)}`;
   }
 }
 

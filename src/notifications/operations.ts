@@ -61,6 +61,8 @@ export interface OperationsOptions {
   metrics: { registry: Registry };
   /** The callback target policy in force (it changes with a reload): endpoint URLs obey it too. */
   settings?: { readonly policy: AddressChecker };
+  /** Issue 22: why a URL is hookd itself (its listen address, publicBaseUrl), or undefined. */
+  selfTarget?: (url: URL) => string | undefined;
   log: Logger;
 }
 
@@ -128,7 +130,9 @@ export class Operations {
       sink: pipeline,
       secretFor: (id) => pipeline.secretFor(id, true),
       removed: (id) => pipeline.hookDeleted(id),
-      ...(opts.settings && { checkUrl: (url, owner) => checkUrl(url, owner, opts.settings!.policy) }),
+      ...(opts.settings && {
+        checkUrl: (url, owner) => checkUrl(url, owner, opts.settings!.policy, opts.selfTarget),
+      }),
       // Several instances share the store: endpoints added elsewhere are seen within 2 s.
       refreshMs: opts.opened.cluster ? 2000 : 5000,
       onQueued: (type, n) => this.notificationsTotal.inc({ type }, n),
@@ -293,7 +297,15 @@ export class Operations {
 }
 
 /** The callback target policy's answer for an endpoint URL: a message when refused. */
-async function checkUrl(url: string, owner: string, policy: AddressChecker): Promise<string | undefined> {
+async function checkUrl(
+  url: string,
+  owner: string,
+  policy: AddressChecker,
+  selfTarget: ((url: URL) => string | undefined) | undefined,
+): Promise<string | undefined> {
+  // A notification sent to hookd itself would only be cut as a loop (src/loops/): say so now.
+  const self = selfTarget?.(new URL(url));
+  if (self !== undefined) return self;
   const r = await checkCallbackTarget(new URL(url), policy);
   // Only the admin (the operator) is told what a refused name resolved to.
   return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;

@@ -130,9 +130,15 @@ describe('pinned dispatcher, host names', () => {
       const denied = await expectDenied(request(`http://${host}:${port}/hook`, { dispatcher }), '127.0.0.1');
       assert.equal(denied.hostname, host);
       assert.match(
-        denied.message,
+        denied.detail,
         new RegExp(`callback host ${host} resolves to 127\\.0\\.0\\.1, which is loopback`),
       );
+      // The message reaches the hook's owner (the delivery log): the rule, not the address.
+      assert.match(
+        denied.message,
+        new RegExp(`not sent: callback host ${host} resolves to an address the callback policy refuses`),
+      );
+      assert.doesNotMatch(denied.message, /127\.0\.0\.1/);
     });
     assert.equal(connections, 0);
   });

@@ -132,7 +132,11 @@ describe('egress through a forward proxy (pipeline)', () => {
     p.events.on('attempt', (m) => errors.push(m.Error));
     p.accept([event('http://evil.test:8080/steal')]);
     await until(() => errors.length > 0, 'the attempt');
-    assert.match(errors[0]!, /refused to connect: callback host evil\.test resolves to/);
+    assert.match(
+      errors[0]!,
+      /not sent: callback host evil\.test resolves to an address the callback policy refuses/,
+    );
+    assert.doesNotMatch(errors[0]!, /169\.254/, 'the delivery log does not say where the name pointed');
     assert.equal(proxy.requests.length, 0, 'the proxy was never asked');
   });
 

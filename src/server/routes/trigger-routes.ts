@@ -36,6 +36,11 @@ export function triggerRoutes(
    * Absent: everyone may (a bare API in tests). Without it a report is the caller's own.
    */
   reportsForAnyone?: (user: string) => Promise<boolean>,
+  /**
+   * Issue 22: whether the request is hookd's own (a valid loop mark, src/loops/), counted as a
+   * loop cut when it is. Absent: none is (a bare API in tests).
+   */
+  isOwnRequest?: (req: FastifyRequest) => boolean,
 ): void {
   /** The owner whose hooks alone may fire for the caller's report; undefined: any owner's. */
   const reporterOf = async (req: FastifyRequest, served: ServedRequest[]): Promise<string | undefined> => {
@@ -69,6 +74,9 @@ export function triggerRoutes(
         if (errors.length) {
           throw new HookdError('VALIDATION_FAILED', `the report has ${errors.length} error(s)`, { errors });
         }
+        // A callback or notification of hookd's aimed at this endpoint (under any name) is a loop:
+        // accepted, so that it is not retried, and fires nothing, as on the proxy.
+        if (isOwnRequest?.(req)) return reply.code(202).send({ accepted: parsed.length, fired: 0 });
         const onlyOwner = await reporterOf(req, parsed as ServedRequest[]);
         let fired = 0;
         // The report's span is the parent of the fire spans, as a proxied request's is.
