@@ -237,7 +237,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
     assert.match(row, /succeeded 200/, "the receiver's answer");
     assert.equal(await live.locator('#live-empty').isVisible(), false);
     // Newest first, strictly.
-    await fetch(`${d.url}/items/43`);
+    await fetch(`${site.url}/items/43`);
     await live.waitForSelector('tr.live-event[data-outcome="succeeded"]:has-text("/items/43")', {
       timeout: 15_000,
     });

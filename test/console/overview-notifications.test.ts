@@ -51,10 +51,11 @@ describe('console overview and notification deliveries (issue 25)', () => {
     });
     assert.equal(fired.status, 202, fired.text);
     await inbox.waitFor(1, 15_000);
-    const cookie = await signIn(d.url, d.token);
+    // The console answers on its own listener (issue 22), not on the proxied origin.
+    const cookie = await signIn(d.consoleUrl, d.token);
     let page = '';
     for (let t = Date.now(); Date.now() - t < 15_000; ) {
-      page = await (await fetch(`${d.url}${ROOT}/`, { headers: { cookie } })).text();
+      page = await (await fetch(`${d.consoleUrl}${ROOT}/`, { headers: { cookie } })).text();
       if (/Not counted: 1 notification delivery/.test(page) && figure(page, 'failed') === '1') break;
       await new Promise((r) => setTimeout(r, 200));
     }
