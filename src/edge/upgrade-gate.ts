@@ -76,12 +76,34 @@ export class UpgradeGate {
     const length = req.headers['content-length'];
     const body = te !== undefined || (length !== undefined && length !== '0');
     if (!body && !tokens(upgrade).has('h2c')) return false;
+    // Node 26 parses an Upgrade request's body into `req` (de-chunked) rather than leaving it in
+    // `head`: then it is sent on with a Content-Length of its own (Node 24 leaves `req` empty).
+    const parsed = body && (req.readableLength > 0 || !req.complete);
+    if (parsed) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.once('end', () => this.reinjectWith(req, socket, Buffer.concat(chunks), head, server));
+      return true;
+    }
+    this.reinjectWith(req, socket, undefined, head, server);
+    return true;
+  }
+
+  /** The request again, without its Upgrade, then its body (when Node parsed it out), then `head`. */
+  private reinjectWith(
+    req: IncomingMessage,
+    socket: Duplex,
+    parsedBody: Buffer | undefined,
+    head: Buffer,
+    server: Server,
+  ): void {
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     const raw = req.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       let value = raw[i + 1]!;
       if (name === 'upgrade' || name === 'http2-settings') continue;
+      if (parsedBody !== undefined && (name === 'content-length' || name === 'transfer-encoding')) continue;
       if (name === 'connection') {
         const kept = value
           .split(',')
@@ -92,12 +114,9 @@ export class UpgradeGate {
       }
       lines.push(`${raw[i]}: ${value}`);
     }
-    this.reinject(
-      socket,
-      Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]),
-      server,
-    );
-    return true;
+    if (parsedBody !== undefined) lines.push(`Content-Length: ${parsedBody.length}`);
+    const start = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+    this.reinject(socket, Buffer.concat([start, ...(parsedBody ? [parsedBody] : []), head]), server);
   }
 
   /**
