@@ -106,6 +106,10 @@ describe('console: held deliveries and unverified hooks (issue 24)', () => {
       await fetch(`${d.consoleUrl}${ROOT}/hooks/${ordered.body.Id}`, { headers: { cookie } })
     ).text();
     assert.match(orderedPage, /<dt>Ordering key<\/dt><dd><code>\$1<\/code>/);
+    assert.ok(
+      orderedPage.includes(`class="badge held" href="${ROOT}/deliveries/${held!.HeldBehind}"`),
+      'the log row of the held delivery links to its head',
+    );
     const list = await (await fetch(`${d.consoleUrl}${ROOT}/hooks`, { headers: { cookie } })).text();
     assert.match(list, /unverified/);
   });

@@ -265,11 +265,17 @@ ${pg.items.map(
     d,
   ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" title="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
-<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}</td><td>${d.attempts}</td>
+<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,
 )}
 </tbody></table></div>`
 }
 <p class="paging">${query.after ? html`<a href="${self}">Newest</a> ` : ''}${pg.next ? html`<a href="${self}${params.size ? '&' : ''}after=${pg.next}">Older</a>` : ''}</p>
 </div>`;
+}
+
+/** Issue 24: the delivery this live one waits behind in its ordering key (the API's `HeldBehind`). */
+function heldBehindOf(d: object): string | undefined {
+  const v = (d as { heldBehind?: unknown }).heldBehind;
+  return typeof v === 'string' ? v : undefined;
 }
