@@ -98,6 +98,7 @@ describe('console: held deliveries and unverified hooks (issue 24)', () => {
       page.includes(`href="${ROOT}/deliveries/${held!.HeldBehind}"`),
       `links to the head ${held!.HeldBehind}`,
     );
+    assert.ok(page.includes(`order behind ${held!.HeldBehind}`), 'and says why (HeldBy)');
     const hookPage = await (
       await fetch(`${d.consoleUrl}${ROOT}/hooks/${unverified.body.Id}`, { headers: { cookie } })
     ).text();
