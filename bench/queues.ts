@@ -398,12 +398,15 @@ const raw: Contender = {
   },
 };
 
-function hookdContender(name: string, persist: boolean, postgres: boolean): Contender {
+/** Issue 24: keys of the ordered contender; each key's callbacks go out one at a time. */
+const ORDER_KEYS = 64;
+
+function hookdContender(name: string, persist: boolean, postgres: boolean, ordered = false): Contender {
   return {
     name,
     settings: postgres
       ? 'one instance, --database-url, POST /_hookd/report batches of 100'
-      : `SQLite WAL synchronous=NORMAL, Persist: ${persist}, POST /_hookd/report batches of 100`,
+      : `SQLite WAL synchronous=NORMAL, Persist: ${persist}${ordered ? `, Ordering {"Key":"$1"} over ${ORDER_KEYS} keys` : ''}, POST /_hookd/report batches of 100`,
     skip: postgres ? pgSkip : undefined,
     async setup(receiverUrl, opts) {
       const dataDir = tempDir('queues');
@@ -414,19 +417,24 @@ function hookdContender(name: string, persist: boolean, postgres: boolean): Cont
         method: 'POST',
         headers: auth,
         body: JSON.stringify({
-          PathPattern: '/q/(*)',
+          // The ordered contender renders its key from the first segment, the time from the second.
+          PathPattern: ordered ? '/q/(*)/(*)' : '/q/(*)',
           Methods: ['POST'],
           Callback: `${receiverUrl}/hook`,
-          CallbackContent: `{"t":"$1","note":"${'x'.repeat(200)}"}`,
+          CallbackContent: `{"t":"${ordered ? '$2' : '$1'}","note":"${'x'.repeat(200)}"}`,
           Persist: persist,
+          ...(ordered && { Ordering: { Key: '$1' } }),
         }),
       });
       if (created.status !== 201)
         throw new Error(`hook not created: ${created.status} ${await created.text()}`);
       const api = new Pool(hookd.url, { connections: IN_FLIGHT });
+      let n = 0;
+      const path = (t: number) =>
+        ordered ? `/q/k${n++ % ORDER_KEYS}/${t.toFixed(3)}` : `/q/${t.toFixed(3)}`;
       return {
         enqueue: async (ts) => {
-          const items = ts.map((t) => ({ Method: 'POST', Path: `/q/${t.toFixed(3)}`, StatusCode: 200 }));
+          const items = ts.map((t) => ({ Method: 'POST', Path: path(t), StatusCode: 200 }));
           const r = await api.request({
             path: '/_hookd/report',
             method: 'POST',
@@ -524,6 +532,7 @@ export const CONTENDERS: readonly Contender[] = [
   raw,
   hookdContender('hookd, SQLite', true, false),
   hookdContender('hookd, Persist:false', false, false),
+  hookdContender('hookd ordered, SQLite', true, false, true),
   hookdContender('hookd on PostgreSQL, 1 instance', true, true),
   queueContender(
     'bullmq',

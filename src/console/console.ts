@@ -49,6 +49,8 @@ export interface ConsoleDeps {
   trustsProxy: (address: string | undefined) => boolean;
   /** `scheme://host` for a dry run's `$REQUEST_URI`. */
   reportBase: (req: FastifyRequest) => string;
+  /** Issue 24: the hook state the API shows (src/verification/); absent: the stored state. */
+  hookStateView?: PageDeps['hookStateView'];
   /**
    * The API's identity (tokens or the configured provider): a browser request the provider
    * identifies is signed in without a token.

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
+import type { HookStateView } from '../server/present-hook.js';
 import type { HookService } from '../service/hook-service.js';
 import type { DeliveryAggregates } from '../store/delivery-aggregates.js';
 
@@ -15,4 +16,6 @@ export interface PageDeps {
   aggregates: DeliveryAggregates;
   reportBase: (req: FastifyRequest) => string;
   notificationEndpoints?: (owner: string) => readonly string[];
+  /** Issue 24: the state the API shows (`unverified` while the callback origin has not agreed). */
+  hookStateView?: HookStateView;
 }

@@ -264,6 +264,7 @@ async function assemble(
               deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
               trustsProxy: (a) => settings.trusts(a),
               reportBase: (req) => settings.reportBase(req.headers.host),
+              hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
               servedHere: consoleServedHere(config.consoleOnProxy === true),
               // issue 25: the overview leaves notification deliveries out of "Delivered".
               notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),

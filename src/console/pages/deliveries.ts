@@ -37,6 +37,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
 <dt>Requested by</dt><dd>${d.trigger.user ?? 'anonymous'}</dd>
 <dt>Hook</dt><dd><a href="${root}/hooks/${seg(hook.Id)}">${hook.PathPattern}</a> (<code>${hook.Id}</code>)</dd>
 <dt>Created</dt><dd>${time(d.created)}</dd>
+${heldFacts(root, d)}
 </dl></section>
 <section aria-labelledby="h-request"><h2 id="h-request">Request sent</h2>
 <p><strong>${d.request.method}</strong> <code>${d.request.url}</code></p>
@@ -112,4 +113,18 @@ export function openCircuitFor(deps: Pick<PageDeps, 'pipeline'>, url: string): s
 function contentType(headers: Record<string, string>): string | undefined {
   for (const k in headers) if (k.toLowerCase() === 'content-type') return headers[k];
   return undefined;
+}
+
+/** Issue 24: what holds a waiting delivery back, as the API's `HeldBehind` and `HeldBy` (live deliveries only). */
+function heldFacts(root: string, d: DeliveryRecord): Html | string {
+  const live = d as DeliveryRecord & { heldBehind?: string; heldBy?: string };
+  const behind =
+    typeof live.heldBehind === 'string'
+      ? html`<dt>Held behind</dt><dd><a class="held-behind" href="${root}/deliveries/${seg(live.heldBehind)}"><code>${live.heldBehind}</code></a></dd>`
+      : '';
+  const by =
+    d.status === 'pending' && typeof live.heldBy === 'string'
+      ? html`<dt>Held by</dt><dd class="held-by">${live.heldBy}</dd>`
+      : '';
+  return behind === '' && by === '' ? '' : html`${behind}${by}`;
 }

@@ -32,7 +32,7 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     if (isHtmx(req) && q.part === 'log') return sendHtml(reply, log);
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
-${fields(hook)}
+${fields(hook, deps.hookStateView?.(hook) ?? hook.State)}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -123,7 +123,7 @@ ${log}
 }
 
 /** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
-function fields(hook: Hook): Html {
+function fields(hook: Hook, state: string): Html {
   const name = (hook as Hook & { Name?: unknown }).Name;
   const headers = Object.entries(hook.Headers);
   const list = (l: readonly number[]) =>
@@ -163,7 +163,10 @@ ${
       : html`<span class="hint">none</span>`
   }</dd>
 <dt>Persist</dt><dd>${hook.Persist ? 'yes: deliveries survive a restart' : 'no: in memory only'}</dd>
-<dt>State</dt><dd>${statusBadge(hook.State)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
+${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code></dd>` : ''}
+${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.join(' ')}</dd>` : ''}
+${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
+<dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>
 </dl>`;
 }
@@ -262,11 +265,17 @@ ${pg.items.map(
     d,
   ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" title="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
-<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}</td><td>${d.attempts}</td>
+<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,
 )}
 </tbody></table></div>`
 }
 <p class="paging">${query.after ? html`<a href="${self}">Newest</a> ` : ''}${pg.next ? html`<a href="${self}${params.size ? '&' : ''}after=${pg.next}">Older</a>` : ''}</p>
 </div>`;
+}
+
+/** Issue 24: the delivery this live one waits behind in its ordering key (the API's `HeldBehind`). */
+function heldBehindOf(d: object): string | undefined {
+  const v = (d as { heldBehind?: unknown }).heldBehind;
+  return typeof v === 'string' ? v : undefined;
 }

@@ -59,7 +59,7 @@ ${shown.map((h) => {
 <td>${h.Methods.join(' ')}</td>
 <td>${h.Type === 0 ? 'Before' : 'After'}</td>
 <td>${hostOf(h.Callback)}</td>
-<td>${statusBadge(h.State)}</td>
+<td>${statusBadge(deps.hookStateView?.(h) ?? h.State)}</td>
 <td class="last">${l ? html`${statusBadge(l.status, l.lastStatusCode)} ${time(l.created, now)}` : html`<span class="hint">never</span>`}</td>
 <td>${sparkline(series.get(h.Id) ?? [], since)}</td>
 </tr>`;
