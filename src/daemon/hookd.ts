@@ -282,7 +282,7 @@ async function assemble(
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
   life.defer('API listener', () => {
     draining = true;
-    return drainListener(app, life.remaining(), { tail, proxy });
+    return drainListener(app, life.remaining(), { tail, proxy, listen });
   });
 
   return {

@@ -24,6 +24,7 @@ export function listenServer(parts: {
   upgrade: UpgradeHandler;
   attemptsOf: (deliveryId: string) => Promise<Record<string, unknown>[]>;
   close: () => Promise<void>;
+  terminate: () => void;
 } {
   const { deliveries, hooks, opened, tail } = parts;
   const server = new ListenServer({
@@ -42,5 +43,6 @@ export function listenServer(parts: {
         : tail.handleUpgrade(req, socket, head),
     attemptsOf: async (id) => (await opened.listenerAttempts.list(id)).map(presentListenerAttempt),
     close: () => server.close(),
+    terminate: () => server.terminate(),
   };
 }

@@ -225,12 +225,26 @@ export class ListenServer {
     }
   }
 
-  /** Closes every listener with 1001 (going away), as on daemon shutdown. */
-  async close(): Promise<void> {
-    clearInterval(this.heartbeat);
-    this.offFired();
-    for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  private closing: Promise<void> | undefined;
+
+  /**
+   * Closes every listener with 1001 (going away), as on daemon shutdown; resolves once they are
+   * gone. A listener that never answers the close frame keeps it pending until `terminate()`
+   * (the drain deadline, src/daemon/drain.ts). Called twice, the same promise.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.heartbeat);
+      this.offFired();
+      for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    })();
+    return this.closing;
+  }
+
+  /** Destroys every listener's connection at once, as TailServer.terminate() does the tail's. */
+  terminate(): void {
+    for (const ws of this.wss.clients) ws.terminate();
   }
 }
 

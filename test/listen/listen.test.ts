@@ -113,6 +113,8 @@ let laptop: Awaited<ReturnType<typeof startLocalReceiver>>;
 let env: NodeJS.ProcessEnv;
 let dataDir: string;
 let serial = 0;
+/** A hang fails the test instead of blocking the run. */
+const PER_TEST = { timeout: 60_000 };
 
 async function fire(path: string, token = d.token): Promise<void> {
   const res = await fetch(`${d.url}/_hookd/report`, {
@@ -161,65 +163,73 @@ after(async () => {
 });
 
 describe('hookctl listen --forward-to', () => {
-  it('hookd itself may not call the receiver: its address is outside --allow-callback-net', async () => {
-    const res = await fetch(`${d.url}/hooks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ PathPattern: '/x', Methods: ['POST'], Callback: `${laptop.url}/hook` }),
-    });
-    assert.equal(res.status, 400);
-  });
+  it(
+    'hookd itself may not call the receiver: its address is outside --allow-callback-net',
+    PER_TEST,
+    async () => {
+      const res = await fetch(`${d.url}/hooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ PathPattern: '/x', Methods: ['POST'], Callback: `${laptop.url}/hook` }),
+      });
+      assert.equal(res.status, 400);
+    },
+  );
 
-  it('relays every fired callback, signed as sent; the receiver verifies it with the printed secret; the log records the listener attempt', async () => {
-    const path = `/orders${++serial}`;
-    const hook = await createHook(d, {
-      Name: `orders-${serial}`,
-      PathPattern: path,
-      Methods: ['POST'],
-      Callback: `${endpoint.url}/real`,
-    });
-    const before = laptop.got.length;
-    const endpointBefore = endpoint.got.length;
-    const l = startListen(['--forward-to', `${laptop.url}/webhook`, '--print-secret'], { env, tty: false });
-    await l.stderr.waitFor(
-      /Ready! Forwarding callbacks of all your hooks to http:\/\/127\.0\.0\.1:\d+\/webhook/,
-    );
-    const out = await l.stdout.waitFor(new RegExp(`secret\\t${hook.Id}\\torders-${serial}\\twhsec_\\S+`));
-    const secret = new RegExp(`secret\\t${hook.Id}\\torders-${serial}\\t(whsec_\\S+)`).exec(out)![1]!;
-    laptop.setSecret(secret);
+  it(
+    'relays every fired callback, signed as sent; the receiver verifies it with the printed secret; the log records the listener attempt',
+    PER_TEST,
+    async () => {
+      const path = `/orders${++serial}`;
+      const hook = await createHook(d, {
+        Name: `orders-${serial}`,
+        PathPattern: path,
+        Methods: ['POST'],
+        Callback: `${endpoint.url}/real`,
+      });
+      const before = laptop.got.length;
+      const endpointBefore = endpoint.got.length;
+      const l = startListen(['--forward-to', `${laptop.url}/webhook`, '--print-secret'], { env, tty: false });
+      await l.stderr.waitFor(
+        /Ready! Forwarding callbacks of all your hooks to http:\/\/127\.0\.0\.1:\d+\/webhook/,
+      );
+      const out = await l.stdout.waitFor(new RegExp(`secret\\t${hook.Id}\\torders-${serial}\\twhsec_\\S+`));
+      const secret = new RegExp(`secret\\t${hook.Id}\\torders-${serial}\\t(whsec_\\S+)`).exec(out)![1]!;
+      laptop.setSecret(secret);
 
-    await fire(path);
-    await fire(path);
-    await laptop.waitFor(before + 2);
-    const mine = laptop.got.slice(before);
-    assert.ok(
-      mine.every((g) => g.verified),
-      'every relayed callback verifies with the printed secret',
-    );
-    assert.ok(mine.every((g) => String(g.headers['webhook-id']).startsWith('msg_')));
-    assert.equal(JSON.parse(mine[0]!.body).hookId, hook.Id);
-    // The piped lines: --> then <-- with the status, tab-separated, no colour.
-    const lines = await l.stdout.waitFor(
-      /<--\t202\tPOST http:\/\/127\.0\.0\.1:\d+\/webhook\t[\d.]+ms\tmsg_[^\n]*\n[\s\S]*<--\t202/,
-    );
-    assert.match(lines, new RegExp(`\\t-->\\thook/orders-${serial}\\tPOST ${path} \\[201\\]\\tmsg_`));
-    assert.doesNotMatch(lines, /\u001b\[/);
+      await fire(path);
+      await fire(path);
+      await laptop.waitFor(before + 2);
+      const mine = laptop.got.slice(before);
+      assert.ok(
+        mine.every((g) => g.verified),
+        'every relayed callback verifies with the printed secret',
+      );
+      assert.ok(mine.every((g) => String(g.headers['webhook-id']).startsWith('msg_')));
+      assert.equal(JSON.parse(mine[0]!.body).hookId, hook.Id);
+      // The piped lines: --> then <-- with the status, tab-separated, no colour.
+      const lines = await l.stdout.waitFor(
+        /<--\t202\tPOST http:\/\/127\.0\.0\.1:\d+\/webhook\t[\d.]+ms\tmsg_[^\n]*\n[\s\S]*<--\t202/,
+      );
+      assert.match(lines, new RegExp(`\\t-->\\thook/orders-${serial}\\tPOST ${path} \\[201\\]\\tmsg_`));
+      assert.doesNotMatch(lines, /\u001b\[/);
 
-    const attempts = await listenerAttempts(hook.Id, 2);
-    assert.equal(attempts.length, 2);
-    for (const a of attempts) {
-      assert.equal(a.StatusCode, 202);
-      assert.match(String(a.Listener), /^ls_/);
-      assert.equal(a.ResponseBody, 'thanks');
-    }
-    // The hook's real endpoint got its callbacks as before.
-    await endpoint.waitFor(endpointBefore + 2);
+      const attempts = await listenerAttempts(hook.Id, 2);
+      assert.equal(attempts.length, 2);
+      for (const a of attempts) {
+        assert.equal(a.StatusCode, 202);
+        assert.match(String(a.Listener), /^ls_/);
+        assert.equal(a.ResponseBody, 'thanks');
+      }
+      // The hook's real endpoint got its callbacks as before.
+      await endpoint.waitFor(endpointBefore + 2);
 
-    l.interrupt();
-    assert.equal(await l.done, 0);
-  });
+      l.interrupt();
+      assert.equal(await l.done, 0);
+    },
+  );
 
-  it('on a terminal: coloured --> / <-- lines; --hook takes a Name', async () => {
+  it('on a terminal: coloured --> / <-- lines; --hook takes a Name', PER_TEST, async () => {
     const path = `/tty${++serial}`;
     const hook = await createHook(d, {
       Name: `tty-${serial}`,
@@ -247,27 +257,31 @@ describe('hookctl listen --forward-to', () => {
     assert.equal(await l.done, 0);
   });
 
-  it('another user cannot listen to the hook (403, exit 1), by Id; by Name it is not theirs to find (404)', async () => {
-    const hook = await createHook(d, {
-      Name: `private-${++serial}`,
-      PathPattern: '/p',
-      Methods: ['POST'],
-      Callback: `${endpoint.url}/p`,
-    });
-    const bob = await addUser(d, `bob${serial}`);
-    const benv = cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: bob });
-    const byId = startListen(['--hook', hook.Id, '--forward-to', laptop.url], { env: benv, tty: false });
-    assert.equal(await byId.done, 1);
-    assert.match(byId.stderr.text(), /belongs to another user: only a hook's owner can listen/);
-    const byName = startListen(['--hook', `private-${serial}`, '--forward-to', laptop.url], {
-      env: benv,
-      tty: false,
-    });
-    assert.equal(await byName.done, 1);
-    assert.match(byName.stderr.text(), /no hook with Id or Name/);
-  });
+  it(
+    'another user cannot listen to the hook (403, exit 1), by Id; by Name it is not theirs to find (404)',
+    PER_TEST,
+    async () => {
+      const hook = await createHook(d, {
+        Name: `private-${++serial}`,
+        PathPattern: '/p',
+        Methods: ['POST'],
+        Callback: `${endpoint.url}/p`,
+      });
+      const bob = await addUser(d, `bob${serial}`);
+      const benv = cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: bob });
+      const byId = startListen(['--hook', hook.Id, '--forward-to', laptop.url], { env: benv, tty: false });
+      assert.equal(await byId.done, 1);
+      assert.match(byId.stderr.text(), /belongs to another user: only a hook's owner can listen/);
+      const byName = startListen(['--hook', `private-${serial}`, '--forward-to', laptop.url], {
+        env: benv,
+        tty: false,
+      });
+      assert.equal(await byName.done, 1);
+      assert.match(byName.stderr.text(), /no hook with Id or Name/);
+    },
+  );
 
-  it('reconnects after the daemon restarts, and relays again', async () => {
+  it('reconnects after the daemon restarts, and relays again', PER_TEST, async () => {
     const path = `/restart${++serial}`;
     const hook = await createHook(d, { PathPattern: path, Methods: ['POST'], Callback: `${endpoint.url}/r` });
     laptop.setSecret((await api<{ Secret: string }>('GET', `/hooks/${hook.Id}/secret`)).body.Secret);
@@ -289,7 +303,7 @@ describe('hookctl listen --forward-to', () => {
     assert.equal(await l.done, 0);
   });
 
-  it('the real binary (spawned) relays too', async () => {
+  it('the real binary (spawned) relays too', PER_TEST, async () => {
     const path = `/spawned${++serial}`;
     const hook = await createHook(d, { PathPattern: path, Methods: ['POST'], Callback: `${endpoint.url}/r` });
     laptop.setSecret((await api<{ Secret: string }>('GET', `/hooks/${hook.Id}/secret`)).body.Secret);
