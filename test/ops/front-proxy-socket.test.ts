@@ -59,18 +59,19 @@ function overSocket(
 
 /** Whether a process running as `nobody` may connect to the socket (it may not: mode 0660). */
 function connectsAsNobody(socketPath: string): Promise<string> {
-  const code = `require('net').connect(${JSON.stringify(socketPath)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(0)})`;
+  // The child starts as root and drops to nobody itself before connecting: exec'ing the Node
+  // binary as nobody would fail wherever that binary is not readable by nobody (CI unpacks Node
+  // into a private temporary directory), and the test is about the socket, not the binary.
+  const code = `process.setgroups([]);process.setgid(65534);process.setuid(65534);require('net').connect(${JSON.stringify(socketPath)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',e=>{console.log(e.code);process.exit(0)})`;
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['-e', code], {
-      uid: 65534,
-      gid: 65534,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const p = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (b: Buffer) => {
       out += b.toString();
     });
-    p.on('exit', () => resolve(out.trim()));
+    p.on('exit', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(`the probe exited ${code}: ${out}`)),
+    );
     p.on('error', reject);
   });
 }
