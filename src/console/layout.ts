@@ -119,3 +119,8 @@ export function statusBadge(status: string, code?: number | null): Html {
   const text = code !== null && code !== undefined ? `${status} ${code}` : status;
   return html`<span class="badge ${status}">${text}</span>`;
 }
+
+/** A value with a Copy button beside it (console.js copies the element the button names). */
+export function copyable(id: string, value: string, secret = false): Html {
+  return html`<code${secret ? html` class="secret"` : html``} id="${id}">${value}</code> <button type="button" class="copy" data-copy="${id}">Copy</button>`;
+}

@@ -15,42 +15,34 @@
     if (question && !window.confirm(question)) e.preventDefault();
   });
 
+  // Delivered and failed outcomes as stacked bars (failed at the bottom), the one look of every
+  // outcome chart; `pad` is half a bucket in seconds, so the first and last bars are whole.
+  function outcomeBars(el, opts, x, ok, failed, pad) {
+    const bars = uPlot.paths.bars({ size: [0.8, 40] });
+    const top = ok.map((v, i) => v + failed[i]);
+    const bar = (label, stroke, fill) => ({ label, stroke, fill, paths: bars, points: { show: false } });
+    return new uPlot(
+      {
+        ...opts,
+        scales: { x: { time: true, range: (_u, min, max) => [min - pad, max + pad] } },
+        series: [
+          {},
+          bar('Delivered', '#1a7f37', 'rgba(26,127,55,0.6)'),
+          bar('Failed', '#cf222e', 'rgba(207,34,46,0.8)'),
+        ],
+        axes: [{}, { label: 'deliveries' }],
+      },
+      [x, top, failed],
+      el,
+    );
+  }
+
   function drawChart() {
     const el = document.getElementById('chart');
     if (!el || typeof uPlot === 'undefined') return;
     const data = JSON.parse(el.dataset.chart ?? '{}');
-    // Stacked bars: failed at the bottom, delivered on top of them.
-    const top = data.ok.map((v, i) => v + data.failed[i]);
-    const bars = uPlot.paths.bars({ size: [0.8, 40] });
     const width = Math.max(280, el.clientWidth || 600);
-    const plot = new uPlot(
-      {
-        width,
-        height: 240,
-        // Half a bucket of room at each end, so the first and last bars are whole.
-        scales: { x: { time: true, range: (_u, min, max) => [min - 150, max + 150] } },
-        series: [
-          {},
-          {
-            label: 'Delivered',
-            stroke: '#1a7f37',
-            fill: 'rgba(26,127,55,0.6)',
-            paths: bars,
-            points: { show: false },
-          },
-          {
-            label: 'Failed',
-            stroke: '#cf222e',
-            fill: 'rgba(207,34,46,0.8)',
-            paths: bars,
-            points: { show: false },
-          },
-        ],
-        axes: [{}, { label: 'deliveries' }],
-      },
-      [data.x, top, data.failed],
-      el,
-    );
+    const plot = outcomeBars(el, { width, height: 240 }, data.x, data.ok, data.failed, 150);
     el.dataset.drawn = String(data.x.length);
     window.addEventListener('resize', () =>
       plot.setSize({ width: Math.max(280, el.clientWidth), height: 240 }),
@@ -138,36 +130,14 @@
     const outcomesEl = document.getElementById('hook-outcomes');
     const latencyEl = document.getElementById('hook-latency');
     const widthOf = (el) => Math.max(280, el.clientWidth || 400);
-    const bars = uPlot.paths.bars({ size: [0.8, 40] });
     const o = data.outcomes;
-    const top = o.ok.map((v, i) => v + o.failed[i]);
-    const outcomes = new uPlot(
-      {
-        width: widthOf(outcomesEl),
-        height: 200,
-        title: 'Outcomes per hour, last 24 hours',
-        scales: { x: { time: true, range: (_u, min, max) => [min - 1800, max + 1800] } },
-        series: [
-          {},
-          {
-            label: 'Delivered',
-            stroke: '#1a7f37',
-            fill: 'rgba(26,127,55,0.6)',
-            paths: bars,
-            points: { show: false },
-          },
-          {
-            label: 'Failed',
-            stroke: '#cf222e',
-            fill: 'rgba(207,34,46,0.8)',
-            paths: bars,
-            points: { show: false },
-          },
-        ],
-        axes: [{}, { label: 'deliveries' }],
-      },
-      [o.x, top, o.failed],
+    const outcomes = outcomeBars(
       outcomesEl,
+      { width: widthOf(outcomesEl), height: 200, title: 'Outcomes per hour, last 24 hours' },
+      o.x,
+      o.ok,
+      o.failed,
+      1800,
     );
     const l = data.latency;
     const lo = Math.min(...l.t);

@@ -6,7 +6,7 @@ import { lintHook } from '../../hook/lint-hook.js';
 import { HOOK_BUCKET_MS } from '../../store/delivery-aggregates.js';
 import { DELIVERY_STATUSES, type DeliveryQuery, type DeliveryStatus } from '../../store/delivery-store.js';
 import { type Html, html, seg } from '../html.js';
-import { page, statusBadge, time } from '../layout.js';
+import { copyable, page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
 import { formOf, isHtmx, queryOf, sendHtml, sessionOf } from '../respond.js';
 import { sendTestEvent } from '../test-event.js';
@@ -130,7 +130,7 @@ function fields(hook: Hook, state: string): Html {
     l.length === 0 ? html`<span class="hint">none</span>` : l.join(', ');
   return html`<dl class="facts hook-facts">
 ${typeof name === 'string' && name !== '' ? html`<dt>Name</dt><dd>${name}</dd>` : ''}
-<dt>Id</dt><dd><code id="hook-id">${hook.Id}</code> <button type="button" class="copy" data-copy="hook-id">Copy</button></dd>
+<dt>Id</dt><dd>${copyable('hook-id', hook.Id)}</dd>
 <dt>Pattern</dt><dd><code>${hook.PathPattern}</code></dd>
 <dt>Methods</dt><dd>${hook.Methods.join(' ')}</dd>
 <dt>Type</dt><dd>${hook.Type === 0 ? '0 · BeforeCompletion' : '1 · AfterCompletion'}</dd>
@@ -218,7 +218,7 @@ async function chartSection(deps: PageDeps, hook: Hook): Promise<Html> {
 }
 
 function secretView(root: string, csrf: string, hookId: string, secret: string): Html {
-  return html`<p><code class="secret" id="secret-value">${secret}</code> <button type="button" class="copy" data-copy="secret-value">Copy</button></p>
+  return html`<p>${copyable('secret-value', secret, true)}</p>
 <form hx-post="${root}/hooks/${seg(hookId)}/secret/rotate" hx-target="#secret" hx-confirm="Rotate the signing secret? Receivers must accept the new one within the grace period.">
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Rotate secret</button></form>`;
 }

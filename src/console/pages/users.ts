@@ -5,7 +5,7 @@ import type { UserStore } from '../../store/store.js';
 import type { Accounts } from '../../users/accounts.js';
 import { ADMIN_USER } from '../../users/scopes.js';
 import { type Html, html, seg } from '../html.js';
-import { page, time } from '../layout.js';
+import { copyable, page, time } from '../layout.js';
 import { formOf, sendHtml, sessionOf } from '../respond.js';
 import type { SessionStore } from '../sessions.js';
 
@@ -155,7 +155,7 @@ ${
       reply,
       name,
       html`<div class="notice" role="status"><p>Token <code>${record.id}</code> created. Copy it now: it is not shown again.</p>
-<p><code class="secret" id="new-token">${token}</code> <button type="button" class="copy" data-copy="new-token">Copy</button></p></div>`,
+<p>${copyable('new-token', token, true)}</p></div>`,
     );
   });
 
