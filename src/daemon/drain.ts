@@ -1,27 +1,28 @@
 import { closeServer } from '../ops/listen.js';
 import type { App } from '../server/app.js';
-import type { ReverseProxy } from '../server/proxy.js';
-import type { TailServer } from '../server/tail.js';
 
 /**
- * Closes the API listener within `drainMs`, whatever the clients do (issue 27): tail clients get
- * their close frame at once, requests in flight are answered, kept-alive connections go as soon
- * as they are idle. When the time is up every connection goes, and so do the connections an
- * upgrade took away from the HTTP server (tail and listen clients that ignored the close frame, proxied
- * WebSocket tunnels: a close frame, then destroyed), which would otherwise keep hookd running.
+ * Connections an upgrade took away from the HTTP server (tail and `hookctl listen` clients,
+ * proxied WebSocket tunnels): the server's own close does not see them. `close` starts a polite
+ * close (a close frame) when the drain begins; `terminate` destroys what is left at the deadline.
+ */
+export interface UpgradedConnections {
+  close?(): Promise<void>;
+  terminate(): void;
+}
+
+/**
+ * Closes the API listener within `drainMs`, whatever the clients do (issue 27): upgraded clients
+ * get their close frame at once, requests in flight are answered, kept-alive connections go as
+ * soon as they are idle. When the time is up every connection goes, upgraded ones included (a
+ * client that ignored the close frame, an open tunnel), which would otherwise keep hookd running.
  */
 export async function drainListener(
   app: App,
   drainMs: number,
-  upgraded: {
-    tail: TailServer;
-    proxy: ReverseProxy | undefined;
-    /** `hookctl listen` relays (issue 26): upgraded off the same server, closed like the tail. */
-    listen?: { close(): Promise<void>; terminate(): void };
-  },
+  upgraded: readonly UpgradedConnections[],
 ): Promise<void> {
-  const tailClosed = upgraded.tail.close();
-  const listenClosed = upgraded.listen?.close();
+  const politelyClosed = upgraded.map((u) => u.close?.());
   const server = app.server;
   // hookd listened on the Node server itself (Hookd.listen), so it closes it too.
   const closed = Promise.all([app.fastify.close(), closeServer(server)]);
@@ -30,12 +31,10 @@ export async function drainListener(
   server.closeIdleConnections();
   const timer = setTimeout(() => {
     server.closeAllConnections();
-    upgraded.tail.terminate();
-    upgraded.listen?.terminate();
-    upgraded.proxy?.closeTunnels();
+    for (const u of upgraded) u.terminate();
   }, drainMs);
   timer.unref();
-  await Promise.all([closed, tailClosed, listenClosed]);
+  await Promise.all([closed, ...politelyClosed]);
   clearInterval(sweep);
   clearTimeout(timer);
 }

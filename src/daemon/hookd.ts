@@ -282,7 +282,9 @@ async function assemble(
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
   life.defer('API listener', () => {
     draining = true;
-    return drainListener(app, life.remaining(), { tail, proxy, listen });
+    // Proxied tunnels are left to finish until the deadline: they are the service's, not ours.
+    const tunnels = proxy && { terminate: () => proxy.closeTunnels() };
+    return drainListener(app, life.remaining(), tunnels ? [tail, listen, tunnels] : [tail, listen]);
   });
 
   return {
