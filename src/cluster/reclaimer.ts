@@ -5,8 +5,8 @@
  * without any delivery being claimed twice.
  */
 import type { Logger } from 'pino';
-import type { DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
-import type { PgDatabase } from '../store/postgres/pg-database.js';
+import type { DeliveryRecord, DeliveryStore } from '../store/index.js';
+import type { PgDatabase } from '../store/postgres/index.js';
 
 export interface ReclaimerOptions {
   db: PgDatabase;
@@ -59,10 +59,9 @@ export class Reclaimer {
     const batch = this.opts.batch ?? 500;
     let taken = 0;
     for (const { store, persist } of this.opts.stores) {
-      if (!store.claimPending) continue;
       for (;;) {
         if (this.stopped) return;
-        const records = await store.claimPending(batch);
+        const records = await store.sharing.claim(batch);
         taken += this.opts.adopt(records, persist);
         if (records.length < batch) break;
       }
