@@ -8,9 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { LOCK_CLASS, LOCKS } from '../store/postgres/pg-common.js';
-import type { PgDatabase } from '../store/postgres/pg-database.js';
-import type { LeaseIdentity } from '../store/postgres/postgres-delivery-store.js';
+import { LOCK_CLASS, LOCKS } from '../store/index.js';
+import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
 
 /** A new instance id: `i_` and 64 random bits. */
 export function newInstanceId(): string {

@@ -5,13 +5,13 @@
  * without any delivery being claimed twice.
  */
 import type { Logger } from 'pino';
-import type { DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
-import type { PgDatabase } from '../store/postgres/pg-database.js';
+import type { DeliveryRecord, DeliverySharing } from '../store/index.js';
+import type { PgDatabase } from '../store/postgres/index.js';
 
 export interface ReclaimerOptions {
   db: PgDatabase;
-  /** The shared delivery stores, with the `persist` flag their deliveries carry. */
-  stores: { store: DeliveryStore; persist: boolean }[];
+  /** The shared delivery stores (their sharing), with the `persist` flag their deliveries carry. */
+  stores: { store: { sharing: DeliverySharing }; persist: boolean }[];
   /** Hands claimed deliveries to the pipeline (`DeliveryPipeline.adopt`). */
   adopt: (records: readonly DeliveryRecord[], persist: boolean) => number;
   intervalMs: number;
@@ -59,10 +59,9 @@ export class Reclaimer {
     const batch = this.opts.batch ?? 500;
     let taken = 0;
     for (const { store, persist } of this.opts.stores) {
-      if (!store.claimPending) continue;
       for (;;) {
         if (this.stopped) return;
-        const records = await store.claimPending(batch);
+        const records = await store.sharing.claim(batch);
         taken += this.opts.adopt(records, persist);
         if (records.length < batch) break;
       }

@@ -9,7 +9,7 @@
  * statement.
  */
 import type { Logger } from 'pino';
-import type { PgDatabase } from '../store/postgres/pg-database.js';
+import type { PgDatabase } from '../store/postgres/index.js';
 
 export const TAIL_CHANNEL = 'hookd_tail';
 export const CONTROL_CHANNEL = 'hookd_control';

@@ -9,9 +9,12 @@ import type { ApiIdentity } from '../identity/api-identity.js';
 import { identityRequestOf } from '../identity/provider.js';
 import { OWN_PREFIX } from '../server/api-paths.js';
 import type { HookService } from '../service/hook-service.js';
-import { CombinedAggregates, type DeliveryAggregates } from '../store/delivery-aggregates.js';
-import type { DeliveryStore } from '../store/delivery-store.js';
-import type { UserStore } from '../store/store.js';
+import {
+  CombinedAggregates,
+  type DeliveryAggregates,
+  type DeliveryStore,
+  type UserStore,
+} from '../store/index.js';
 import type { Accounts } from '../users/accounts.js';
 import { ADMIN_USER } from '../users/scopes.js';
 import { loadAssets } from './assets.js';
@@ -83,9 +86,7 @@ export interface ConsoleDeps {
 export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   const sessions = deps.sessions ?? new SessionStore();
   const root = `${deps.base === '/' ? '' : deps.base}${CONSOLE_PATH}`;
-  const aggregates: DeliveryAggregates = new CombinedAggregates(
-    deps.deliveryStores.flatMap((s) => (s.aggregates ? [s.aggregates] : [])),
-  );
+  const aggregates: DeliveryAggregates = new CombinedAggregates(deps.deliveryStores.map((s) => s.aggregates));
   const assets = loadAssets();
   const isHttps = (req: IncomingMessage) => isHttpsWith(deps.trustsProxy, req);
 

@@ -3,7 +3,7 @@ import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import type { HookStateView } from '../server/present-hook.js';
 import type { HookService } from '../service/hook-service.js';
-import type { DeliveryAggregates } from '../store/delivery-aggregates.js';
+import type { DeliveryAggregates } from '../store/index.js';
 
 /** What the console's pages use: the same services as the API. */
 export interface PageDeps {

@@ -4,7 +4,7 @@ import type { HookdConfig } from '../config/config.js';
 import { ConfigError } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { Accounts } from '../users/accounts.js';
 import { openAdminStore } from './open-store.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { Accounts } from '../users/accounts.js';
 import { ADMIN_USER } from '../users/scopes.js';
 

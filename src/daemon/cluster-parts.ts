@@ -40,7 +40,7 @@ export async function joinCluster(
   life.defer('cluster membership', async () => {
     const released = await Promise.all(
       [opened.deliveries.durable, opened.deliveries.ephemeral].map((d) =>
-        (d.releasePending?.() ?? Promise.resolve(0)).catch((err: Error) => {
+        d.sharing.release().catch((err: Error) => {
           log.warn({ err: err.message }, 'cluster: letting go of pending deliveries failed');
           return 0;
         }),

@@ -8,7 +8,7 @@ import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import type { Hook } from '../hook/hook.js';
 import type { HookChangeListener, HookService } from '../service/hook-service.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import type { UserScopes } from '../users/index.js';
 import type { Lifecycle } from './lifecycle.js';
 
@@ -76,8 +76,9 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
       }
       log.info({ hooks: engine.size }, 'hooks reloaded after the database connection came back');
     });
-  // A shared database announces every committed hook change; each instance's index follows.
-  const stopFollowing = await store.watchHookChanges?.({
+  // A shared database announces every committed hook change, and each instance's index follows;
+  // with SQLite, `hookd user remove` and friends write the file from another process.
+  const stopFollowing = await store.coordination.followChanges({
     changed: (saved, deleted) =>
       serially('applying hook changes from the database', () => {
         for (const h of saved) follow.hookSaved(h);
@@ -91,19 +92,15 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
     userChanged: (name) => users.scopes.changed(name),
     secretChanged: (id) => deliveries.secretChanged(id),
     failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
+    changedElsewhere: () =>
+      serially('resync after an external store change', async () => {
+        users.scopes.clear();
+        const names = (await store.listUsers()).map((u) => u.name);
+        replaceAll(await hooks.resync(new Set(names)));
+        log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
+      }),
   });
-  if (stopFollowing) life.defer('following hook changes in the database', stopFollowing);
+  life.defer('following changes made elsewhere', stopFollowing);
   serially('loading hooks', async () => replaceAll(await hooks.all()));
   await sync;
-  if (stopFollowing) return;
-  // `hookd user remove` and friends write the SQLite file from another process: follow them.
-  const stopWatching = store.watchExternalChanges?.(() => {
-    serially('resync after an external store change', async () => {
-      users.scopes.clear();
-      const names = (await store.listUsers()).map((u) => u.name);
-      replaceAll(await hooks.resync(new Set(names)));
-      log.info({ hooks: engine.size }, 'store changed by another process: hooks reloaded');
-    });
-  });
-  if (stopWatching) life.defer('watching the store file', stopWatching);
 }

@@ -18,7 +18,7 @@ import { type App, buildApp } from '../server/app.js';
 import { ReverseProxy } from '../server/proxy.js';
 import { TailServer } from '../server/tail.js';
 import { HookService } from '../service/hook-service.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
 import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
@@ -103,7 +103,7 @@ async function assemble(
     await bootstrapAdmin(store, config.dataDir, log);
     await migrateUserScopes(store, log);
   };
-  await (store.exclusively ? store.exclusively(bootstrap) : bootstrap());
+  await store.coordination.exclusively(bootstrap);
 
   const settings = new RuntimeSettings(config);
   const reloader = configReloader(config, settings, log, opts.reloadConfig);

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
 import { HookdError } from '../errors/catalog.js';
 import { identityProviderFrom } from '../identity/from-config.js';
-import { DatabaseUnavailableError, SchemaTooNewError } from '../store/postgres/pg-common.js';
+import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
 import { packageInfo } from '../util/package-info.js';
 // issue 23: --workers N (src/workers/).
 import { isWorkerProcess, runPrimary, runWorker } from '../workers/index.js';

@@ -15,15 +15,10 @@ import {
   PgNotificationStore,
   SqliteNotificationStore,
 } from '../notifications/notification-store.js';
-import type { DeliveryStore } from '../store/delivery-store.js';
-import { MemoryDeliveryStore } from '../store/memory/memory-delivery-store.js';
-import { MemoryStore } from '../store/memory/memory-store.js';
-import type { PgDatabase } from '../store/postgres/pg-database.js';
-import type { LeaseIdentity } from '../store/postgres/postgres-delivery-store.js';
-import { SqliteDeliveryStore } from '../store/sqlite/sqlite-delivery-store.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
-import type { HookStore, Store } from '../store/store.js';
-import { guardStore } from '../store/store-fault.js';
+import { type DeliveryStore, guardStore, type HookStore, type Store } from '../store/index.js';
+import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
+import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
+import { SqliteDeliveryStore, SqliteStore } from '../store/sqlite/index.js';
 
 /** The SQLite file in the data dir. */
 export const STORE_FILE = 'hookd.db';
@@ -52,11 +47,9 @@ export interface OpenedStores {
  * SQLite daemon's start-up (docs/BENCHMARKS.md "Size"), for nothing when no database URL is set.
  */
 async function postgres() {
-  const [{ PgDatabase }, { PostgresStore }, { PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
+  const [{ PgDatabase, PostgresStore, PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
     await Promise.all([
-      import('../store/postgres/pg-database.js'),
-      import('../store/postgres/postgres-store.js'),
-      import('../store/postgres/postgres-delivery-store.js'),
+      import('../store/postgres/index.js'),
       import('../idempotency/postgres-idempotency-store.js'),
     ]);
   return { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore };

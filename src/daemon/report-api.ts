@@ -11,7 +11,7 @@ import type { MatchEngine } from '../engine/match-engine.js';
 import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
 import type { LoopGuard } from '../loops/index.js';
 import { triggerRoutes } from '../server/routes/trigger-routes.js';
-import type { UserStore } from '../store/store.js';
+import type { UserStore } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { mayReportForAnyone } from '../users/permissions.js';
 import type { RuntimeSettings } from './runtime-settings.js';

@@ -6,9 +6,13 @@
  */
 import type { Logger } from 'pino';
 import { HookdError } from '../errors/catalog.js';
-import type { DeliveryStore } from '../store/delivery-store.js';
-import { describeStoreFault, fromStore } from '../store/store-fault.js';
-import { STORE_RETRY_AFTER_S, StoreHealth } from '../store/store-health.js';
+import {
+  type DeliveryStore,
+  describeStoreFault,
+  fromStore,
+  STORE_RETRY_AFTER_S,
+  StoreHealth,
+} from '../store/index.js';
 
 // Not a hook Id (those are `hk_…`): the probe's row never meets a real secret.
 const PROBE_ID = '~hookd-store-probe';

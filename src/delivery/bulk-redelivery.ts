@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DeliveryQuery, DeliveryRecord, DeliveryStatus } from '../store/delivery-store.js';
+import type { DeliveryQuery, DeliveryRecord, DeliveryStatus } from '../store/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryLog } from './delivery-log.js';
 

@@ -5,7 +5,7 @@
  * event loop for long.
  */
 import type { Logger } from 'pino';
-import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/index.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptResult } from './sender.js';
 

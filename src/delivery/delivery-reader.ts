@@ -3,7 +3,7 @@
  * delivery fired a moment ago is found. What the API's routes and the console read through
  * (issue 27: they used the whole pipeline for it).
  */
-import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/delivery-store.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { DeliveryLog, DeliveryPage } from './delivery-log.js';
 
 export interface DeliveryDetail {

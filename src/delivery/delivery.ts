@@ -1,5 +1,5 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/fired-event.js';
-import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/delivery-store.js';
+import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
 
 /** The `origin` and `path` undici dispatches with, parsed once per callback URL. */

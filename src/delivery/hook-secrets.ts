@@ -1,4 +1,4 @@
-import type { DeliveryStore, HookSecretRecord } from '../store/delivery-store.js';
+import type { DeliveryStore, HookSecretRecord } from '../store/index.js';
 import { newSigningSecret, type SigningKeys, secretKey } from './signing.js';
 
 /** Default time a rotated-out secret still signs (beside the new one): 24 h. */
@@ -93,20 +93,20 @@ export class HookSecrets {
 }
 
 /**
- * The store as the signing secrets see it: where the store can create a secret "unless one
- * exists" (`createSecret`, a store shared by several instances), a first secret is created that
- * way, and the record the secrets module holds is made the stored one, so that instances
- * creating a hook's secret at once all sign with the same.
+ * The store as the signing secrets see it: in a store shared by several instances a first secret
+ * is stored through `sharing.storeFirstSecret`, and the record the secrets module holds is made
+ * the stored one, so that instances creating a hook's secret at once all sign with the same. A
+ * store of one process has nobody to agree with and is used as it is.
  */
 export function agreeOnFirstSecret(store: DeliveryStore): DeliveryStore {
-  const create = store.createSecret?.bind(store);
-  if (!create) return store;
+  if (!store.sharing.shared) return store;
+  const sharing = store.sharing;
   return new Proxy(store, {
     get(target, key, receiver) {
       if (key !== 'putSecret') return Reflect.get(target, key, receiver);
       return async (record: HookSecretRecord): Promise<void> => {
         if (record.previous !== null) return target.putSecret(record);
-        Object.assign(record, await create(record));
+        Object.assign(record, await sharing.storeFirstSecret(record));
       };
     },
   });

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/fired-event.js';
-import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/types.js';
 import { Delivery } from './delivery.js';
 import { type DeliveryEvents, firedMessage, isoTime } from './delivery-events.js';

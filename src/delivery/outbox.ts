@@ -434,11 +434,11 @@ export class Outbox {
 
   /**
    * The pending deliveries of both stores, to resume at start. A store shared by several
-   * instances hands over only those nobody else holds (`claimPending`), claimed for this one.
+   * instances hands over only those nobody else holds, claimed for this one (DeliverySharing).
    */
   async loadPending(): Promise<Delivery[]> {
-    const durable = await resumable(this.durable.store);
-    const ephemeral = await resumable(this.ephemeral.store);
+    const durable = await this.durable.store.sharing.resumable();
+    const ephemeral = await this.ephemeral.store.sharing.resumable();
     const out: Delivery[] = [];
     for (const r of durable) out.push(Delivery.fromRecord(r, true));
     for (const r of ephemeral) out.push(Delivery.fromRecord(r, false));
@@ -447,14 +447,3 @@ export class Outbox {
 }
 
 const noop = (): void => undefined;
-const CLAIM_BATCH = 1000;
-
-async function resumable(store: DeliveryStore) {
-  if (!store.claimPending) return store.pendingDeliveries();
-  const out = [];
-  for (;;) {
-    const batch = await store.claimPending(CLAIM_BATCH);
-    out.push(...batch);
-    if (batch.length < CLAIM_BATCH) return out;
-  }
-}

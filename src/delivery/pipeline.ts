@@ -8,7 +8,7 @@
 import pino, { type Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
 import { HookdError } from '../errors/catalog.js';
-import type { DeliveryQuery, DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/types.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';

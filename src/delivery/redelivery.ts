@@ -4,7 +4,7 @@
  * pipeline.ts (issue 27); many at once is bulk-redelivery.ts.
  */
 import type { Logger } from 'pino';
-import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryRecord } from '../store/index.js';
 import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
 import type { DeliveryLog } from './delivery-log.js';

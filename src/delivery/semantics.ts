@@ -5,7 +5,7 @@
  */
 import type { Agent } from 'undici';
 import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
-import type { DeliveryStore } from '../store/delivery-store.js';
+import type { DeliveryStore } from '../store/index.js';
 import { EndpointVerifier } from '../verification/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { Accounts } from '../users/accounts.js';
 import { ApiIdentity } from './api-identity.js';
 import { identityProviderFrom } from './from-config.js';

@@ -8,7 +8,7 @@ import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
 import { toProblem } from '../server/problem.js';
-import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryRecord } from '../store/index.js';
 import type { ListenerAttemptStore } from './listener-attempts.js';
 import { relayedCallback } from './relay.js';
 

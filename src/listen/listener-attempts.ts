@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
-import { isUniqueViolation } from '../store/name-conflict.js';
+import { isUniqueViolation } from '../store/index.js';
 
 /**
  * One answer of a `hookctl listen` receiver to a callback it was relayed (issue 26): recorded in

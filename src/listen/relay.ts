@@ -1,5 +1,5 @@
 import { secretKey, signatureHeader } from '../delivery/signing.js';
-import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryRecord } from '../store/index.js';
 
 /** The callback as hookd sends it, for a listener to send on (docs/API.md "Listen"). */
 export interface RelayedCallback {

@@ -9,7 +9,7 @@
  * would have sent, which by the rule that this mark serves fires nothing anyway.
  */
 import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DeliveryStore } from '../store/delivery-store.js';
+import type { DeliveryStore } from '../store/index.js';
 
 /** The request header that carries the mark. */
 export const MARKER_HEADER = 'hookd-loop';
@@ -35,9 +35,7 @@ export class LoopMarker {
   constructor(private readonly key: KeyObject) {}
 
   /** The marker key from the store, created by the first instance that asks. */
-  static async open(
-    store: Pick<DeliveryStore, 'getSecret' | 'putSecret' | 'createSecret'>,
-  ): Promise<LoopMarker> {
+  static async open(store: Pick<DeliveryStore, 'getSecret' | 'sharing'>): Promise<LoopMarker> {
     const fresh = {
       hookId: MARK_KEY_ID,
       secret: randomBytes(32).toString('base64'),
@@ -46,11 +44,7 @@ export class LoopMarker {
     };
     let record = await store.getSecret(MARK_KEY_ID);
     if (record === undefined) {
-      if (store.createSecret) record = await store.createSecret(fresh);
-      else {
-        await store.putSecret(fresh);
-        record = fresh;
-      }
+      record = await store.sharing.storeFirstSecret(fresh);
     }
     return new LoopMarker(createSecretKey(Buffer.from(record.secret, 'base64')));
   }

@@ -24,7 +24,7 @@ import { principalOf } from '../server/auth-hook.js';
 import { presentHook } from '../server/present-hook.js';
 import { resource } from '../server/route-table.js';
 import type { HookService } from '../service/hook-service.js';
-import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/delivery-store.js';
+import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import { ADMIN_USER } from '../users/scopes.js';
 import { isEndpointId } from './notification-endpoint.js';
 import type { NotificationStore } from './notification-store.js';

@@ -3,7 +3,7 @@ import { principalOf } from '../server/auth-hook.js';
 import { resource } from '../server/route-table.js';
 import { presentDelivery } from '../server/routes/deliveries.js';
 import { publicKeyOf } from '../signing/index.js';
-import type { DeliveryRecord } from '../store/delivery-store.js';
+import type { DeliveryRecord } from '../store/index.js';
 import type { NotificationEndpoint } from './notification-endpoint.js';
 import type { Notifier } from './notifier.js';
 

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { HOLD_KINDS, type HoldKind } from '../delivery/fairness.js';
-import type { StoreHealth } from '../store/store-health.js';
+import type { StoreHealth } from '../store/index.js';
 
 /** What the delivery metrics read at scrape time (the pipeline's `stats` and `waitingByHost`). */
 export interface DeliveryMetricsSource {

@@ -5,7 +5,7 @@
  * pending anywhere; while one is, the head waits and asks again. One instance sends a key's head
  * at a time because there is one earliest pending delivery per key.
  */
-import type { DeliveryRecord, DeliveryStore } from '../store/delivery-store.js';
+import type { DeliveryRecord, DeliveryStore } from '../store/index.js';
 import type { KeyTrigger } from './ordering-key.js';
 
 /** Re-asked this often while an earlier delivery of the key is pending elsewhere, ms. */
@@ -21,7 +21,7 @@ export function sharedStoreCheck(
   storeFor: (persist: boolean) => DeliveryStore,
   keyFor: (hookId: string, trigger: KeyTrigger) => string | undefined,
 ): ((item: Item) => Promise<boolean>) | undefined {
-  if (storeFor(true).claimPending === undefined) return undefined;
+  if (!storeFor(true).sharing.shared) return undefined;
   return async (item) => {
     const store = storeFor(item.persist);
     const key = keyFor(item.hookId, item.trigger);

@@ -3,8 +3,7 @@ import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
 import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
 import { isHookName } from '../hook/hook-name.js';
 import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
-import { nameConflict } from '../store/name-conflict.js';
-import type { HookStore, PageRequest } from '../store/store.js';
+import { type HookStore, nameConflict, type PageRequest } from '../store/index.js';
 
 /** Told of every change so the match index follows the stored hooks without a rebuild. */
 export interface HookChangeListener {

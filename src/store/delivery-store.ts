@@ -140,7 +140,9 @@ export interface RetentionRule {
 export interface DeliveryStore {
   readonly kind: string;
   /** The web console's overview figures, from rollups this store keeps (delivery-aggregates.ts). */
-  readonly aggregates?: DeliveryAggregates;
+  readonly aggregates: DeliveryAggregates;
+  /** How its pending deliveries and first secrets are shared with other instances, if any. */
+  readonly sharing: DeliverySharing;
   /**
    * Applies a batch atomically: a crash leaves all of it or none. Deliveries arrive in creation
    * order (the outbox inserts them as they fire), which a store may rely on to prune by age.
@@ -158,21 +160,33 @@ export interface DeliveryStore {
   deleteSecret(hookId: string): Promise<boolean>;
   /** Removes finished deliveries (never pending ones) and their attempts; returns how many. */
   prune(rule: RetentionRule): Promise<number>;
+}
+
+/**
+ * What the instances sharing a delivery store (PostgreSQL) agree on: who sends which pending
+ * delivery, and a hook's first secret. Every delivery store has one, so callers never ask whether
+ * it can; a store of one process answers for itself alone (delivery-sharing.ts).
+ */
+export interface DeliverySharing {
+  /** True when other instances share the store. */
+  readonly shared: boolean;
   /**
-   * A store shared by several instances (PostgreSQL): claims for this instance up to `limit`
-   * pending deliveries that no live instance holds (let go at a graceful stop, or held by an
-   * instance whose lease ran out) and returns them. Where it exists, it replaces
-   * `pendingDeliveries` for resuming: a shared store's pending deliveries are mostly other
-   * instances' business.
+   * The pending deliveries this instance resumes at start: every one in a store of its own; in a
+   * shared store only those no live instance holds, claimed for this one (the others' are theirs).
    */
-  claimPending?(limit: number): Promise<DeliveryRecord[]>;
-  /** A shared store: lets go of this instance's pending deliveries (a graceful stop); returns how many. */
-  releasePending?(): Promise<number>;
+  resumable(): Promise<DeliveryRecord[]>;
   /**
-   * Stores a hook's first secret unless it has one, and returns the one stored: when two
-   * instances create a hook's secret at once, both end up signing with the same.
+   * Claims for this instance up to `limit` pending deliveries that no live instance holds (let go
+   * at a graceful stop, or held by an instance whose lease ran out). None in a store of one process.
    */
-  createSecret?(secret: HookSecretRecord): Promise<HookSecretRecord>;
+  claim(limit: number): Promise<DeliveryRecord[]>;
+  /** Lets go of this instance's pending deliveries (a graceful stop); returns how many. */
+  release(): Promise<number>;
+  /**
+   * Stores a hook's first secret and returns the one stored: in a shared store the one already
+   * there when another instance was first, so that both sign with the same.
+   */
+  storeFirstSecret(secret: HookSecretRecord): Promise<HookSecretRecord>;
 }
 
 /** An empty batch to fill. */

@@ -82,7 +82,9 @@ export function describeStoreFault(err: unknown): string {
  * The store as the daemon uses it: every method's failure that is a store fault is marked
  * (`storeFault: true`), so that the API answers STORE_UNAVAILABLE for exactly the errors that came
  * from the store — a refused connection elsewhere (an identity provider, say) stays what it is.
- * Methods run on the store itself, not on the proxy.
+ * Methods run on the store itself, not on the proxy. The capability objects a store hands out
+ * (its `coordination`, a delivery store's `sharing`) are guarded the same way, since they too
+ * talk to the store.
  */
 export function guardStore<T extends object>(store: T): T {
   const mark = (err: unknown): never => {
@@ -93,7 +95,15 @@ export function guardStore<T extends object>(store: T): T {
   return new Proxy(store, {
     get(target, key) {
       const value = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
+      if (typeof value !== 'function') {
+        if (!CAPABILITIES.has(key) || typeof value !== 'object' || value === null) return value;
+        let g = wrapped.get(key);
+        if (g === undefined) {
+          g = guardStore(value);
+          wrapped.set(key, g);
+        }
+        return g;
+      }
       let w = wrapped.get(key);
       if (w === undefined) {
         w = (...args: unknown[]) => {
@@ -110,6 +120,8 @@ export function guardStore<T extends object>(store: T): T {
     },
   });
 }
+
+const CAPABILITIES = new Set<PropertyKey>(['coordination', 'sharing']);
 
 /** Whether an error was marked by `guardStore` as a store fault. */
 export function fromStore(err: unknown): boolean {

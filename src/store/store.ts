@@ -74,7 +74,7 @@ export interface UserStore {
   listTokens(user?: string): Promise<TokenRecord[]>;
   revokeToken(id: string): Promise<boolean>;
   /** Records that a token was used (cheap, no read); a no-op for a token that is gone. */
-  touchToken?(id: string, at: string): Promise<void>;
+  touchToken(id: string, at: string): Promise<void>;
 }
 
 /** Told of hook changes committed by other processes or instances on a shared store. */
@@ -91,24 +91,38 @@ export interface HookChangeWatcher {
   failed?(err: unknown): void;
 }
 
+/**
+ * Told of changes that other processes made to the store: a shared store reports each one
+ * (HookChangeWatcher), a store file written beside the daemon only that something changed.
+ */
+export interface ChangeFollower extends HookChangeWatcher {
+  /** Another process wrote the store (`hookd user remove` next to a running daemon): reload. */
+  changedElsewhere(): void;
+}
+
+/**
+ * What the processes using one store agree on. Every store has one, so callers never ask whether
+ * it can: a store of one process (memory, SQLite) runs exclusive sections at once and only
+ * watches its file; a store shared by instances (PostgreSQL) takes turns through the database
+ * and announces every committed change (coordination.ts).
+ */
+export interface Coordination {
+  /** True when other instances share the store and change its hooks and deliveries too. */
+  readonly shared: boolean;
+  /**
+   * Runs `fn` while no other process runs an `exclusively` section on the same store, so that
+   * instances starting together take turns (the admin bootstrap).
+   */
+  exclusively<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Follows what other processes commit to the store until the returned function is called.
+   * Resolves once it is following.
+   */
+  followChanges(follower: ChangeFollower): Promise<() => void>;
+}
+
 export interface Store extends HookStore, UserStore {
   readonly kind: string;
-  /**
-   * Calls `onChange` when another process changed the store (`hookd user remove` next to a running
-   * daemon, or another instance on a shared database), so the daemon can resync its hooks.
-   * Returns a function that stops watching.
-   */
-  watchExternalChanges?(onChange: () => void): () => void;
-  /**
-   * A shared store (PostgreSQL): reports each hook change committed by any process as it
-   * commits, and asks for a full resync when changes may have been missed. Resolves, with the
-   * function that stops watching, once it is watching.
-   */
-  watchHookChanges?(watcher: HookChangeWatcher): Promise<() => void>;
-  /**
-   * A shared store: runs `fn` while no other process runs an `exclusively` section on the same
-   * store, so that instances starting together take turns (the admin bootstrap).
-   */
-  exclusively?<T>(fn: () => Promise<T>): Promise<T>;
+  readonly coordination: Coordination;
   close(): Promise<void>;
 }

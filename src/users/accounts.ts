@@ -2,7 +2,7 @@ import { newToken } from '../auth/token.js';
 import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
 import { HookdError } from '../errors/catalog.js';
 import { isoTimestamp } from '../hook/hook.js';
-import type { Store, TokenRecord, UserRecord } from '../store/store.js';
+import type { Store, TokenRecord, UserRecord } from '../store/index.js';
 import { parsePermissions } from './permissions.js';
 import { ADMIN_USER, defaultScopesFor, parseScopes } from './scopes.js';
 

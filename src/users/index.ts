@@ -4,7 +4,7 @@
  * PathPattern check of create/replace (pattern-check.ts) and the start-up migration.
  */
 
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
 import { OwnerScopes } from './owner-scopes.js';
 import { pathPatternCheck } from './pattern-check.js';

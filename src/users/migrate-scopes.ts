@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Store } from '../store/store.js';
+import type { Store } from '../store/index.js';
 import { ADMIN_USER, defaultScopesFor } from './scopes.js';
 
 /**

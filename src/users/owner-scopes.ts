@@ -1,5 +1,5 @@
 import type { ScopeVerdict } from '../engine/match-engine.js';
-import type { UserRecord } from '../store/store.js';
+import type { UserRecord } from '../store/index.js';
 import { type CompiledScopes, compileScopes, defaultScopesFor, pathInScopes } from './scopes.js';
 
 /** Where owners' scopes are read from: the store. */

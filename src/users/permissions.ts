@@ -9,7 +9,7 @@
  *
  * The admin has every permission, always; its stored list is not consulted.
  */
-import type { UserRecord } from '../store/store.js';
+import type { UserRecord } from '../store/index.js';
 import { ADMIN_USER } from './scopes.js';
 
 export const REPORT_PERMISSION = 'report';

@@ -9,7 +9,7 @@ import { LoopGuard, LoopMarker } from '../loops/index.js';
 import { closeServer, listenAddress } from '../ops/listen.js';
 import { apiPathMatcher } from '../server/api-paths.js';
 import { ReverseProxy } from '../server/proxy.js';
-import type { UserRecord } from '../store/store.js';
+import type { UserRecord } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
 import { OwnerScopes } from '../users/index.js';
 import { ApiForwarder } from './api-forward.js';

@@ -3,8 +3,12 @@ import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
 import { isTestRequest } from '../../delivery/test-event-marker.js';
 import type { Hook } from '../../hook/hook.js';
 import { lintHook } from '../../hook/lint-hook.js';
-import { HOOK_BUCKET_MS } from '../../store/delivery-aggregates.js';
-import { DELIVERY_STATUSES, type DeliveryQuery, type DeliveryStatus } from '../../store/delivery-store.js';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryQuery,
+  type DeliveryStatus,
+  HOOK_BUCKET_MS,
+} from '../../store/index.js';
 import { type Html, html, seg } from '../html.js';
 import { copyable, page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HOOK_BUCKET_MS, type OutcomeBucket } from '../../store/delivery-aggregates.js';
+import { HOOK_BUCKET_MS, type OutcomeBucket } from '../../store/index.js';
 import { type Html, html, seg } from '../html.js';
 import { page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';

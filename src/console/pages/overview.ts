@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { OWNER_BUCKET_MS, quantile } from '../../store/delivery-aggregates.js';
-import type { DeliveryQuery } from '../../store/delivery-store.js';
+import { type DeliveryQuery, OWNER_BUCKET_MS, quantile } from '../../store/index.js';
 import { html } from '../html.js';
 import { page, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';

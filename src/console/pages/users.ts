@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HookdError } from '../../errors/catalog.js';
 import type { HookService } from '../../service/hook-service.js';
-import type { UserStore } from '../../store/store.js';
+import type { UserStore } from '../../store/index.js';
 import type { Accounts } from '../../users/accounts.js';
 import { ADMIN_USER } from '../../users/scopes.js';
 import { type Html, html, seg } from '../html.js';

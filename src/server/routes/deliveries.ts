@@ -14,7 +14,7 @@ import {
   type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryStatus,
-} from '../../store/delivery-store.js';
+} from '../../store/index.js';
 import { principalOf } from '../auth-hook.js';
 import { parsePageQuery } from '../page-query.js';
 import { resource } from '../route-table.js';

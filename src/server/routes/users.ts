@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HookdError } from '../../errors/catalog.js';
 import type { HookService } from '../../service/hook-service.js';
-import type { Store, TokenRecord, UserRecord } from '../../store/store.js';
+import type { Store, TokenRecord, UserRecord } from '../../store/index.js';
 import type { Accounts } from '../../users/accounts.js';
 import { parsePermissions, permissionsOf } from '../../users/permissions.js';
 import { ADMIN_USER } from '../../users/scopes.js';

@@ -1,3 +1,4 @@
+import { singleProcess } from '../delivery-sharing.js';
 import {
   type AttemptRecord,
   copyDeliveryState,
@@ -30,6 +31,7 @@ export class MemoryDeliveryStore implements DeliveryStore {
     ofHook: (id) => this.byHook.get(id)?.values(),
     attempts: (id) => this.attempts.get(id),
   });
+  readonly sharing = singleProcess(this);
   private readonly maxPerHook: number;
   private readonly deliveries = new Map<string, DeliveryRecord>();
   private readonly byHook = new Map<string, Map<string, DeliveryRecord>>();

@@ -1,6 +1,7 @@
 import type { Hook } from '../../hook/hook.js';
+import { ALONE } from '../coordination.js';
 import { nameConflict } from '../name-conflict.js';
-import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 
 /**
  * Keeps everything in process memory. Holds `Persist: false` hooks beside a durable store, and is
@@ -8,6 +9,7 @@ import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
+  readonly coordination: Coordination = ALONE;
   private readonly hooks = new Map<string, Hook>();
   private readonly users = new Map<string, UserRecord>();
   private readonly tokens = new Map<string, TokenRecord>();

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
 import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
+import { shared } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
   DeliveryBatch,
@@ -54,6 +55,7 @@ const clean = (s: string | null | undefined): string | null =>
 export class PostgresDeliveryStore implements DeliveryStore {
   readonly kind: string;
   readonly aggregates: PostgresAggregates;
+  readonly sharing = shared(this);
   private readonly t: { deliveries: string; attempts: string; secrets: string };
   private readonly lease: LeaseIdentity;
   private readonly pruneLock: number;

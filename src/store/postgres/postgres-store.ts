@@ -1,7 +1,16 @@
 import type pg from 'pg';
 import type { Hook } from '../../hook/hook.js';
+import { sharedDatabase } from '../coordination.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
-import type { HookChangeWatcher, HookStore, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import type {
+  Coordination,
+  HookChangeWatcher,
+  HookStore,
+  PageRequest,
+  Store,
+  TokenRecord,
+  UserRecord,
+} from '../store.js';
 import { userOf } from '../user-row.js';
 import { CHANGES_CHANNEL } from './migrations.js';
 import type { PgDatabase } from './pg-database.js';
@@ -85,6 +94,7 @@ function pgTokenOf(r: PgTokenRow): TokenRecord {
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
+  readonly coordination: Coordination = sharedDatabase(this);
   readonly hooks: PgHookTable;
   readonly ephemeralHooks: PgHookTable;
 

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
 import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
+import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
   DeliveryBatch,
@@ -31,6 +32,7 @@ const SQLITE_FILTER: FilterDialect = {
 export class SqliteDeliveryStore implements DeliveryStore {
   readonly kind = 'sqlite';
   readonly aggregates: SqliteAggregates;
+  readonly sharing = singleProcess(this);
   private readonly stmts;
   private readonly writeTx: (batch: DeliveryBatch) => void;
   private readonly pruneTx: (rows: Row[]) => void;

@@ -3,8 +3,9 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/hook.js';
 import { internHook } from '../../hook/intern-hook.js';
+import { localFile } from '../coordination.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
-import type { PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
+import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
@@ -33,6 +34,7 @@ function tokenOf(r: TokenRow): TokenRecord {
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
+  readonly coordination: Coordination = localFile((onChange) => this.watchExternalChanges(onChange));
   readonly db: Database.Database;
   private readonly stmts;
   private readonly checkpointer: Checkpointer | undefined;

@@ -1,0 +1,3 @@
+/** The embedded SQLite store: one file in the data dir, one hookd. Loads `better-sqlite3`. */
+export { SqliteDeliveryStore } from './sqlite-delivery-store.js';
+export { SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
