@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import pino, { type Logger } from 'pino';
 import type { HookdConfig } from '../../src/config/config.js';
-import { IDENTITY_OPTIONS } from '../../src/config/identity-options.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { ALL_OPTIONS } from '../../src/config/options.js';
+import { ALL_OPTIONS, IDENTITY_OPTIONS, type NamedOption } from '../../src/config/options.js';
 import { buildHookdCommand } from '../../src/daemon/main.js';
-import { diffConfig, HOT_KEYS, RESTART_KEYS } from '../../src/daemon/reload.js';
+import { configReloader, diffConfig, HOT_KEYS, RESTART_KEYS } from '../../src/daemon/reload.js';
+import { RuntimeSettings } from '../../src/daemon/runtime-settings.js';
 import { packageInfo } from '../../src/util/package-info.js';
 
 // Issue 27: the option table is the one place an option is declared; what is derived from it or
@@ -82,4 +83,119 @@ describe('the option table', () => {
       assert.ok(listed.has(flag), `README's option table has no row for ${flag}`);
     }
   });
+});
+
+/** How the docs state an option's default: its `shownDefault`, else its `default` as written. */
+function shownDefault(o: NamedOption): string | undefined {
+  if (o.shownDefault !== undefined) return o.shownDefault;
+  if (Array.isArray(o.default)) return o.default.length > 0 ? o.default.join(',') : undefined;
+  return o.default === undefined || typeof o.default === 'function' ? undefined : String(o.default);
+}
+
+/** The paragraph of hookd.8's OPTIONS section that describes `flag` (roff's `\-` undone). */
+function manParagraph(flag: string): string | undefined {
+  const page = readFileSync(join(ROOT, 'man', 'hookd.8'), 'utf8').replaceAll('\\-', '-');
+  const options = page.slice(page.indexOf('\n.SH OPTIONS'), page.indexOf('\n.SH COMMANDS'));
+  return options
+    .split('\n.TP\n')
+    .find((p) => new RegExp(`^\\.B[IR]? ${flag}(\\s|$)`).test(p))
+    ?.replace(/\n\.[A-Z]+ ?/g, ' ');
+}
+
+describe('defaults in the option table', () => {
+  it('an option left out gets its default, passed through its own rule', () => {
+    const cfg = loadConfig({ env: {} }) as unknown as Record<string, unknown>;
+    for (const o of ALL_OPTIONS) {
+      if (o.default === undefined) {
+        assert.equal(cfg[o.key], undefined, `${o.key} has no default, so it stays out of the config`);
+      } else {
+        const written = typeof o.default === 'function' ? o.default({}) : o.default;
+        assert.deepEqual(cfg[o.key], o.parse(written), `${o.key}: the default as written, parsed`);
+      }
+    }
+    // The identity tuning's defaults belong to its provider, so an unset key must stay unset.
+    assert.ok(ALL_OPTIONS.filter((o) => o.default === undefined && o.shownDefault !== undefined).length > 5);
+  });
+
+  it("--help, the README's option table and hookd.8 state each option's default", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const rows = readme.split('\n').filter((l) => l.startsWith('| `--'));
+    const help = buildHookdCommand().helpInformation().replace(/\s+/g, ' ');
+    let checked = 0;
+    const missing: string[] = [];
+    for (const o of ALL_OPTIONS) {
+      const shown = shownDefault(o);
+      const flag = o.flag.split(' ')[0]!;
+      // A switch (--no-events, --console-on-proxy) states its default by its name.
+      if (shown === undefined || typeof o.default === 'boolean') continue;
+      if (!help.includes(shown)) missing.push(`hookd --help does not give ${flag}'s default ${shown}`);
+      const row = rows.find((r) => r.startsWith(`| \`${flag} `) || r.startsWith(`| \`${flag}\``));
+      if (row !== undefined) {
+        const cell = row.split(' | ')[3]!;
+        if (!cell.includes(shown))
+          missing.push(`README gives ${flag}'s default as ${cell}, the table ${shown}`);
+      }
+      if (!manParagraph(flag)?.includes(shown))
+        missing.push(`hookd.8 does not give ${flag}'s default ${shown}`);
+      checked++;
+    }
+    assert.deepEqual(missing, []);
+    assert.ok(checked > 25, `defaults checked: ${checked}`);
+  });
+});
+
+/**
+ * What each hot key does to the running daemon, read back from the parts a reload changes: a
+ * key the table marks hot must have a probe here, and the probe must see the new value.
+ */
+const HOT_PROBES: Record<
+  string,
+  { value: unknown; seen(s: RuntimeSettings, cfg: HookdConfig, log: Logger): boolean }
+> = {
+  eventsEnabled: { value: false, seen: (s) => s.eventsEnabled === false },
+  allowCallbackNets: { value: ['10.9.0.0/16'], seen: (s) => s.policy.check('10.9.8.7').allowed },
+  publicBaseUrl: {
+    value: 'https://hooks.example',
+    seen: (s) => s.reportBase('x') === 'https://hooks.example',
+  },
+  trustedProxies: { value: ['10.7.0.1'], seen: (s) => s.trusts('10.7.0.1') },
+  logLevel: { value: 'debug', seen: (_s, _c, log) => log.level === 'debug' },
+  // Read by close() from the reloader's current configuration.
+  shutdownTimeoutMs: { value: 1234, seen: (_s, cfg) => cfg.shutdownTimeoutMs === 1234 },
+  redactQueryParams: {
+    value: ['code'],
+    seen: (s) => s.redactUri('/a?code=1&token=2') === '/a?code=REDACTED&token=2',
+  },
+};
+
+describe('a reload tells the truth for every key', () => {
+  for (const o of ALL_OPTIONS) {
+    it(`${o.key} (${o.reload ?? 'restart'})`, async () => {
+      const before = base();
+      const probe = HOT_PROBES[o.key];
+      if (o.reload === 'hot') assert.ok(probe, `hot key ${o.key} has no probe in HOT_PROBES`);
+      // A restart key's new value only has to differ: a reload must not read it.
+      const value = probe?.value ?? { changed: o.key };
+      const after = { ...before, [o.key]: value } as HookdConfig;
+      const settings = new RuntimeSettings(before);
+      const log = pino({ level: before.logLevel });
+      const reloader = configReloader(before, settings, log, () => after);
+      const r = await reloader.reload();
+      if (o.reload === 'hot') {
+        assert.deepEqual(r, { applied: [o.key], restartRequired: [] });
+        assert.deepEqual(reloader.current()[o.key as keyof HookdConfig], value);
+        assert.ok(
+          probe!.seen(settings, reloader.current(), log),
+          `${o.key}: the running daemon does not use it`,
+        );
+      } else {
+        assert.deepEqual(r, { applied: [], restartRequired: [o.key] });
+        assert.deepEqual(
+          reloader.current()[o.key as keyof HookdConfig],
+          before[o.key as keyof HookdConfig],
+          `${o.key}: kept at its running value`,
+        );
+      }
+    });
+  }
 });
