@@ -199,3 +199,20 @@ describe('a reload tells the truth for every key', () => {
     });
   }
 });
+
+describe('hookd.8 lists every option as an item of its own', () => {
+  it('in ENVIRONMENT and CONFIGURATION FILE, each variable and key starts an item (.TP)', () => {
+    const page = readFileSync(join(ROOT, 'man', 'hookd.8'), 'utf8');
+    const section = (name: string) =>
+      page.slice(page.indexOf(`\n.SH ${name}`), page.indexOf('\n.SH ', page.indexOf(`\n.SH ${name}`) + 4));
+    const env = section('ENVIRONMENT');
+    const file = section('CONFIGURATION FILE');
+    const missing: string[] = [];
+    for (const o of ALL_OPTIONS) {
+      // Without .TP the entry is run into the one before it, and groff does not warn.
+      if (!env.includes(`\n.TP\n.B ${o.env}\n`)) missing.push(`ENVIRONMENT ${o.env}`);
+      if (!file.includes(`\n.TP\n.B ${o.fileKey}\n`)) missing.push(`CONFIGURATION FILE ${o.fileKey}`);
+    }
+    assert.deepEqual(missing, []);
+  });
+});
