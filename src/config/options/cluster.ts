@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { asNumber, asText, type OptionSpec, refuse } from './spec.js';
-import { text, wholeNumber } from './values.js';
+import { durationMs, text, wholeNumber } from './values.js';
 
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;
@@ -111,6 +111,20 @@ export const DELIVERY_OPTIONS = {
     fromText: asNumber,
     parse: wholeNumber(0, 10_000_000),
     shownDefault: '10000',
+  },
+  /**
+   * How long a finished delivery stays in the delivery log (and so in `hookctl deliveries`, the
+   * console and redelivery), ms; pending ones are never removed.
+   */
+  deliveryRetentionMs: {
+    fileKey: 'delivery.retention',
+    flag: '--delivery-retention <duration>',
+    env: 'HOOKD_DELIVERY_RETENTION',
+    description:
+      'how long finished deliveries stay in the delivery log: seconds or a duration like 12h, 30d (default 7d)',
+    fromText: asText,
+    parse: durationMs(60, 3650 * 86400, 'must be seconds or a duration like 12h, 7d, 90d (from 1m to 3650d)'),
+    default: '7d',
   },
 } as const satisfies Record<string, OptionSpec>;
 
