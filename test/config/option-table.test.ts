@@ -9,6 +9,16 @@ import { ALL_OPTIONS, IDENTITY_OPTIONS, type NamedOption } from '../../src/confi
 import { buildHookdCommand } from '../../src/daemon/main.js';
 import { configReloader, diffConfig, HOT_KEYS, RESTART_KEYS } from '../../src/daemon/reload.js';
 import { RuntimeSettings } from '../../src/daemon/runtime-settings.js';
+import { DEFAULT_AUTO_DISABLE } from '../../src/delivery/auto-disable.js';
+import { DEFAULT_LIMITS } from '../../src/delivery/fairness.js';
+import { DEFAULT_FAULT_BUFFER } from '../../src/delivery/outbox.js';
+import { STANDARD_WEBHOOKS_SCHEDULE } from '../../src/delivery/retry-policy.js';
+import {
+  DEFAULT_FORWARD_TIMEOUT_MS,
+  DEFAULT_FORWARD_TTL_MS,
+  DEFAULT_FORWARD_USER_HEADER,
+} from '../../src/identity/forward-auth-provider.js';
+import { DEFAULT_SOCKET_MODE } from '../../src/ops/listen.js';
 import { packageInfo } from '../../src/util/package-info.js';
 
 // Issue 27: the option table is the one place an option is declared; what is derived from it or
@@ -214,5 +224,36 @@ describe('hookd.8 lists every option as an item of its own', () => {
       if (!file.includes(`\n.TP\n.B ${o.fileKey}\n`)) missing.push(`CONFIGURATION FILE ${o.fileKey}`);
     }
     assert.deepEqual(missing, []);
+  });
+});
+
+/**
+ * The defaults features apply to a key left out of the config (so that "not given" stays
+ * visible), in the config's form: the table's `shownDefault` must be the same value.
+ */
+const FEATURE_DEFAULTS: Record<string, unknown> = {
+  retrySchedule: STANDARD_WEBHOOKS_SCHEDULE.delaysMs.map((ms) => ms / 1000),
+  autoDisableAfterMs: DEFAULT_AUTO_DISABLE.periodMs,
+  autoDisableFailures: DEFAULT_AUTO_DISABLE.minFailures,
+  deliveryConcurrency: DEFAULT_LIMITS.concurrency,
+  deliveryPerHost: DEFAULT_LIMITS.perHost,
+  deliveryPerEndpoint: DEFAULT_LIMITS.perEndpoint,
+  storeFaultBuffer: DEFAULT_FAULT_BUFFER,
+  // Written inline where they are applied (jwt-provider.ts, verification/wiring.ts).
+  identityJwtUserClaim: 'sub',
+  callbackVerification: 'off',
+  identityForwardUserHeader: DEFAULT_FORWARD_USER_HEADER,
+  identityForwardTtlMs: DEFAULT_FORWARD_TTL_MS,
+  identityForwardTimeoutMs: DEFAULT_FORWARD_TIMEOUT_MS,
+  listenMode: DEFAULT_SOCKET_MODE,
+};
+
+describe('defaults a feature applies', () => {
+  it("are the ones the table shows (read as a user's text, through the option's rule)", () => {
+    const applied = ALL_OPTIONS.filter((o) => o.default === undefined && o.shownDefault !== undefined);
+    assert.deepEqual(applied.map((o) => o.key).sort(), Object.keys(FEATURE_DEFAULTS).sort());
+    for (const o of applied) {
+      assert.deepEqual(o.parse(o.fromText(o.shownDefault!)), FEATURE_DEFAULTS[o.key], o.key);
+    }
   });
 });

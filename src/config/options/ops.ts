@@ -7,9 +7,6 @@ export const DEFAULT_OPS_LISTEN = '127.0.0.1:8471';
 /** The console listener's default: loopback, the port after the operations listener's. */
 export const DEFAULT_CONSOLE_LISTEN = '127.0.0.1:8472';
 
-/** Default `idempotencyTtlMs`: 24 h, as Stripe keeps keys and the IETF draft's examples assume. */
-export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-
 const idempotencyTtl = durationMs(
   1,
   30 * 86400,
@@ -26,6 +23,10 @@ function groupName(v: unknown): string {
   const s = text(v);
   return /^[A-Za-z0-9_][A-Za-z0-9._-]{0,31}$/.test(s) ? s : refuse(`"${s}" is not a group name or number`);
 }
+
+/** Default `idempotency.ttl`: 24 h, as Stripe keeps keys and the IETF draft's examples assume. */
+const DEFAULT_IDEMPOTENCY_TTL = '24h';
+export const DEFAULT_IDEMPOTENCY_TTL_MS = idempotencyTtl(DEFAULT_IDEMPOTENCY_TTL);
 
 function tracingEndpoint(v: unknown): string {
   return typeof v === 'string' && isHttpUrl(v)
@@ -127,7 +128,7 @@ export const OPERATOR_OPTIONS = {
       'how long an Idempotency-Key of POST /_hookd/report and its answer are kept: seconds or 30m, 24h, 7d (default 24h)',
     fromText: asText,
     parse: idempotencyTtl,
-    default: '24h',
+    default: DEFAULT_IDEMPOTENCY_TTL,
   },
   /**
    * OpenTelemetry tracing: true or false forces it on or off; absent, the standard `OTEL_*`
