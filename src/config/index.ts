@@ -20,5 +20,4 @@ export {
   readConfigFile,
   redactDatabaseUrl,
 } from './load-config.js';
-export type { OptionSpec } from './option-spec.js';
-export { ALL_OPTIONS, IDENTITY_OPTIONS } from './options.js';
+export { ALL_OPTIONS, IDENTITY_OPTIONS, type NamedOption, OPTION_TABLE, type OptionSpec } from './options.js';

@@ -19,7 +19,8 @@ export function hookSchedule(hook: Hook | undefined): RetrySchedule | undefined 
 }
 
 /**
- * The delivery limits and fault buffer the configuration sets (the pipeline has the defaults);
+ * The delivery limits and fault buffer the configuration sets (the pipeline has the defaults), and
+ * the delivery log's retention;
  * `breaker`: breaker settings from elsewhere (the transition listener of operational notifications).
  */
 export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions>) {
@@ -31,6 +32,7 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
     },
     ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
+    retention: { maxAgeMs: c.deliveryRetentionMs },
   };
 }
 
