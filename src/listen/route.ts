@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { HookdError } from '../errors/catalog.js';
-import { resource } from '../server/route-table.js';
+import { type ApiFeature, resource } from '../http-api/index.js';
+import { LISTEN_OPENAPI_PATHS } from './openapi-paths.js';
 
 /** A plain GET of the listen endpoint: it only speaks WebSocket (ListenServer takes the upgrade). */
-export function listenRoute(app: FastifyInstance): void {
+function listenRoute(app: FastifyInstance): void {
   resource(
     app,
     '/_hookd/listen',
@@ -19,3 +20,10 @@ export function listenRoute(app: FastifyInstance): void {
     { events: true },
   );
 }
+
+/** `hookctl listen`'s endpoint; its upgrade is ListenServer's. */
+export const LISTEN_FEATURE: ApiFeature = {
+  name: 'listen',
+  register: listenRoute,
+  openApi: { paths: LISTEN_OPENAPI_PATHS },
+};

@@ -7,9 +7,9 @@ import { Pool } from 'undici';
 import { HeaderHygiene, setsOwnCookie, UpgradeGate } from '../edge/index.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import { toProblem } from '../http-api/index.js';
 import { CDN_ID, type LoopGuard, refuseLoop, refuseLoopUpgrade } from '../loops/index.js';
 import type { Tracing } from '../tracing/types.js';
-import { toProblem } from './problem.js';
 
 export interface ProxyOptions {
   upstream: string;
