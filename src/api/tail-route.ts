@@ -1,29 +1,14 @@
-import type { FastifyInstance } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
-import { type ApiFeature, errors, resource } from '../http-api/index.js';
-
-/** A plain GET of the tail endpoint: it only speaks WebSocket (the upgrade is handled by TailServer). */
-function tailRoute(app: FastifyInstance): void {
-  resource(
-    app,
-    '/_hookd/tail',
-    {
-      GET: async (_req, reply) => {
-        reply.header('Upgrade', 'websocket');
-        throw new HookdError(
-          'UPGRADE_REQUIRED',
-          'the live tail is a WebSocket endpoint: connect with Upgrade: websocket (hookctl tail)',
-        );
-      },
-    },
-    { events: true },
-  );
-}
+import { type ApiFeature, errors, websocketOnly } from '../http-api/index.js';
 
 /** The live tail's endpoint; its upgrade is TailServer's (src/server/tail.ts). */
 export const TAIL_FEATURE: ApiFeature = {
   name: 'tail',
-  register: tailRoute,
+  register: (api) =>
+    websocketOnly(
+      api,
+      '/_hookd/tail',
+      'the live tail is a WebSocket endpoint: connect with Upgrade: websocket (hookctl tail)',
+    ),
   openApi: {
     paths: {
       '/_hookd/tail': {

@@ -9,4 +9,10 @@ export { errors, hookIdParam, json, problem } from './openapi-parts.js';
 export { OWN_PREFIX, OWN_ROOT } from './own-prefix.js';
 export { attachPrincipal, principalOf } from './principal.js';
 export { type Problem, sendProblem, toProblem } from './problem.js';
-export { allowedMethods, type RouteFlags, registeredResources, resource } from './route-table.js';
+export {
+  allowedMethods,
+  type RouteFlags,
+  registeredResources,
+  resource,
+  websocketOnly,
+} from './route-table.js';
