@@ -5,9 +5,9 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
 import { HookdError } from '../errors/catalog.js';
+import { type ApiFeature, OWN_PREFIX } from '../http-api/index.js';
 import type { ApiIdentity } from '../identity/api-identity.js';
 import { identityRequestOf } from '../identity/provider.js';
-import { OWN_PREFIX } from '../server/api-paths.js';
 import type { HookService } from '../service/hook-service.js';
 import {
   CombinedAggregates,
@@ -83,7 +83,12 @@ export interface ConsoleDeps {
  * Every page acts as the signed-in user through the same services as the API, so it shows what
  * that user sees through the API and nothing more.
  */
-export function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
+export function consoleFeature(deps: ConsoleDeps): ApiFeature {
+  // Pages, not API resources: nothing of it belongs in the OpenAPI document.
+  return { name: 'console', register: (api) => consoleRoutes(api, deps) };
+}
+
+function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   const sessions = deps.sessions ?? new SessionStore();
   const root = `${deps.base === '/' ? '' : deps.base}${CONSOLE_PATH}`;
   const aggregates: DeliveryAggregates = new CombinedAggregates(deps.deliveryStores.map((s) => s.aggregates));

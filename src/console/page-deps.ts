@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import type { HookStateView } from '../api/index.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
-import type { HookStateView } from '../server/present-hook.js';
 import type { HookService } from '../service/hook-service.js';
 import type { DeliveryAggregates } from '../store/index.js';
 

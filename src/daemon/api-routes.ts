@@ -1,36 +1,50 @@
-import type { FastifyInstance } from 'fastify';
-import { consoleRoutes } from '../console/console.js';
-import { listenRoute } from '../listen/index.js';
-import { deliveryRoutes } from '../server/routes/deliveries.js';
-import { reloadRoutes } from '../server/routes/reload.js';
-import { tailRoute } from '../server/routes/tail-route.js';
-import { userRoutes } from '../server/routes/users.js';
-import { reportApi } from './report-api.js';
+import {
+  type DeliveryRouteDeps,
+  deliveriesFeature,
+  type HookStateView,
+  hooksFeature,
+  type Reloadable,
+  type ReportApiParts,
+  reloadFeature,
+  reportFeature,
+  TAIL_FEATURE,
+  type UserRouteDeps,
+  usersFeature,
+} from '../api/index.js';
+import { type ConsoleDeps, consoleFeature } from '../console/console.js';
+import type { ApiFeature } from '../http-api/index.js';
+import { LISTEN_FEATURE } from '../listen/index.js';
+import type { HookService } from '../service/hook-service.js';
 
-/**
- * What the API serves beyond hooks and hook types, each capability's routes with what they need,
- * so that the daemon's assembly only hands them over.
- */
-export interface ApiRoutes {
-  report: Parameters<typeof reportApi>[1];
-  reload: Parameters<typeof reloadRoutes>[1];
-  deliveries: Parameters<typeof deliveryRoutes>[1];
-  users: Parameters<typeof userRoutes>[1];
-  /** Auto-disable's enable endpoint and the notification endpoints (src/notifications/). */
-  operations: { routes(api: FastifyInstance, base: string): void };
+/** What each feature of the API needs, as the daemon hands it over. */
+export interface ApiParts {
   apiBase: string;
+  hooks: HookService;
+  hookStateView?: HookStateView | undefined;
+  report: ReportApiParts;
+  reload: Reloadable;
+  deliveries: DeliveryRouteDeps;
+  users: UserRouteDeps;
+  /** Auto-disable's enable endpoint and the notification endpoints (src/notifications/). */
+  operations: { feature(base: string): ApiFeature };
   /** The web console's needs; undefined when it is switched off. */
-  console: Parameters<typeof consoleRoutes>[1] | undefined;
+  console: ConsoleDeps | undefined;
 }
 
-/** Registers the routes of `ApiRoutes` on the API's scope. */
-export function registerApiRoutes(api: FastifyInstance, r: ApiRoutes): void {
-  reportApi(api, r.report);
-  reloadRoutes(api, r.reload);
-  deliveryRoutes(api, r.deliveries);
-  userRoutes(api, r.users);
-  tailRoute(api);
-  listenRoute(api);
-  r.operations.routes(api, r.apiBase);
-  if (r.console) consoleRoutes(api, r.console);
+/**
+ * Every feature the API serves, in one list: each registers its own routes and describes them
+ * (src/http-api/), so the server assembles routes and document from this alone.
+ */
+export function apiFeatures(p: ApiParts): ApiFeature[] {
+  return [
+    hooksFeature({ hooks: p.hooks, base: p.apiBase, hookStateView: p.hookStateView }),
+    reportFeature(p.report),
+    reloadFeature(p.reload),
+    deliveriesFeature(p.deliveries),
+    usersFeature(p.users),
+    TAIL_FEATURE,
+    LISTEN_FEATURE,
+    p.operations.feature(p.apiBase),
+    ...(p.console ? [consoleFeature(p.console)] : []),
+  ];
 }

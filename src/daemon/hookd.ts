@@ -5,9 +5,7 @@ import { consoleListenerFor, consoleServedHere } from '../console/listener.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { assembleIdentity } from '../identity/assemble.js';
-import { LISTEN_OPENAPI_PATHS } from '../listen/index.js';
 import { LoopGuard, LoopMarker, selfTargetRefusal } from '../loops/index.js';
-import { NOTIFICATION_OPENAPI_PATHS } from '../notifications/openapi-paths.js';
 import { Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
@@ -23,7 +21,7 @@ import { startTracing } from '../tracing/index.js';
 import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
 import { unverifiedState, verificationModeFor } from '../verification/index.js';
-import { registerApiRoutes } from './api-routes.js';
+import { apiFeatures } from './api-routes.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
 import { createDeliveries, recordAttempts } from './delivery-wiring.js';
@@ -237,42 +235,39 @@ async function assemble(
 
   const app = await buildApp({
     config,
-    hooks,
     auth: identity.api,
     logger: log,
     eventsEnabled: () => settings.eventsEnabled,
     system: { draining: () => draining, storeReady: () => storeReady() },
     mapError: faults.mapError,
-    hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
-    extraRoutes: (api) =>
-      registerApiRoutes(api, {
-        report: { engine, deliveries, settings, faults, tracing, opened, config, log, loops },
-        reload: { reload: reloader.reload },
-        deliveries: {
-          hooks,
-          pipeline: deliveries,
-          base: config.apiBase,
-          listenerAttempts: listen.attemptsOf,
-        },
-        users: { accounts: users.accounts, store, hooks },
-        operations,
-        apiBase: config.apiBase,
-        console: config.consoleEnabled
-          ? {
-              ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
-              ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
-              deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
-              trustsProxy: (a) => settings.trusts(a),
-              reportBase: (req) => settings.reportBase(req.headers.host),
-              hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
-              servedHere: consoleServedHere(config.consoleOnProxy === true),
-              // issue 25: the overview leaves notification deliveries out of "Delivered".
-              notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
-            }
-          : undefined,
-      }),
-    // The notifications own their routes and describe them (src/notifications/openapi-paths.ts).
-    openApiPaths: { ...NOTIFICATION_OPENAPI_PATHS, ...LISTEN_OPENAPI_PATHS },
+    features: apiFeatures({
+      hooks,
+      hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
+      report: { engine, deliveries, settings, faults, tracing, opened, config, log, loops },
+      reload: { reload: reloader.reload },
+      deliveries: {
+        hooks,
+        pipeline: deliveries,
+        base: config.apiBase,
+        listenerAttempts: listen.attemptsOf,
+      },
+      users: { accounts: users.accounts, store, hooks },
+      operations,
+      apiBase: config.apiBase,
+      console: config.consoleEnabled
+        ? {
+            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
+            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+            trustsProxy: (a) => settings.trusts(a),
+            reportBase: (req) => settings.reportBase(req.headers.host),
+            hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
+            servedHere: consoleServedHere(config.consoleOnProxy === true),
+            // issue 25: the overview leaves notification deliveries out of "Delivered".
+            notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
+          }
+        : undefined,
+    }),
     apiUpgrade: listen.upgrade,
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
-import { principalOf } from '../server/auth-hook.js';
+import { principalOf } from '../http-api/index.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

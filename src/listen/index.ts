@@ -13,9 +13,8 @@ export {
   PgListenerAttempts,
   SqliteListenerAttempts,
 } from './listener-attempts.js';
-export { LISTEN_OPENAPI_PATHS } from './openapi-paths.js';
 export { type RelayedCallback, relayedCallback } from './relay.js';
-export { listenRoute } from './route.js';
+export { LISTEN_FEATURE } from './route.js';
 
 /** A listener attempt as an entry of a delivery's `AttemptLog` (docs/API.md): `Via: "listener"`. */
 export function presentListenerAttempt(a: ListenerAttempt): Record<string, unknown> {

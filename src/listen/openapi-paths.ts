@@ -1,4 +1,4 @@
-/** The listen socket in the served OpenAPI document (src/server/openapi.ts spreads it in). */
+/** The listen socket in the served OpenAPI document (LISTEN_FEATURE's fragment). */
 export const LISTEN_OPENAPI_PATHS = {
   '/_hookd/listen': {
     get: {

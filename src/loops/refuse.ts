@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HookdError } from '../errors/catalog.js';
-import { toProblem } from '../server/problem.js';
+import { toProblem } from '../http-api/index.js';
 import { MAX_PASSES } from './loop-guard.js';
 
 function body(): string {

@@ -1,8 +1,6 @@
 /** The OpenAPI description of the notification endpoints API and of `POST /hooks/{id}/enable`. */
-const problem = {
-  description: 'RFC 9457 problem details',
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-};
+import { type PathItem, problem } from '../http-api/index.js';
+
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), problem]));
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const types = ['hook.disabled', 'delivery.failed', 'endpoint.breaker_opened', 'endpoint.breaker_closed'];
@@ -20,7 +18,7 @@ const endpointSchema = {
 };
 const endpointOut = { content: { 'application/json': { schema: endpointSchema } } };
 
-export const NOTIFICATION_OPENAPI_PATHS: Record<string, unknown> = {
+export const NOTIFICATION_OPENAPI_PATHS: Record<string, PathItem> = {
   '/hooks/{id}/enable': {
     parameters: [idParam],
     post: {

@@ -4,7 +4,6 @@
  * their API routes. It hangs on the delivery pipeline's event bus and hook state seam only, so
  * the pipeline and the daemon assembly stay unaware of it beyond a few lines of wiring.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HookdConfig } from '../config/config.js';
@@ -18,18 +17,16 @@ import type { BreakerListener } from '../delivery/circuit-breaker.js';
 import type { AttemptMessage, BreakerMessage, DeliveryEvents } from '../delivery/delivery-events.js';
 import type { FiredEventSink } from '../engine/fired-event.js';
 import { type Hook, isoTimestamp } from '../hook/hook.js';
+import type { ApiFeature } from '../http-api/index.js';
 import type { AddressChecker } from '../policy/address-policy.js';
 import { checkCallbackTarget } from '../policy/callback-target.js';
-import { principalOf } from '../server/auth-hook.js';
-import { presentHook } from '../server/present-hook.js';
-import { resource } from '../server/route-table.js';
 import type { HookService } from '../service/hook-service.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import { ADMIN_USER } from '../users/scopes.js';
 import { isEndpointId } from './notification-endpoint.js';
 import type { NotificationStore } from './notification-store.js';
 import { Notifier } from './notifier.js';
-import { notificationRoutes } from './routes.js';
+import { notificationsFeature } from './routes.js';
 
 /** The parts of the delivery pipeline used here. */
 export interface PipelinePort extends FiredEventSink {
@@ -179,29 +176,15 @@ export class Operations {
     return this.disable({ hookId, cause: 'gone', reason: 'the receiver answered 410 Gone' });
   }
 
-  /** The API routes: `/_hookd/notifications…` and `POST /hooks/{id}/enable`. */
-  routes(api: FastifyInstance, base: string): void {
-    notificationRoutes(
-      api,
-      this.notifier,
+  /** Its API: `/_hookd/notifications…` and `POST /hooks/{id}/enable`. */
+  feature(base: string): ApiFeature {
+    return notificationsFeature({
+      notifier: this.notifier,
+      autoDisable: this.autoDisable,
+      hooks: this.opts.hooks,
+      deliveries: async (id) => (await this.opts.deliveries.list(id, { limit: 100 })).items,
       base,
-      async (id) => (await this.opts.deliveries.list(id, { limit: 100 })).items,
-    );
-    resource(
-      api,
-      '/hooks/:id/enable',
-      {
-        POST: async (req: FastifyRequest, reply) => {
-          const id = (req.params as { id: string }).id;
-          const before = await this.opts.hooks.get(principalOf(req).user, id);
-          const hook = await this.opts.hooks.enable(before.Owner, before.Id);
-          this.autoDisable.forget(hook.Id);
-          if (before.State !== 'active') req.log.info({ hookId: hook.Id }, 'hook enabled');
-          return reply.send(presentHook(hook));
-        },
-      },
-      { events: true },
-    );
+    });
   }
 
   /** Disables a hook once (per process: concurrent requests for one hook share the first). */

@@ -1,11 +1,52 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { principalOf } from '../server/auth-hook.js';
-import { resource } from '../server/route-table.js';
-import { presentDelivery } from '../server/routes/deliveries.js';
+import { presentDelivery, presentHook } from '../api/index.js';
+import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
+import type { HookService } from '../service/hook-service.js';
 import { publicKeyOf } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { NotificationEndpoint } from './notification-endpoint.js';
 import type { Notifier } from './notifier.js';
+import { NOTIFICATION_OPENAPI_PATHS } from './openapi-paths.js';
+
+export interface NotificationRouteDeps {
+  notifier: Notifier;
+  /** Its failure history is forgotten when a hook is enabled again. */
+  autoDisable: { forget(hookId: string): void };
+  hooks: Pick<HookService, 'get' | 'enable'>;
+  /** An endpoint's last notification deliveries, newest first. */
+  deliveries: (endpointId: string) => Promise<DeliveryRecord[]>;
+  /** The API base, for `Location`. */
+  base: string;
+}
+
+/** The notification endpoints and `POST /hooks/{id}/enable` (auto-disable's way back). */
+export function notificationsFeature(deps: NotificationRouteDeps): ApiFeature {
+  return {
+    name: 'notifications',
+    register(api) {
+      notificationRoutes(api, deps.notifier, deps.base, deps.deliveries);
+      enableRoute(api, deps);
+    },
+    openApi: { paths: NOTIFICATION_OPENAPI_PATHS },
+  };
+}
+
+function enableRoute(api: FastifyInstance, deps: NotificationRouteDeps): void {
+  resource(
+    api,
+    '/hooks/:id/enable',
+    {
+      POST: async (req: FastifyRequest, reply) => {
+        const before = await deps.hooks.get(principalOf(req).user, idOf(req));
+        const hook = await deps.hooks.enable(before.Owner, before.Id);
+        deps.autoDisable.forget(hook.Id);
+        if (before.State !== 'active') req.log.info({ hookId: hook.Id }, 'hook enabled');
+        return reply.send(presentHook(hook));
+      },
+    },
+    { events: true },
+  );
+}
 
 /** The API's view of an endpoint (the secret is only ever in the answer to its creation). */
 export function presentEndpoint(e: NotificationEndpoint): Record<string, unknown> {
@@ -24,7 +65,7 @@ export function presentEndpoint(e: NotificationEndpoint): Record<string, unknown
  * `/_hookd/notifications` and `/_hookd/notifications/{id}` (docs/API.md "Notifications"). Each
  * user sees and manages only their own endpoints; another user's is 404 like an unknown one.
  */
-export function notificationRoutes(
+function notificationRoutes(
   app: FastifyInstance,
   notifier: Notifier,
   base: string,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HookdError } from '../errors/catalog.js';
-import { toProblem } from '../server/problem.js';
+import { toProblem } from '../http-api/index.js';
 import { closeServer, listenOn } from './listen.js';
 
 /** What the probes ask of the daemon. */

@@ -10,25 +10,24 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { HookdConfig } from '../config/config.js';
 import { HookdError } from '../errors/catalog.js';
+import { type ApiFeature, allowedMethods, sendProblem, toProblem } from '../http-api/index.js';
 import { ApiIdentity } from '../identity/api-identity.js';
-import type { HookService } from '../service/hook-service.js';
 import { printable } from '../util/printable.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
-import type { HookStateView } from './present-hook.js';
-import { fromFrameworkError, sendProblem, toProblem } from './problem.js';
-import { allowedMethods } from './route-table.js';
-import { hookTypeRoutes } from './routes/hook-types.js';
-import { hookRoutes } from './routes/hooks.js';
-import { type SystemState, systemRoutes } from './routes/system.js';
+import { registerFeatures } from './features.js';
+import { fromFrameworkError } from './framework-errors.js';
+import { openApiFeature } from './openapi.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+export interface SystemState {
+  draining(): boolean;
+  storeReady(): Promise<boolean>;
+}
+
 export interface AppDeps {
   config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
-  hooks: HookService;
-  /** Issue 24: the state shown when it is not the stored one (`unverified`). */
-  hookStateView?: HookStateView;
   /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
   auth: Authenticator | ApiIdentity;
   logger: Logger;
@@ -39,10 +38,11 @@ export interface AppDeps {
    * before it would become a 500 `INTERNAL`; undefined leaves it to the default.
    */
   mapError?: (err: Error) => HookdError | undefined;
-  /** Plugins that add routes (proxy-side features register here as they arrive). */
-  extraRoutes?: (app: FastifyInstance) => void;
-  /** OpenAPI paths of the routes `extraRoutes` adds, from the features that own them. */
-  openApiPaths?: Record<string, unknown>;
+  /**
+   * Every API route, each registered by the feature that owns it with its OpenAPI description
+   * (src/http-api/); the server adds only its own document, assembled from them.
+   */
+  features: readonly ApiFeature[];
   /** Everything outside the API: the reverse proxy, or a 404 when there is no upstream. */
   fallback?: NodeHandler;
   /** Upgrade requests outside the API (WebSocket pass-through to the upstream). */
@@ -201,10 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async (api) => {
       const auth = deps.auth instanceof ApiIdentity ? deps.auth : new ApiIdentity({ tokens: deps.auth });
       installAuth(api, auth, deps.eventsEnabled);
-      hookRoutes(api, deps.hooks, deps.config.apiBase, deps.hookStateView);
-      hookTypeRoutes(api);
-      systemRoutes(api, deps.config.apiBase, deps.system, deps.openApiPaths);
-      deps.extraRoutes?.(api);
+      registerFeatures(api, [...deps.features, openApiFeature(deps.config.apiBase, deps.features)]);
     },
     { prefix: deps.config.apiBase === '/' ? '' : deps.config.apiBase },
   );

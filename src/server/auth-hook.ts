@@ -1,11 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/authenticator.js';
+import type { FastifyInstance } from 'fastify';
 import { HookdError } from '../errors/catalog.js';
+import { attachPrincipal, type RouteFlags } from '../http-api/index.js';
 import type { ApiIdentity } from '../identity/api-identity.js';
 import { identityRequestOf } from '../identity/provider.js';
-import type { RouteFlags } from './route-table.js';
-
-const PRINCIPAL = Symbol('principal');
 
 /**
  * Runs before every API route: the events switch first (SPEC §7: with events off the hook API is
@@ -22,13 +19,6 @@ export function installAuth(app: FastifyInstance, auth: ApiIdentity, eventsEnabl
       );
     }
     if (flags.public) return;
-    const principal = await auth.authenticate(identityRequestOf(req.raw));
-    (req as unknown as Record<symbol, Principal>)[PRINCIPAL] = principal;
+    attachPrincipal(req, await auth.authenticate(identityRequestOf(req.raw)));
   });
-}
-
-export function principalOf(req: FastifyRequest): Principal {
-  const p = (req as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
-  if (!p) throw new HookdError('UNAUTHENTICATED', 'not authenticated');
-  return p;
 }

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
+import { toProblem } from '../http-api/index.js';
 import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
-import { toProblem } from './problem.js';
 
 /** One tail message (docs/API.md "Live tail"); `owner` is used for filtering and never sent. */
 export interface TailEvent {

@@ -163,6 +163,13 @@ after(async () => {
 });
 
 describe('hookctl listen --forward-to', () => {
+  it('a plain GET of the listen endpoint (no upgrade) is 426 Upgrade Required', PER_TEST, async () => {
+    const res = await fetch(`${d.url}/_hookd/listen`, { headers: { authorization: `Bearer ${d.token}` } });
+    assert.equal(res.status, 426);
+    assert.equal(res.headers.get('upgrade'), 'websocket');
+    assert.equal(((await res.json()) as { code: string }).code, 'UPGRADE_REQUIRED');
+  });
+
   it(
     'hookd itself may not call the receiver: its address is outside --allow-callback-net',
     PER_TEST,

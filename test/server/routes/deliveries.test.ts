@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { deliveriesFeature, hooksFeature } from '../../../src/api/index.js';
 import { Authenticator } from '../../../src/auth/authenticator.js';
 import { DeliveryPipeline } from '../../../src/delivery/pipeline.js';
 import type { FiredEvent } from '../../../src/engine/fired-event.js';
 import type { Hook } from '../../../src/hook/hook.js';
 import { AddressPolicy } from '../../../src/policy/address-policy.js';
 import { type App, buildApp } from '../../../src/server/app.js';
-import { deliveryRoutes } from '../../../src/server/routes/deliveries.js';
 import { HookService } from '../../../src/service/hook-service.js';
 import { MemoryDeliveryStore } from '../../../src/store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../../../src/store/memory/memory-store.js';
@@ -109,12 +109,11 @@ before(async () => {
   await pipeline.start();
   app = await buildApp({
     config: { apiBase: '/api', bodyLimit: 1 << 20 },
-    hooks,
     auth: new Authenticator(store),
     logger: pino({ level: 'silent' }),
     system: { draining: () => false, storeReady: async () => true },
     eventsEnabled: () => true,
-    extraRoutes: (api) => deliveryRoutes(api, { hooks, pipeline, base: '/api' }),
+    features: [hooksFeature({ hooks, base: '/api' }), deliveriesFeature({ hooks, pipeline, base: '/api' })],
   });
   await app.fastify.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api`;

@@ -61,3 +61,21 @@ export function resource(
     },
   });
 }
+
+/**
+ * A resource that only speaks WebSocket (the server's upgrade handler takes the real request):
+ * a plain GET is 426 with `Upgrade: websocket` and `message` saying how to connect.
+ */
+export function websocketOnly(app: FastifyInstance, url: string, message: string): void {
+  resource(
+    app,
+    url,
+    {
+      GET: async (_req, reply) => {
+        reply.header('Upgrade', 'websocket');
+        throw new HookdError('UPGRADE_REQUIRED', message);
+      },
+    },
+    { events: true },
+  );
+}

@@ -1,23 +1,23 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RedeliveryFilter } from '../../delivery/bulk-redelivery.js';
-import { triggerMessage } from '../../delivery/delivery-events.js';
-import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
-import type { DeliveryPipeline } from '../../delivery/pipeline.js';
-import { isTestRequest } from '../../delivery/test-event-marker.js';
-import { type FieldError, HookdError } from '../../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../../hook/hook.js';
-import type { HookService } from '../../service/hook-service.js';
-import { publicKeyOf } from '../../signing/index.js';
+import type { RedeliveryFilter } from '../delivery/bulk-redelivery.js';
+import { triggerMessage } from '../delivery/delivery-events.js';
+import { DELIVERY_ID_SHAPE } from '../delivery/delivery-id.js';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import { isTestRequest } from '../delivery/test-event-marker.js';
+import { type FieldError, HookdError } from '../errors/catalog.js';
+import { type Hook, isoTimestamp } from '../hook/hook.js';
+import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
+import type { HookService } from '../service/hook-service.js';
+import { publicKeyOf } from '../signing/index.js';
 import {
   type AttemptRecord,
   DELIVERY_STATUSES,
   type DeliveryQuery,
   type DeliveryRecord,
   type DeliveryStatus,
-} from '../../store/index.js';
-import { principalOf } from '../auth-hook.js';
-import { parsePageQuery } from '../page-query.js';
-import { resource } from '../route-table.js';
+} from '../store/index.js';
+import { DELIVERIES_OPENAPI } from './deliveries-openapi.js';
+import { parsePageQuery } from './page-query.js';
 
 /** The delivery side as the routes use it: the log as recorded, redelivery, the signing secrets. */
 export type DeliveryRouteView = Pick<DeliveryPipeline, 'reads' | 'signing' | 'redeliver' | 'redeliverBulk'>;
@@ -302,4 +302,9 @@ function parseRedeliveryFilter(body: unknown): RedeliveryFilter {
   if (until !== undefined) filter.until = until;
   if (errors.length) fail(errors);
   return filter;
+}
+
+/** The delivery log, redelivery and the signing secrets. */
+export function deliveriesFeature(deps: DeliveryRouteDeps): ApiFeature {
+  return { name: 'deliveries', register: (api) => deliveryRoutes(api, deps), openApi: DELIVERIES_OPENAPI };
 }

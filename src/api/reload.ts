@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { HookdError } from '../../errors/catalog.js';
-import { principalOf } from '../auth-hook.js';
-import { resource } from '../route-table.js';
+import { HookdError } from '../errors/catalog.js';
+import { type ApiFeature, errors, principalOf, resource } from '../http-api/index.js';
 
 export interface Reloadable {
   /** Re-reads the configuration and applies it; throws a HookdError (and keeps the old one) when invalid. */
@@ -17,4 +16,25 @@ export function reloadRoutes(app: FastifyInstance, daemon: Reloadable): void {
       return reply.send(await daemon.reload());
     },
   });
+}
+
+/** `POST /_hookd/reload`. */
+export function reloadFeature(daemon: Reloadable): ApiFeature {
+  return {
+    name: 'reload',
+    register: (api) => reloadRoutes(api, daemon),
+    openApi: {
+      paths: {
+        '/_hookd/reload': {
+          post: {
+            summary: 'Re-read the configuration (admin only)',
+            responses: {
+              '200': { description: '{"applied": [...], "restartRequired": [...]}' },
+              ...errors(400, 401, 403),
+            },
+          },
+        },
+      },
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The report endpoint as the daemon wires it: `POST /_hookd/report` (and the dry run) with its
+ * The report feature: `POST /_hookd/report` (and the dry run `/_hookd/match`) with its
  * `Idempotency-Key` handling, its span when tracing is on, and the rule that a 202 goes out only
  * once the fired callbacks are recorded.
  */
@@ -8,20 +8,23 @@ import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/config.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import type { MatchEngine } from '../engine/match-engine.js';
+import type { HookdError } from '../errors/catalog.js';
+import type { ApiFeature } from '../http-api/index.js';
 import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
 import type { LoopGuard } from '../loops/index.js';
-import { triggerRoutes } from '../server/routes/trigger-routes.js';
 import type { UserStore } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { mayReportForAnyone } from '../users/permissions.js';
-import type { RuntimeSettings } from './runtime-settings.js';
-import type { StoreFaults } from './store-faults.js';
+import { REPORT_OPENAPI } from './report-openapi.js';
+import { triggerRoutes } from './trigger-routes.js';
 
 export interface ReportApiParts {
   engine: MatchEngine;
   deliveries: DeliveryPipeline;
-  settings: RuntimeSettings;
-  faults: StoreFaults;
+  /** The absolute base of `$REQUEST_URI` for a request that came in with this Host. */
+  settings: { reportBase(host: string | undefined): string };
+  /** Why reports are refused up front (the store refuses writes), if they are. */
+  faults: { unavailable(): HookdError | undefined };
   tracing: Tracing | undefined;
   opened: { idempotency: IdempotencyStore; store: Pick<UserStore, 'getUser'> };
   config: HookdConfig;
@@ -30,7 +33,11 @@ export interface ReportApiParts {
   loops?: LoopGuard;
 }
 
-export function reportApi(api: FastifyInstance, p: ReportApiParts): void {
+export function reportFeature(p: ReportApiParts): ApiFeature {
+  return { name: 'report', register: (api) => reportApi(api, p), openApi: REPORT_OPENAPI };
+}
+
+function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
   // goes out, so even an instance killed right after it loses none of them.
   api.addHook('onSend', async (req, reply, payload) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { HOOK_TYPES } from '../../hook/hook.js';
-import { resource } from '../route-table.js';
+import { HOOK_TYPES } from '../hook/hook.js';
+import { resource } from '../http-api/index.js';
 
 export function hookTypeRoutes(app: FastifyInstance): void {
   resource(app, '/hooktypes', { GET: async (_req, reply) => reply.send(HOOK_TYPES) }, { events: true });

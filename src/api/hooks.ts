@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type FieldError, HookdError } from '../../errors/catalog.js';
-import type { Hook } from '../../hook/hook.js';
-import { HOOK_ID_SHAPE } from '../../hook/hook-id.js';
-import { lintHook } from '../../hook/lint-hook.js';
-import type { HookService } from '../../service/hook-service.js';
-import { principalOf } from '../auth-hook.js';
-import { checkIfMatch, etagOf } from '../hook-version.js';
-import { parsePageQuery } from '../page-query.js';
-import { type HookStateView, presentHook } from '../present-hook.js';
-import { resource } from '../route-table.js';
+import { type FieldError, HookdError } from '../errors/catalog.js';
+import type { Hook } from '../hook/hook.js';
+import { HOOK_ID_SHAPE } from '../hook/hook-id.js';
+import { lintHook } from '../hook/lint-hook.js';
+import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
+import type { HookService } from '../service/hook-service.js';
+import { hookTypeRoutes } from './hook-types.js';
+import { checkIfMatch, etagOf } from './hook-version.js';
+import { hooksOpenApi } from './hooks-openapi.js';
+import { parsePageQuery } from './page-query.js';
+import { type HookStateView, presentHook } from './present-hook.js';
 
 /** `/hooks` and `/hooks/{id}` (SPEC §7). */
 export function hookRoutes(
@@ -118,4 +119,21 @@ function parsePage(req: FastifyRequest): { limit?: number; after?: string } {
     throw new HookdError('BAD_REQUEST', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
   }
   return page;
+}
+
+/** The hook API: `/hooks…`, `/hooktypes` and `/_hookd/validate`. */
+export function hooksFeature(deps: {
+  hooks: HookService;
+  base: string;
+  /** Issue 24: the state shown when it is not the stored one (`unverified`). */
+  hookStateView?: HookStateView | undefined;
+}): ApiFeature {
+  return {
+    name: 'hooks',
+    register(api) {
+      hookRoutes(api, deps.hooks, deps.base, deps.hookStateView);
+      hookTypeRoutes(api);
+    },
+    openApi: hooksOpenApi(),
+  };
 }

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HookdError } from '../../errors/catalog.js';
-import type { HookService } from '../../service/hook-service.js';
-import type { Store, TokenRecord, UserRecord } from '../../store/index.js';
-import type { Accounts } from '../../users/accounts.js';
-import { parsePermissions, permissionsOf } from '../../users/permissions.js';
-import { ADMIN_USER } from '../../users/scopes.js';
-import { OWN_PREFIX } from '../api-paths.js';
-import { principalOf } from '../auth-hook.js';
-import { resource } from '../route-table.js';
+import { HookdError } from '../errors/catalog.js';
+import { type ApiFeature, OWN_PREFIX, principalOf, resource } from '../http-api/index.js';
+import type { HookService } from '../service/hook-service.js';
+import type { Store, TokenRecord, UserRecord } from '../store/index.js';
+import type { Accounts } from '../users/accounts.js';
+import { parsePermissions, permissionsOf } from '../users/permissions.js';
+import { ADMIN_USER } from '../users/scopes.js';
+import { usersOpenApi } from './users-openapi.js';
 
 export interface UserRouteDeps {
   accounts: Accounts;
@@ -216,4 +215,9 @@ function presentToken(t: TokenRecord): {
     Created: t.created,
     ...(t.lastUsed !== undefined && { LastUsed: t.lastUsed }),
   };
+}
+
+/** Users and tokens (admin). */
+export function usersFeature(deps: UserRouteDeps): ApiFeature {
+  return { name: 'users', register: (api) => userRoutes(api, deps), openApi: usersOpenApi() };
 }

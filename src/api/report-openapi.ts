@@ -1,0 +1,85 @@
+import { errors, type OpenApiFragment } from '../http-api/index.js';
+
+const servedSchema = {
+  type: 'object',
+  required: ['Method', 'Path'],
+  additionalProperties: false,
+  properties: {
+    Method: { type: 'string' },
+    Path: { type: 'string', description: 'Starts with /; a ?query here is split off' },
+    Query: { type: 'string' },
+    StatusCode: { type: 'integer', minimum: 100, maximum: 599 },
+    Phase: { type: 'string', enum: ['before', 'after', 'both'] },
+    Uri: {
+      type: 'string',
+      description: 'Absolute URI for $REQUEST_URI (default: publicBaseUrl or this request’s host)',
+    },
+    User: {
+      type: 'string',
+      description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
+    },
+  },
+};
+const served = { content: { 'application/json': { schema: servedSchema } } };
+
+/** `/_hookd/match` and `/_hookd/report`: requests served without the proxy. */
+export const REPORT_OPENAPI: OpenApiFragment = {
+  paths: {
+    '/_hookd/match': {
+      post: {
+        summary:
+          'Dry run: which of your hooks a request would fire, with the rendered callbacks (nothing is sent)',
+        requestBody: served,
+        responses: {
+          '200': {
+            description:
+              'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+          },
+          ...errors(400, 401, 403, 503),
+        },
+      },
+    },
+    '/_hookd/report': {
+      post: {
+        summary:
+          "Report requests a service served without the proxy. Without the report permission a report is the caller's own: User must be the caller or absent (else 403) and only its own hooks fire; with it (or as admin) any User, and hooks fire as for proxied ones",
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: { oneOf: [servedSchema, { type: 'array', maxItems: 1000, items: servedSchema }] },
+            },
+          },
+        },
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            description:
+              'Makes a retry safe: a repeat with the same key and body (per user, kept 24 h) gets the first answer again and fires nothing; another body with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs waits, then 409 IDEMPOTENCY_KEY_IN_USE',
+          },
+          {
+            name: 'traceparent',
+            in: 'header',
+            schema: { type: 'string' },
+            description:
+              'W3C Trace Context; with tracing on, the report span and the fired hooks continue it',
+          },
+        ],
+        responses: {
+          '202': {
+            description: '{"accepted": N, "fired": M}',
+            headers: {
+              'Idempotent-Replayed': {
+                description:
+                  '"true" when this is the stored answer of an earlier request with the same Idempotency-Key',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            },
+          },
+          ...errors(400, 401, 403, 409, 422, 503),
+        },
+      },
+    },
+  },
+};
