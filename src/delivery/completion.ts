@@ -53,9 +53,8 @@ export class Completion {
       };
       this.h.logger.warn(line, 'delivery failed after its last attempt');
     }
-    this.h.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
+    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r));
     d.rateWaitMs = 0;
-    this.h.outbox.update(d);
     if (d.status === 'pending') {
       if (!this.h.closed()) this.h.scheduler.add(d);
     } else {

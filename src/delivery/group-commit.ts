@@ -117,8 +117,16 @@ export class GroupCommit {
     this.later();
   }
 
-  attempt(a: AttemptRecord): void {
+  /**
+   * An attempt's outcome: its record and the delivery's new state, queued together for the same
+   * commit (issue 23: one write per outcome, and a store writes a batch's outcomes together).
+   */
+  outcome(d: Delivery, a: AttemptRecord): void {
     this.batch.attempts.push(a);
+    if (!d.dirty) {
+      d.dirty = true;
+      this.batch.updates.push(d);
+    }
     this.later();
   }
 

@@ -107,8 +107,9 @@ export class Outbox {
     this.commitFor(d).update(d);
   }
 
-  attempt(d: Delivery, a: AttemptRecord): void {
-    this.commitFor(d).attempt(a);
+  /** An attempt's record and the delivery's new state, in one commit (group-commit.ts). */
+  outcome(d: Delivery, a: AttemptRecord): void {
+    this.commitFor(d).outcome(d, a);
   }
 
   /** Drops a deleted hook's deliveries, attempts and secret from both stores. */
