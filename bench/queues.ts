@@ -19,7 +19,8 @@
  * SQLite runs WAL with `synchronous=NORMAL` (survives a crash of hookd, may lose the last commits
  * on power loss), PostgreSQL fsyncs every commit.
  *
- * Run: `node dist/bench/queues.js [--callbacks 20000 --warmup 2000 --rounds 5 --rate 1000 --seconds 5]`.
+ * Run: `node dist/bench/queues.js [--callbacks 20000 --warmup 2000 --rounds 5 --rate 1000 --seconds 5]
+ * [--only raw,bullmq] [--baseline OTHER/bin/hookd.js]`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -50,6 +51,11 @@ export interface QueueBenchOptions {
   only?: string[];
   /** Run the hookd contenders under `node --cpu-prof`, writing profiles into this directory. */
   profileDir?: string;
+  /**
+   * Another build's bin/hookd.js: each hookd contender chosen runs again with it, right after
+   * itself in every round, as `… [baseline]` (a before/after comparison in one interleaved run).
+   */
+  baselineBin?: string;
   log: (line: string) => void;
 }
 
@@ -262,6 +268,8 @@ interface Contender {
   settings: string;
   skip?: (opts: QueueBenchOptions) => Promise<string | undefined>;
   setup(receiverUrl: string, opts: QueueBenchOptions): Promise<Rig>;
+  /** The same contender on another build (hookd's only). */
+  twin?: (bin: string) => Contender;
 }
 
 async function withAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -323,13 +331,14 @@ async function startQuietHookd(
   dataDir: string,
   databaseUrl?: string,
   profileDir?: string,
+  bin = HOOKD_BIN,
 ): Promise<{ url: string; token: string; running: Running }> {
   const port = await freePort();
   const running = await start(
     process.execPath,
     [
       ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-      HOOKD_BIN,
+      bin,
       ...(databaseUrl ? ['--database-url', databaseUrl] : []),
       '--data-dir',
       dataDir,
@@ -401,9 +410,16 @@ const raw: Contender = {
 /** Issue 24: keys of the ordered contender; each key's callbacks go out one at a time. */
 const ORDER_KEYS = 64;
 
-function hookdContender(name: string, persist: boolean, postgres: boolean, ordered = false): Contender {
+function hookdContender(
+  name: string,
+  persist: boolean,
+  postgres: boolean,
+  ordered = false,
+  bin?: string,
+): Contender {
   return {
     name,
+    twin: (b) => hookdContender(`${name} [baseline]`, persist, postgres, ordered, b),
     settings: postgres
       ? 'one instance, --database-url, POST /_hookd/report batches of 100'
       : `SQLite WAL synchronous=NORMAL, Persist: ${persist}${ordered ? `, Ordering {"Key":"$1"} over ${ORDER_KEYS} keys` : ''}, POST /_hookd/report batches of 100`,
@@ -411,7 +427,7 @@ function hookdContender(name: string, persist: boolean, postgres: boolean, order
     async setup(receiverUrl, opts) {
       const dataDir = tempDir('queues');
       const db = postgres ? await freshDatabase(opts) : undefined;
-      const hookd = await startQuietHookd(dataDir, db?.url, opts.profileDir);
+      const hookd = await startQuietHookd(dataDir, db?.url, opts.profileDir, bin);
       const auth = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
       const created = await fetch(`${hookd.url}/hooks`, {
         method: 'POST',
@@ -665,7 +681,7 @@ export async function runQueueBench(partial: Partial<QueueBenchOptions> = {}): P
   const rx: Child = { child, request: asked(child) };
   const chosen = CONTENDERS.filter(
     (c) => !opts.only || opts.only.some((o) => c.name.toLowerCase().includes(o)),
-  );
+  ).flatMap((c) => (opts.baselineBin && c.twin ? [c, c.twin(opts.baselineBin)] : [c]));
   const skipped = new Map<string, string>();
   for (const c of chosen) {
     const why = await c.skip?.(opts);
@@ -818,6 +834,7 @@ if (isMain) {
       const v = argv[i + 1]!;
       if (k === 'only') partial.only = v.split(',');
       else if (k === 'profile') partial.profileDir = v;
+      else if (k === 'baseline') partial.baselineBin = v;
       else (partial as Record<string, unknown>)[k] = Number(v);
     }
     runQueueBench(partial)

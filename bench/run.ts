@@ -11,7 +11,7 @@
  *   --no-setup          do not apt-get install missing wrk/nginx
  *   --tool wrk|autocannon   force a load generator
  *   --profile DIR       write a V8 CPU profile of the hookd with hooks (proxy bench) into DIR
- *   --baseline BIN      also run another build's bin/hookd.js in the proxy bench (before/after)
+ *   --baseline BIN      also run another build's bin/hookd.js in the proxy and queue benches (before/after)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -477,7 +477,11 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
         // Producer, workers, hookd and the servers share the machine: every core for them.
         if (opts.pin) pinSelf(undefined);
         try {
-          const r = await runQueueBench({ ...p.queues, log: opts.log });
+          const r = await runQueueBench({
+            ...p.queues,
+            log: opts.log,
+            ...(opts.baselineBin && { baselineBin: opts.baselineBin }),
+          });
           return done({ status: 'ok', result: r, text: formatQueueBench(r) });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);

@@ -75,6 +75,8 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
 export function recordAttempts(deliveries: DeliveryPipeline, metrics: Metrics, log: Logger): void {
   deliveries.events.on('attempt', (m) => {
     metrics.attempt(m.Outcome, m.LatencyMs);
+    // At the usual production level (warn) the line would be built only to be dropped.
+    if (!log.isLevelEnabled('info')) return;
     const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
     const line = { hookId, deliveryId, attempt, status: m.StatusCode, durationMs: m.LatencyMs, outcome };
     log.info({ ...line, err: m.Error }, 'delivery attempt');

@@ -52,6 +52,8 @@ export interface RunnerOptions {
 
 export class AttemptRunner {
   private inFlight = 0;
+  private second = -1;
+  private secondText = '';
   private onIdle: (() => void) | undefined;
 
   /** The connection pool to the receivers (verification handshakes use it too). */
@@ -137,6 +139,16 @@ export class AttemptRunner {
     });
   }
 
+  /** `webhook-timestamp` (unix seconds) as text, made once per second rather than per attempt. */
+  private timestampOf(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.secondText = String(second);
+    }
+    return this.secondText;
+  }
+
   private async attempt(d: Delivery, probe: number): Promise<void> {
     const host = this.host;
     let outcome: AttemptVerdict = 'none';
@@ -151,7 +163,7 @@ export class AttemptRunner {
       // Shutdown began while the secret was loading: leave it pending rather than start a send.
       if (!host.sending()) return;
       const start = Date.now();
-      const timestamp = String(Math.floor(start / 1000));
+      const timestamp = this.timestampOf(start);
       d.headers ??= callbackHeaders(d, this.userAgent, this.tracing !== undefined);
       const span = this.tracing?.attempt(d, d.attempts + 1);
       const headers = stampAttempt(d.headers, {

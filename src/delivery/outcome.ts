@@ -14,16 +14,16 @@ import {
 import type { AttemptResult } from './sender.js';
 
 export interface AttemptEffect {
-  status: 'pending' | 'succeeded' | 'failed';
+  readonly status: 'pending' | 'succeeded' | 'failed';
   /** When the next attempt is due (epoch ms); null once the delivery has ended. */
-  nextAttempt: number | null;
-  outcome: AttemptOutcome;
+  readonly nextAttempt: number | null;
+  readonly outcome: AttemptOutcome;
   /** The receiver answered 410 Gone: the hook is disabled. */
-  disable: boolean;
+  readonly disable: boolean;
   /** The error to record when the result has none. */
-  defaultError: string | null;
+  readonly defaultError: string | null;
   /** It failed after its last attempt of the round (logged as a warning). */
-  gaveUp: boolean;
+  readonly gaveUp: boolean;
 }
 
 /**
@@ -37,19 +37,43 @@ export function attemptEffect(
   now: number,
 ): AttemptEffect {
   const verdict = verdictFor(r.statusCode);
-  const ended = { nextAttempt: null, disable: false, defaultError: null, gaveUp: false };
-  if (verdict === 'succeeded') return { ...ended, status: 'succeeded', outcome: 'succeeded' };
-  if (verdict === 'gone') {
-    return {
-      ...ended,
-      status: 'failed',
-      outcome: 'failed',
-      disable: true,
-      defaultError: 'the receiver answered 410 Gone, so the hook was disabled',
-    };
-  }
+  if (verdict === 'succeeded') return SUCCEEDED;
+  if (verdict === 'gone') return GONE;
   const retryAfter = honoursRetryAfter(r.statusCode) ? parseRetryAfter(r.retryAfter, now) : undefined;
   const delay = nextDelay(schedule, d.attempts - d.roundStart, retryAfter);
-  if (delay === undefined) return { ...ended, status: 'failed', outcome: 'failed', gaveUp: true };
-  return { ...ended, status: 'pending', nextAttempt: now + delay, outcome: 'retrying' };
+  if (delay === undefined) return GAVE_UP;
+  return {
+    status: 'pending',
+    nextAttempt: now + delay,
+    outcome: 'retrying',
+    disable: false,
+    defaultError: null,
+    gaveUp: false,
+  };
 }
+
+// The effects that depend on nothing but the verdict: shared, not made anew per attempt (issue 23).
+const SUCCEEDED: AttemptEffect = Object.freeze({
+  status: 'succeeded',
+  nextAttempt: null,
+  outcome: 'succeeded',
+  disable: false,
+  defaultError: null,
+  gaveUp: false,
+});
+const GONE: AttemptEffect = Object.freeze({
+  status: 'failed',
+  nextAttempt: null,
+  outcome: 'failed',
+  disable: true,
+  defaultError: 'the receiver answered 410 Gone, so the hook was disabled',
+  gaveUp: false,
+});
+const GAVE_UP: AttemptEffect = Object.freeze({
+  status: 'failed',
+  nextAttempt: null,
+  outcome: 'failed',
+  disable: false,
+  defaultError: null,
+  gaveUp: true,
+});

@@ -13,9 +13,10 @@ import type { Tracing } from '../tracing/types.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
+import { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
-import { attemptMessage, DeliveryEvents } from './delivery-events.js';
-import { attemptRecord, DEFAULT_RETENTION, DeliveryLog, type DeliveryPage } from './delivery-log.js';
+import { DeliveryEvents } from './delivery-events.js';
+import { DEFAULT_RETENTION, DeliveryLog, type DeliveryPage } from './delivery-log.js';
 import { type DeliveryDetail, DeliveryReader } from './delivery-reader.js';
 import { type BreakerView, FairLimiter } from './fairness.js';
 import {
@@ -27,14 +28,12 @@ import {
 import { Intake } from './intake.js';
 import { resolveLimits } from './limits.js';
 import { Outbox } from './outbox.js';
-import { attemptEffect } from './outcome.js';
 import type { DeliveryPipelineOptions, HookStateView, PipelineStats } from './pipeline-options.js';
 import { RateGate } from './rate-limit.js';
 import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.js';
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
 import { DeliverySemantics } from './semantics.js';
-import type { AttemptResult } from './sender.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
@@ -72,6 +71,7 @@ export class DeliveryPipeline implements FiredEventSink {
   /** What redelivery works on (redelivery.ts). */
   private readonly redelivery: RedeliveryHost;
   private readonly intake: Intake;
+  private readonly completion: Completion;
 
   constructor(opts: DeliveryPipelineOptions) {
     this.events = opts.events ?? new DeliveryEvents();
@@ -92,8 +92,8 @@ export class DeliveryPipeline implements FiredEventSink {
         logger: this.logger,
         sending: () => this.state === 'running',
         isActive: (hookId) => this.isActive(hookId),
-        complete: (d, start, r) => this.complete(d, start, r),
-        endUnsent: (d, reason) => this.endUnsent(d, reason),
+        complete: (d, start, r) => this.completion.complete(d, start, r),
+        endUnsent: (d, reason) => this.completion.endUnsent(d, reason),
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
@@ -106,7 +106,7 @@ export class DeliveryPipeline implements FiredEventSink {
       ...{ durable: opts.durable, ephemeral: opts.ephemeral, dispatcher: this.runner.dispatcher },
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
-      fail: (d, reason) => this.endUnsent(d, reason),
+      fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
     this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, {
@@ -134,6 +134,12 @@ export class DeliveryPipeline implements FiredEventSink {
       closed: () => this.state === 'closed',
       firstDelay: this.firstDelay,
       enqueue: (d, now) => this.enqueue(d, now),
+    });
+    this.completion = new Completion({
+      ...{ live: this.live, outbox: this.outbox, scheduler: this.scheduler, events: this.events },
+      ...{ logger: this.logger, hookState: this.hookState, gone: this.gone },
+      closed: () => this.state === 'closed',
+      scheduleOf: (hookId) => this.scheduleOf(hookId),
     });
     this.redelivery = {
       ...{
@@ -356,68 +362,6 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
-    this.complete(d, Date.now(), notSent(reason));
+    this.completion.complete(d, Date.now(), notSent(reason));
   };
-
-  /** Applies an attempt's result (outcome.ts): state, retry or end, log record, event. */
-  private complete(d: Delivery, start: number, r: AttemptResult): void {
-    const now = Date.now();
-    d.attempts++;
-    d.lastStatusCode = r.statusCode;
-    d.lastError = r.error;
-    const effect = attemptEffect(d, r, this.scheduleOf(d.hookId), now);
-    d.status = effect.status;
-    d.nextAttempt = effect.nextAttempt;
-    d.lastError ??= effect.defaultError;
-    if (effect.disable) this.disable(d.hookId);
-    if (effect.gaveUp) {
-      const line = {
-        deliveryId: d.id,
-        hookId: d.hookId,
-        attempt: d.attempts,
-        status: r.statusCode,
-        err: r.error,
-      };
-      this.logger.warn(line, 'delivery failed after its last attempt');
-    }
-    this.outbox.attempt(d, attemptRecord(d, d.attempts, start, r));
-    d.rateWaitMs = 0;
-    this.outbox.update(d);
-    if (d.status === 'pending') {
-      if (this.state !== 'closed') this.scheduler.add(d);
-    } else {
-      this.live.delete(d.id);
-      d.headers = undefined;
-    }
-    if (this.events.has('attempt'))
-      this.events.emit('attempt', attemptMessage(d, start, r, effect.outcome), d.owner);
-  }
-
-  /** Ends a delivery that will not be sent (its hook is disabled or gone); not an attempt. */
-  private endUnsent(d: Delivery, reason: string): void {
-    d.active = false;
-    d.status = 'failed';
-    d.nextAttempt = null;
-    d.lastError = reason;
-    this.scheduler.remove(d);
-    this.outbox.update(d);
-    this.live.delete(d.id);
-    d.headers = undefined;
-  }
-
-  /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
-  private disable(hookId: string): void {
-    if (this.gone.has(hookId)) return;
-    this.gone.add(hookId);
-    this.logger.warn({ hookId }, 'receiver answered 410 Gone; hook disabled');
-    for (const d of this.live.values()) {
-      if (d.hookId === hookId && !d.active && d.status === 'pending') {
-        this.endUnsent(d, 'not sent: the hook was disabled (its receiver answered 410 Gone)');
-      }
-    }
-    this.hookState.disable(hookId).then(
-      () => this.gone.delete(hookId),
-      (err: unknown) => this.logger.error({ err, hookId }, 'disabling the hook failed'),
-    );
-  }
 }

@@ -73,6 +73,12 @@ export class LoopGuard {
    */
   mark(headers: string[], kind: LoopKind, method: string, target: string): void {
     const value = this.marker.mark(kind, method, target);
+    // A callback's list keeps its mark last from its previous attempt: set it there, without a scan.
+    const last = headers.length - 2;
+    if (last >= 0 && headers[last] === MARKER_HEADER) {
+      headers[last + 1] = value;
+      return;
+    }
     for (let i = 0; i < headers.length; i += 2) {
       if (headers[i]!.toLowerCase() === MARKER_HEADER) {
         headers[i + 1] = value;

@@ -31,7 +31,14 @@ export const MARK_KEY_ID = 'hookd:loop-marker';
 const VERSION = 'v1';
 const KIND_CODE: Record<LoopKind, string> = { callback: 'c', notification: 'n' };
 
+// Distinct (kind, method, target) marks remembered per second.
+const MAX_MARKS = 1024;
+
 export class LoopMarker {
+  /** The marks signed in the current second, by kind, method and target. */
+  private readonly marks = new Map<string, string>();
+  private second = -1;
+
   constructor(private readonly key: KeyObject) {}
 
   /** The marker key from the store, created by the first instance that asks. */
@@ -59,10 +66,26 @@ export class LoopMarker {
     return new LoopMarker(createSecretKey(Buffer.from(text, 'base64')));
   }
 
-  /** The header value for one request hookd is about to send. */
+  /**
+   * The header value for one request hookd is about to send. It depends only on the kind, the
+   * method, the request-target and the second, so within a second every callback to one target
+   * carries the same: it is signed once and remembered until the second changes (issue 23).
+   */
   mark(kind: LoopKind, method: string, target: string, nowMs: number = Date.now()): string {
-    const head = `${VERSION}.${KIND_CODE[kind]}.${Math.floor(nowMs / 1000)}`;
-    return `${head}.${this.sign(head, method, target)}`;
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.marks.clear();
+    }
+    const key = `${KIND_CODE[kind]}${method} ${target}`;
+    let value = this.marks.get(key);
+    if (value === undefined) {
+      const head = `${VERSION}.${KIND_CODE[kind]}.${second}`;
+      value = `${head}.${this.sign(head, method, target)}`;
+      // Bounded: a second with more distinct targets than this signs the rest each time.
+      if (this.marks.size < MAX_MARKS) this.marks.set(key, value);
+    }
+    return value;
   }
 
   /**

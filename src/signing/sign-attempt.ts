@@ -3,7 +3,7 @@
  * key's signature, then the previous key's while a rotation's grace period lasts, space-separated
  * (Standard Webhooks lets receivers accept any one of them).
  */
-import { sign as ed25519Sign, type KeyObject } from 'node:crypto';
+import { createHmac, sign as ed25519Sign, type KeyObject } from 'node:crypto';
 import { type SigningKeys, sign as signV1 } from '../delivery/signing.js';
 import { deriveEd25519, type Ed25519Pair } from './ed25519-key.js';
 import type { SignatureScheme } from './schemes.js';
@@ -27,10 +27,6 @@ export function signV1a(hmacKey: KeyObject, id: string, timestamp: string, body:
   return `v1a,${sig.toString('base64')}`;
 }
 
-function signWith(scheme: SignatureScheme, key: KeyObject, id: string, ts: string, body: string): string {
-  return scheme === 'v1' ? signV1(key, id, ts, body) : signV1a(key, id, ts, body);
-}
-
 /**
  * The header value for `schemes` (undefined: `v1` only, hookd's default, signed exactly as
  * before this room existed).
@@ -43,12 +39,23 @@ export function signatureFor(
   body: string,
   now: number,
 ): string {
-  const list = schemes ?? ['v1'];
   const withPrevious = keys.previous !== undefined && now < keys.previousValidUntil;
+  // hookd's default, one v1 signature: no list, no signed-content buffer (issue 23).
+  if (schemes === undefined && !withPrevious) return signV1(keys.current, id, timestamp, body);
+  // Several signatures of one attempt sign the same content: it is built once for all of them.
+  const content = Buffer.from(`${id}.${timestamp}.${body}`);
   let out = '';
-  for (const s of list) {
-    out += `${out === '' ? '' : ' '}${signWith(s, keys.current, id, timestamp, body)}`;
-    if (withPrevious) out += ` ${signWith(s, keys.previous!, id, timestamp, body)}`;
+  for (const s of schemes ?? V1_ONLY) {
+    out += `${out === '' ? '' : ' '}${signContent(s, keys.current, content)}`;
+    if (withPrevious) out += ` ${signContent(s, keys.previous!, content)}`;
   }
   return out;
+}
+
+const V1_ONLY: readonly SignatureScheme[] = ['v1'];
+
+/** One signature of `${id}.${timestamp}.${body}` as bytes, the same as `signV1` or `signV1a` of its parts. */
+function signContent(scheme: SignatureScheme, key: KeyObject, content: Buffer): string {
+  if (scheme === 'v1') return `v1,${createHmac('sha256', key).update(content).digest('base64')}`;
+  return `v1a,${ed25519Sign(null, content, ed25519Of(key).privateKey).toString('base64')}`;
 }

@@ -1,4 +1,10 @@
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus, StoredRequest } from './delivery-store.js';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryState,
+  DeliveryStatus,
+  StoredRequest,
+} from './delivery-store.js';
 
 /**
  * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
@@ -49,4 +55,12 @@ export function attemptFromRow(r: Record<string, unknown>, responseBody: string 
     responseBody,
     ...(typeof r.rate_wait_ms === 'number' && r.rate_wait_ms > 0 && { rateLimitWaitMs: r.rate_wait_ms }),
   };
+}
+
+/** The last update of each delivery: one multi-row statement must not change a row twice. */
+export function dedupeUpdates(updates: readonly DeliveryState[]): readonly DeliveryState[] {
+  if (updates.length < 2) return updates;
+  const last = new Map<string, DeliveryState>();
+  for (const u of updates) last.set(u.id, u);
+  return last.size === updates.length ? updates : [...last.values()];
 }

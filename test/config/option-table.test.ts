@@ -11,7 +11,7 @@ import { configReloader, diffConfig, HOT_KEYS, RESTART_KEYS } from '../../src/da
 import { RuntimeSettings } from '../../src/daemon/runtime-settings.js';
 import { DEFAULT_AUTO_DISABLE } from '../../src/delivery/auto-disable.js';
 import { DEFAULT_LIMITS } from '../../src/delivery/fairness.js';
-import { DEFAULT_FAULT_BUFFER } from '../../src/delivery/outbox.js';
+import { DEFAULT_FAULT_BUFFER } from '../../src/delivery/group-commit.js';
 import { STANDARD_WEBHOOKS_SCHEDULE } from '../../src/delivery/retry-policy.js';
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,

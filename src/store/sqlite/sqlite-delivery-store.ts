@@ -12,6 +12,7 @@ import type {
   RetentionRule,
 } from '../delivery-store.js';
 import { SqliteAggregates } from './sqlite-aggregates.js';
+import { SqliteOutcomes } from './sqlite-outcomes.js';
 
 type Row = Record<string, unknown>;
 
@@ -49,14 +50,6 @@ export class SqliteDeliveryStore implements DeliveryStore {
       insert: db.prepare(
         `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      update: db.prepare(
-        'UPDATE deliveries SET status = ?, attempts = ?, round_start = ?, next_attempt = ?, last_status = ?, ' +
-          'last_error = ? WHERE id = ?',
-      ),
-      attempt: db.prepare(
-        'INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, hook_id, time, status, latency_ms, error, response, rate_wait_ms) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
       deleteHookAttempts: db.prepare(
         'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE hook_id = ?)',
       ),
@@ -93,6 +86,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
       deleteDelivery: db.prepare('DELETE FROM deliveries WHERE seq = ?'),
     };
     const s = this.stmts;
+    const outcomes = new SqliteOutcomes(db);
     this.writeTx = db.transaction((batch: DeliveryBatch) => {
       for (const r of batch.inserts) {
         const q = r.request;
@@ -119,22 +113,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
           r.traceParent ?? null,
         );
       }
-      for (const u of batch.updates) {
-        s.update.run(u.status, u.attempts, u.roundStart, u.nextAttempt, u.lastStatusCode, u.lastError, u.id);
-      }
-      for (const a of batch.attempts) {
-        s.attempt.run(
-          a.deliveryId,
-          a.attempt,
-          a.hookId,
-          a.time,
-          a.statusCode,
-          a.latencyMs,
-          a.error,
-          a.responseBody,
-          a.rateLimitWaitMs ?? null,
-        );
-      }
+      // Attempt outcomes: a multi-row statement per chunk rather than two per outcome (issue 23).
+      if (batch.updates.length > 0) outcomes.writeStates(batch.updates);
+      if (batch.attempts.length > 0) outcomes.writeAttempts(batch.attempts);
       for (const hookId of batch.deletedHooks) {
         s.deleteHookAttempts.run(hookId);
         s.deleteHookDeliveries.run(hookId);

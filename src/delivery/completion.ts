@@ -1,0 +1,95 @@
+/**
+ * Completion: what the pipeline does with an attempt's result (its meaning comes from outcome.ts):
+ * the delivery's new state, its retry or end, the attempt record and state written together, the
+ * `attempt` event; and deliveries ended unsent, and hooks disabled by a 410. Moved out of
+ * pipeline.ts (issue 23).
+ */
+import type { Logger } from 'pino';
+import type { Delivery } from './delivery.js';
+import { attemptMessage, type DeliveryEvents } from './delivery-events.js';
+import { attemptRecord } from './delivery-log.js';
+import type { Outbox } from './outbox.js';
+import { attemptEffect } from './outcome.js';
+import type { HookStateView } from './pipeline-options.js';
+import type { RetrySchedule } from './retry-policy.js';
+import type { Scheduler } from './scheduler.js';
+import type { AttemptResult } from './sender.js';
+
+/** What completion works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
+export interface CompletionHost {
+  readonly live: Map<string, Delivery>;
+  readonly outbox: Outbox;
+  readonly scheduler: Scheduler<Delivery>;
+  readonly events: DeliveryEvents;
+  readonly logger: Logger;
+  readonly hookState: HookStateView;
+  /** Hooks disabled by a 410 here, until the hook state says so itself. */
+  readonly gone: Set<string>;
+  closed(): boolean;
+  scheduleOf(hookId: string): RetrySchedule;
+}
+
+export class Completion {
+  constructor(private readonly h: CompletionHost) {}
+
+  /** Applies an attempt's result (outcome.ts): state, retry or end, log record, event. */
+  complete(d: Delivery, start: number, r: AttemptResult): void {
+    const now = Date.now();
+    d.attempts++;
+    d.lastStatusCode = r.statusCode;
+    d.lastError = r.error;
+    const effect = attemptEffect(d, r, this.h.scheduleOf(d.hookId), now);
+    d.status = effect.status;
+    d.nextAttempt = effect.nextAttempt;
+    d.lastError ??= effect.defaultError;
+    if (effect.disable) this.disable(d.hookId);
+    if (effect.gaveUp) {
+      const line = {
+        deliveryId: d.id,
+        hookId: d.hookId,
+        attempt: d.attempts,
+        status: r.statusCode,
+        err: r.error,
+      };
+      this.h.logger.warn(line, 'delivery failed after its last attempt');
+    }
+    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r));
+    d.rateWaitMs = 0;
+    if (d.status === 'pending') {
+      if (!this.h.closed()) this.h.scheduler.add(d);
+    } else {
+      this.h.live.delete(d.id);
+      d.headers = undefined;
+    }
+    if (this.h.events.has('attempt'))
+      this.h.events.emit('attempt', attemptMessage(d, start, r, effect.outcome), d.owner);
+  }
+
+  /** Ends a delivery that will not be sent (its hook is disabled or gone); not an attempt. */
+  endUnsent(d: Delivery, reason: string): void {
+    d.active = false;
+    d.status = 'failed';
+    d.nextAttempt = null;
+    d.lastError = reason;
+    this.h.scheduler.remove(d);
+    this.h.outbox.update(d);
+    this.h.live.delete(d.id);
+    d.headers = undefined;
+  }
+
+  /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
+  private disable(hookId: string): void {
+    if (this.h.gone.has(hookId)) return;
+    this.h.gone.add(hookId);
+    this.h.logger.warn({ hookId }, 'receiver answered 410 Gone; hook disabled');
+    for (const d of this.h.live.values()) {
+      if (d.hookId === hookId && !d.active && d.status === 'pending') {
+        this.endUnsent(d, 'not sent: the hook was disabled (its receiver answered 410 Gone)');
+      }
+    }
+    this.h.hookState.disable(hookId).then(
+      () => this.h.gone.delete(hookId),
+      (err: unknown) => this.h.logger.error({ err, hookId }, 'disabling the hook failed'),
+    );
+  }
+}

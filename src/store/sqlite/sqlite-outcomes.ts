@@ -1,0 +1,98 @@
+/**
+ * Attempt outcomes written to SQLite as multi-row statements, per chunk of up to CHUNK outcomes
+ * inside the batch's transaction (issue 23): the deliveries' new states as one
+ * `UPDATE … FROM (VALUES …)` and their attempt records as one `INSERT … VALUES …`. A statement
+ * per row cost about 17 µs per outcome, much of it setting up the console's rollup triggers once
+ * per statement; the multi-row form does that once per chunk (docs/BENCHMARKS.md "Callback path:
+ * fewer steps"). New deliveries stay a statement per row: the multi-row insert measured no faster.
+ */
+import type Database from 'better-sqlite3';
+import { dedupeUpdates } from '../delivery-row.js';
+import type { AttemptRecord, DeliveryState } from '../delivery-store.js';
+
+/** Rows per statement: 64 × 9 parameters stays far below SQLite's limit of 32,766. */
+const CHUNK = 64;
+
+const values = (rows: number, columns: number): string => {
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return new Array<string>(rows).fill(row).join(', ');
+};
+
+export class SqliteOutcomes {
+  /** Statements by row count, prepared at first use (a full chunk, and each remainder seen). */
+  private readonly updates = new Map<number, Database.Statement>();
+  private readonly attempts = new Map<number, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Writes the states; call inside the batch's transaction, before `writeAttempts`. */
+  writeStates(all: readonly DeliveryState[]): void {
+    // One statement must not change a row twice: the last state of each delivery is the one written.
+    this.chunked(dedupeUpdates(all), 7, this.updates, updateSql, putState);
+  }
+
+  /** Writes the attempt records; a repeat of a (delivery, attempt) pair replaces it, as before. */
+  writeAttempts(rows: readonly AttemptRecord[]): void {
+    this.chunked(rows, 9, this.attempts, attemptSql, putAttempt);
+  }
+
+  private chunked<T>(
+    rows: readonly T[],
+    columns: number,
+    cache: Map<number, Database.Statement>,
+    sql: (n: number) => string,
+    put: (row: T, params: unknown[], at: number) => void,
+  ): void {
+    for (let at = 0; at < rows.length; at += CHUNK) {
+      const n = Math.min(CHUNK, rows.length - at);
+      const params = new Array<unknown>(n * columns);
+      for (let i = 0; i < n; i++) put(rows[at + i]!, params, i * columns);
+      this.statement(cache, n, sql).run(params);
+    }
+  }
+
+  private statement(
+    cache: Map<number, Database.Statement>,
+    n: number,
+    sql: (n: number) => string,
+  ): Database.Statement {
+    let s = cache.get(n);
+    if (s === undefined) {
+      s = this.db.prepare(sql(n));
+      cache.set(n, s);
+    }
+    return s;
+  }
+}
+
+function putState(u: DeliveryState, params: unknown[], p: number): void {
+  params[p] = u.id;
+  params[p + 1] = u.status;
+  params[p + 2] = u.attempts;
+  params[p + 3] = u.roundStart;
+  params[p + 4] = u.nextAttempt;
+  params[p + 5] = u.lastStatusCode;
+  params[p + 6] = u.lastError;
+}
+
+function putAttempt(a: AttemptRecord, params: unknown[], p: number): void {
+  params[p] = a.deliveryId;
+  params[p + 1] = a.attempt;
+  params[p + 2] = a.hookId;
+  params[p + 3] = a.time;
+  params[p + 4] = a.statusCode;
+  params[p + 5] = a.latencyMs;
+  params[p + 6] = a.error;
+  params[p + 7] = a.responseBody;
+  params[p + 8] = a.rateLimitWaitMs ?? null;
+}
+
+const updateSql = (n: number): string =>
+  'UPDATE deliveries SET status = u.column2, attempts = u.column3, round_start = u.column4, ' +
+  'next_attempt = u.column5, last_status = u.column6, last_error = u.column7 ' +
+  `FROM (VALUES ${values(n, 7)}) AS u WHERE deliveries.id = u.column1`;
+
+// INSERT OR REPLACE over several rows applies them in order: a later repeat wins, as row by row.
+const attemptSql = (n: number): string =>
+  'INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, hook_id, time, status, latency_ms, ' +
+  `error, response, rate_wait_ms) VALUES ${values(n, 9)}`;
