@@ -1,5 +1,5 @@
+import { newSigningSecret, type SigningKeys, secretKey } from '../signing/index.js';
 import type { DeliveryStore, HookSecretRecord } from '../store/index.js';
-import { newSigningSecret, type SigningKeys, secretKey } from './signing.js';
 
 /** Default time a rotated-out secret still signs (beside the new one): 24 h. */
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;

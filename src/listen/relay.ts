@@ -1,4 +1,4 @@
-import { secretKey, signatureHeader } from '../delivery/signing.js';
+import { secretKey, signatureHeader } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 
 /** The callback as hookd sends it, for a listener to send on (docs/API.md "Listen"). */

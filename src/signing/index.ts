@@ -1,7 +1,8 @@
 /**
- * Signature schemes beyond HMAC (issue 24): a hook or notification endpoint chooses `v1`
- * and/or `v1a` (ed25519) with `Signature: {"Schemes": [...]}`; the pipeline signs each attempt
- * through `signatureFor`; the API shows the public key with `publicKeyOf`.
+ * Callback signatures: Standard Webhooks' HMAC `v1` (standard-webhooks.ts) and ed25519 `v1a`
+ * (issue 24). A hook or notification endpoint chooses its schemes with
+ * `Signature: {"Schemes": [...]}`; the pipeline signs each attempt through `signatureFor`; the
+ * API shows the public key with `publicKeyOf`.
  */
 export { PUBLIC_KEY_PREFIX, publicKeyFromText } from './ed25519-key.js';
 export { publicKeyOf } from './public-key.js';
@@ -14,3 +15,10 @@ export {
   type SignatureScheme,
 } from './schemes.js';
 export { signatureFor, signV1a } from './sign-attempt.js';
+export {
+  newSigningSecret,
+  SECRET_PREFIX,
+  type SigningKeys,
+  secretKey,
+  signatureHeader,
+} from './standard-webhooks.js';

@@ -4,9 +4,9 @@
  * (Standard Webhooks lets receivers accept any one of them).
  */
 import { createHmac, sign as ed25519Sign, type KeyObject } from 'node:crypto';
-import { type SigningKeys, sign as signV1 } from '../delivery/signing.js';
 import { deriveEd25519, type Ed25519Pair } from './ed25519-key.js';
 import type { SignatureScheme } from './schemes.js';
+import { type SigningKeys, sign as signV1 } from './standard-webhooks.js';
 
 // Derived once per HMAC key object: the secrets cache keeps one per hook until it rotates.
 const pairs = new WeakMap<KeyObject, Ed25519Pair>();

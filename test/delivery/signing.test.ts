@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/delivery/signing.js';
+import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/signing/standard-webhooks.js';
 
 describe('signing (Standard Webhooks)', () => {
   it('makes whsec_ secrets of 32 random bytes', () => {
