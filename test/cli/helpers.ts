@@ -1,27 +1,21 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { EventEmitter, once } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
-import { HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
+import { assertBuilt, HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
 
+export { closedPort } from '../helpers/servers.js';
 // One way of finding the repository and its binaries for every test (test/helpers/hookd.ts).
-export { HOOKCTL_BIN, ROOT };
+export { assertBuilt, HOOKCTL_BIN, ROOT };
 
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-/** The compiled CLI must exist: bin/hookctl.js imports dist/src/cli/main.js. */
-export function assertBuilt(): void {
-  const main = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run npx tsc -p tsconfig.json first`);
 }
 
 /**
@@ -83,15 +77,6 @@ export function runProcess(
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
-}
-
-/** A port on 127.0.0.1 that nothing listens on (bound once, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A writable that records what is written, posing as a terminal or a pipe. */
@@ -167,3 +152,54 @@ export async function runInProcess(
 
 /** Matches any ANSI colour escape. */
 export const ANSI = /\u001b\[[0-9;]*m/;
+
+/** A Sink that can be waited on: resolves once the text written so far matches. */
+export class WatchedSink extends Sink {
+  readonly events = new EventEmitter();
+  override write(chunk: string | Uint8Array): boolean {
+    super.write(chunk);
+    this.events.emit('write');
+    return true;
+  }
+  async waitFor(pattern: RegExp, timeoutMs = 15000): Promise<string> {
+    const deadline = setTimeout(() => this.events.emit('timeout'), timeoutMs);
+    try {
+      while (!pattern.test(this.text())) {
+        const [which] = await Promise.race([
+          once(this.events, 'write').then(() => ['write']),
+          once(this.events, 'timeout').then(() => ['timeout']),
+        ]);
+        if (which === 'timeout') throw new Error(`timed out waiting for ${pattern}; got:\n${this.text()}`);
+      }
+      return this.text();
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+}
+
+/**
+ * Runs a streaming hookctl command (`tail`, `listen`) in this process until `interrupt()`, which
+ * plays the part of Ctrl-C; its output can be waited on while it runs.
+ */
+export function startStreaming(
+  command: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; tty: boolean },
+) {
+  const stdout = new WatchedSink(opts.tty);
+  const stderr = new WatchedSink(opts.tty);
+  let handler: ((s: NodeJS.Signals) => void) | undefined;
+  const deps: CliDeps = {
+    io: { stdin: fakeStdin({ tty: false, input: '' }), stdout, stderr },
+    env: opts.env,
+    onSignal: (h) => {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
+  };
+  const done = runCli([command, ...args], deps);
+  return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
+}

@@ -9,7 +9,8 @@ import { Webhook } from 'standardwebhooks';
 import type { Hook } from '../../src/hook/hook.js';
 import { api, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
+import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
 
 // Auto-disable and notifications on a cluster: two hookd processes on one PostgreSQL database.
 // The notification endpoint is registered through instance A; the hook fails through instance B,

@@ -11,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { api, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { type Receiver, startReceiver } from '../helpers/servers.js';
-import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
+import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
 
 const skip = await pgSkipReason();
 const REPORT = '/_hookd/report';

@@ -5,9 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import type { CliDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/main.js';
-import { assertBuilt, cleanEnv, fakeStdin, HOOKCTL_BIN, Sink } from '../cli/helpers.js';
+import { assertBuilt, cleanEnv, HOOKCTL_BIN, startStreaming } from '../cli/helpers.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser, createHook } from '../helpers/servers.js';
 
@@ -15,46 +13,9 @@ import { addUser, createHook } from '../helpers/servers.js';
 // 127.0.0.2 (the hook's real endpoint): the developer's receiver on 127.0.0.1 is outside it, and
 // still gets every callback, relayed over /_hookd/listen and sent on by the CLI.
 
-class WatchedSink extends Sink {
-  readonly events = new EventEmitter();
-  override write(chunk: string | Uint8Array): boolean {
-    super.write(chunk);
-    this.events.emit('write');
-    return true;
-  }
-  async waitFor(pattern: RegExp, timeoutMs = 15000): Promise<string> {
-    const deadline = setTimeout(() => this.events.emit('timeout'), timeoutMs);
-    try {
-      while (!pattern.test(this.text())) {
-        const [which] = await Promise.race([
-          once(this.events, 'write').then(() => ['write']),
-          once(this.events, 'timeout').then(() => ['timeout']),
-        ]);
-        if (which === 'timeout') throw new Error(`timed out waiting for ${pattern}; got:\n${this.text()}`);
-      }
-      return this.text();
-    } finally {
-      clearTimeout(deadline);
-    }
-  }
-}
-
+/** Runs `hookctl listen` in-process; `interrupt()` plays the part of Ctrl-C. */
 function startListen(args: string[], opts: { env: NodeJS.ProcessEnv; tty: boolean }) {
-  const stdout = new WatchedSink(opts.tty);
-  const stderr = new WatchedSink(opts.tty);
-  let handler: ((s: NodeJS.Signals) => void) | undefined;
-  const deps: CliDeps = {
-    io: { stdin: fakeStdin({ tty: false, input: '' }), stdout, stderr },
-    env: opts.env,
-    onSignal: (h) => {
-      handler = h;
-      return () => {
-        handler = undefined;
-      };
-    },
-  };
-  const done = runCli(['listen', ...args], deps);
-  return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
+  return startStreaming('listen', args, opts);
 }
 
 interface Got {

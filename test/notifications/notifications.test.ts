@@ -13,6 +13,7 @@ import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, sleep } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 /** The shipped JSON Schemas (schema/notification-<type>.schema.json): every notification must fit its own. */
 const ajv = new Ajv({ allErrors: true });
@@ -78,21 +79,6 @@ interface Notification {
   type: string;
   timestamp: string;
   data: Record<string, unknown>;
-}
-
-async function until<T>(
-  what: string,
-  read: () => T | Promise<T>,
-  ok: (v: T) => boolean,
-  ms = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms`);
-    await sleep(25);
-  }
 }
 
 let d: TestDaemon;
