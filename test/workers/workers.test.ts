@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
 import {
   createHook,
   type Receiver,
