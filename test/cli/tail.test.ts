@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { createHook, type Receiver, sleep, startReceiver } from '../helpers/servers.js';
+import { createHook, type Receiver, startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, startStreaming } from './helpers.js';
 
 // `hookctl tail` against a real hookd (API base /api): real hooks fire through POST /report, a
@@ -47,6 +48,39 @@ async function fire(...paths: string[]): Promise<void> {
   assert.equal(res.status, 202, await res.text());
 }
 
+/** Waits until the delivery log has an attempt for every delivery of each hook, and at least one. */
+async function attempted(...ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await until(`an attempt for ${id}`, async () => {
+      const res = await fetch(`${d.url}/api/hooks/${id}/deliveries`, {
+        headers: { authorization: `Bearer ${d.token}` },
+      });
+      const list = (await res.json()) as { Attempts: number }[];
+      return list.length > 0 && list.every((x) => x.Attempts >= 1);
+    });
+  }
+}
+
+/**
+ * Proves that the stream has carried everything of the hooks in `ids` instead of waiting a fixed
+ * time: once their attempts are in the delivery log, a marker hook (one the tail prints) is fired,
+ * and its line, which the stream delivers after theirs, is waited for. Returns the lines before it.
+ */
+async function drained(
+  tail: { stdout: { waitFor(p: RegExp): Promise<string> } },
+  marker: string,
+  markerPath: string,
+  ids: string[],
+): Promise<string[]> {
+  await attempted(...ids);
+  await fire(markerPath);
+  const text = await tail.stdout.waitFor(new RegExp(marker));
+  return text
+    .trim()
+    .split('\n')
+    .filter((l) => !l.includes(marker));
+}
+
 before(async () => {
   // Answers by callback path: /ok 200, /retry 500, /gone 410.
   receiver = await startReceiver({
@@ -77,15 +111,18 @@ describe('hookctl tail against hookd', () => {
     const a = await hookTo('/ok');
     const b = await hookTo('/retry');
     const c = await hookTo('/retry');
-    const tail = startTail(['--hook', a.id, '--hook', b.id, '--status', 'failed', '-o', 'json'], {
-      env,
-      tty: false,
-    });
+    const m = await hookTo('/retry');
+    const tail = startTail(
+      ['--hook', a.id, '--hook', b.id, '--hook', m.id, '--status', 'failed', '-o', 'json'],
+      {
+        env,
+        tty: false,
+      },
+    );
     await tail.stderr.waitFor(/^Ready! Streaming callbacks from .*\/api \(Ctrl-C to quit\)$/m);
     await fire(a.path, b.path, c.path);
     await tail.stdout.waitFor(new RegExp(b.id));
-    await sleep(300);
-    const lines = tail.stdout.text().trim().split('\n');
+    const lines = await drained(tail, m.id, m.path, [a.id, b.id, c.id]);
     // a succeeded (not "failed"), c is not among --hook, fired events are not attempts.
     assert.equal(lines.length, 1, tail.stdout.text());
     const e = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -122,12 +159,12 @@ describe('hookctl tail against hookd', () => {
     const ok = await hookTo('/ok');
     const retry = await hookTo('/retry');
     const gone = await hookTo('/gone');
+    const m = await hookTo('/ok');
     const tail = startTail([], { env, tty: true });
     await tail.stderr.waitFor(/Ready!/);
     await fire(ok.path, retry.path, gone.path);
     await tail.stdout.waitFor(/(.*\n){3}/);
-    await sleep(200);
-    const lines = tail.stdout.text().trim().split('\n');
+    const lines = await drained(tail, m.id, m.path, [ok.id, retry.id, gone.id]);
     assert.equal(lines.length, 3, 'fired events are not lines of their own in table mode');
     const plain = (l: string) => l.replace(/\u001b\[[0-9;]*m/g, '');
     const line = (id: string) => lines.find((l) => l.includes(id))!;
