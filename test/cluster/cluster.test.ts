@@ -17,7 +17,15 @@ import type { Hook } from '../../src/hook/hook.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { api, HOOKCTL_BIN, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import {
+  firedCalls,
+  fireMark,
+  type Receiver,
+  sleep,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 import { assertBuilt, type Instance, pool, startInstance } from './cluster-helpers.js';
 
@@ -154,6 +162,8 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
     receiver.reset();
     const N = 3000;
     const instances = [a!, b!, c!];
+    const ops = instances.map((i) => i.opsUrl);
+    const mark = await fireMark(ops, receiver);
     const started = performance.now();
     const statuses = await pool(N, 48, (i) => proxied(instances[i % 3]!, `/burst/${i}`));
     assert.ok(
@@ -162,7 +172,7 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
     );
     await receiver.waitFor(N, 60_000);
     const seconds = (performance.now() - started) / 1000;
-    const calls = (await receiver.settle(500)).filter((x) => x.url === '/burst');
+    const calls = (await firedCalls(ops, receiver, mark, 60_000)).filter((x) => x.url === '/burst');
     const ids = new Set(calls.map((x) => x.headers['webhook-id']));
     const ns = new Set(calls.map((x) => JSON.parse(x.body).n as string));
     assert.equal(calls.length, N, 'exactly N callbacks reached the receiver');
@@ -199,8 +209,10 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
       assert.ok(ms < 1000, `${inst.name} dropped the hook after ${ms.toFixed(0)} ms (at most 1 s)`);
     }
     receiver.reset();
+    const ops = [a!, b!, c!].map((i) => i.opsUrl);
+    const mark = await fireMark(ops, receiver);
     for (const inst of [a!, b!, c!]) assert.equal(await proxied(inst, '/gone/x'), 200);
-    const calls = await receiver.settle(500);
+    const calls = await firedCalls(ops, receiver, mark);
     assert.deepEqual(
       calls.filter((x) => x.url === '/gone'),
       [],

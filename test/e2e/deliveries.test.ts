@@ -567,7 +567,14 @@ describe("another user's deliveries", () => {
         secret,
         "bob's rotate changed nothing",
       );
-      await sleep(200);
+      // A queued redelivery is pending at once (the 202 comes after it is queued): still ended,
+      // with its one attempt, nothing was queued, so nothing more can be sent.
+      const log = await until(
+        'the delivery ended',
+        async () => (await api<DeliveryView>(d.url, d.token, 'GET', `/_hookd/deliveries/${id}`)).body,
+        (v) => v.Status !== 'pending',
+      );
+      assert.equal(log.Attempts, 1);
       assert.equal(rcv.on('/private').length, 1, "bob's redeliver sent nothing");
     } finally {
       await deleteHook(hook.Id);

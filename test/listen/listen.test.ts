@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { assertBuilt, cleanEnv, HOOKCTL_BIN, startStreaming } from '../cli/helpers.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser, createHook } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // `hookctl listen --forward-to` against a real hookd whose callback policy allows only
 // 127.0.0.2 (the hook's real endpoint): the developer's receiver on 127.0.0.1 is outside it, and
@@ -94,18 +95,23 @@ async function api<T>(method: string, path: string, token = d.token): Promise<{ 
 
 /** Polls the delivery log until a listener attempt is recorded (no fixed sleeps). */
 async function listenerAttempts(hookId: string, n: number): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const list = await api<{ Id: string }[]>('GET', `/hooks/${hookId}/deliveries`);
-    const found: Record<string, unknown>[] = [];
-    for (const del of list.body) {
-      const one = await api<{ AttemptLog: Record<string, unknown>[] }>('GET', `/_hookd/deliveries/${del.Id}`);
-      found.push(...one.body.AttemptLog.filter((a) => a.Via === 'listener'));
-    }
-    if (found.length >= n) return found;
-    if (Date.now() > deadline) throw new Error(`only ${found.length} listener attempts recorded`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return until(
+    `${n} listener attempts recorded`,
+    async () => {
+      const list = await api<{ Id: string }[]>('GET', `/hooks/${hookId}/deliveries`);
+      const found: Record<string, unknown>[] = [];
+      for (const del of list.body) {
+        const one = await api<{ AttemptLog: Record<string, unknown>[] }>(
+          'GET',
+          `/_hookd/deliveries/${del.Id}`,
+        );
+        found.push(...one.body.AttemptLog.filter((a) => a.Via === 'listener'));
+      }
+      return found;
+    },
+    (found) => found.length >= n,
+    15_000,
+  );
 }
 
 before(async () => {
