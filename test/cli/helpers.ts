@@ -1,6 +1,7 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliDeps } from '../../src/cli/context.js';
@@ -202,4 +203,37 @@ export function startStreaming(
   };
   const done = runCli([command, ...args], deps);
   return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
+}
+
+/** A hookctl run as the hooks tests need it: spawned (`hookctl`) or in this process. */
+export type HookctlRun = (
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; input?: string },
+) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+
+/**
+ * What the hooks tests do around the command under test, through `run` against the daemon that
+ * `env()` names: write a hook file into `dir()`, create a hook from stdin, delete every hook.
+ */
+export function hookFixtures(run: HookctlRun, env: () => NodeJS.ProcessEnv, dir: () => string) {
+  return {
+    file(name: string, content: unknown): string {
+      const path = join(dir(), name);
+      writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+      return path;
+    },
+    async createHook(doc: unknown): Promise<string> {
+      const r = await run(['create', '-f', '-'], { env: env(), input: JSON.stringify(doc) });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trim();
+    },
+    async deleteAll(): Promise<void> {
+      const r = await run(['list'], { env: env() });
+      const ids = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]!);
+      if (ids.length) assert.equal((await run(['delete', ...ids], { env: env() })).code, 0);
+    },
+  };
 }

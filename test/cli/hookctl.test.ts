@@ -4,7 +4,16 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl, runProcess } from './helpers.js';
+import {
+  ANSI,
+  assertBuilt,
+  cleanEnv,
+  closedPort,
+  HOOKCTL_BIN,
+  hookctl,
+  hookFixtures,
+  runProcess,
+} from './helpers.js';
 
 // The real binary (node bin/hookctl.js, i.e. dist/) as a child process against a real hookd.
 // stdout is a pipe here, so every listing is the piped form: tab-separated, no header; JSON indented.
@@ -19,26 +28,12 @@ let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-function file(name: string, content: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  return path;
-}
-
-async function createHook(doc: unknown = HOOK): Promise<string> {
-  const r = await hookctl(['create', '-f', '-'], { env, input: JSON.stringify(doc) });
-  assert.equal(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
-
-async function deleteAll(): Promise<void> {
-  const r = await hookctl(['list'], { env });
-  const ids = r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split('\t')[0]!);
-  if (ids.length) assert.equal((await hookctl(['delete', ...ids], { env })).code, 0);
-}
+const { file, deleteAll, ...fixtures } = hookFixtures(
+  hookctl,
+  () => env,
+  () => dir,
+);
+const createHook = (doc: unknown = HOOK) => fixtures.createHook(doc);
 
 before(async () => {
   assertBuilt();

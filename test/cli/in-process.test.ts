@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, cleanEnv, fakeStdin, runInProcess } from './helpers.js';
+import { ANSI, cleanEnv, fakeStdin, hookFixtures, runInProcess } from './helpers.js';
 
 // Issue 27: hookctl commands through their run seam (runCli(args, deps)), in this process, on a
 // terminal and piped, against a real hookd. The spawned binary keeps its end-to-end tests in
@@ -29,26 +27,12 @@ function hookctl(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string;
   });
 }
 
-function file(name: string, content: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  return path;
-}
-
-async function createHook(doc: unknown = HOOK): Promise<string> {
-  const r = await hookctl(['create', '-f', '-'], { env, input: JSON.stringify(doc) });
-  assert.equal(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
-
-async function deleteAll(): Promise<void> {
-  const r = await hookctl(['list'], { env });
-  const ids = r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split('\t')[0]!);
-  if (ids.length) assert.equal((await hookctl(['delete', ...ids], { env })).code, 0);
-}
+const { file, deleteAll, ...fixtures } = hookFixtures(
+  hookctl,
+  () => env,
+  () => dir,
+);
+const createHook = (doc: unknown = HOOK) => fixtures.createHook(doc);
 
 before(async () => {
   daemon = await startHookd();
