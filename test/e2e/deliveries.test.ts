@@ -71,15 +71,13 @@ async function scriptedReceiver(): Promise<ScriptedReceiver> {
     calls,
     answer: () => ({ status: 200 }),
     on,
-    async waitFor(path, n, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (on(path).length < n) {
-        if (Date.now() > deadline)
-          throw new Error(`${path}: ${on(path).length} callback(s) within ${timeoutMs} ms, expected ${n}`);
-        await sleep(20);
-      }
-      return on(path);
-    },
+    waitFor: (path, n, timeoutMs = 5000) =>
+      until(
+        `${n} callback(s) on ${path}`,
+        () => on(path),
+        (l) => l.length >= n,
+        timeoutMs,
+      ),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
