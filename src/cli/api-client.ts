@@ -1,81 +1,14 @@
-import { STATUS_CODES } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
-import { ApiError, AuthError, hintFor, type Problem, UnreachableError } from './exit-codes.js';
-
-/** A stored hook as the API returns it (docs/API.md). */
-export interface HookView {
-  Id: string;
-  /** The owner's label for the hook (issue 26); usable wherever the Id is. */
-  Name?: string;
-  Owner?: string;
-  PathPattern: string;
-  Methods: string[];
-  Type: number;
-  StatusCodeBlackList?: number[];
-  StatusCodeWhiteList?: number[];
-  Callback: string;
-  CallbackMethod?: string;
-  CallbackContent?: string;
-  CallbackContentMediaType?: string;
-  Headers?: Record<string, string>;
-  Persist?: boolean;
-  Modified?: string;
-  State?: string;
-  DisabledReason?: string;
-  DisabledAt?: string;
-  /** Create/replace answers: what the server's lint found (docs/API.md "Warnings"). */
-  Warnings?: { Field: string; Message: string }[];
-  [field: string]: unknown;
-}
-
-/** `GET /hooks/{id}/secret` and `POST /hooks/{id}/secret/rotate`. */
-export interface SecretView {
-  Secret: string;
-  /** `whpk_…`: verifies `v1a` signatures (issue 24). */
-  PublicKey?: string;
-  PreviousValidUntil?: string;
-}
-
-/** `POST /hooks/{id}/redeliver`. */
-export interface BulkRedeliveryView {
-  queued: number;
-  pending?: number;
-  dryRun?: boolean;
-}
-
-export interface HookTypeView {
-  Type: number;
-  Name: string;
-  Description?: string;
-}
-
-/** A delivery of the delivery log (docs/API.md, "Deliveries"). */
-export interface DeliveryView {
-  Id: string;
-  HookId: string;
-  Status: string;
-  Attempts: number;
-  Created?: string;
-  NextAttempt?: string | null;
-  LastStatusCode?: number | null;
-  LastError?: string | null;
-  Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
-  Request?: { Method?: string; Url?: string; ContentType?: string; Body?: string };
-  [field: string]: unknown;
-}
-
-/** One entry of `POST /match`'s answer. */
-export interface MatchView {
-  HookId: string;
-  Type: number;
-  Captures?: string[];
-  StatusCodeWhiteList?: number[];
-  StatusCodeBlackList?: number[];
-  /** No status was given, and the hook's status lists decide whether it fires. */
-  NeedsStatus?: boolean;
-  Request?: { Method?: string; Url?: string; Headers?: Record<string, string>; Body?: string };
-  [field: string]: unknown;
-}
+import { errorFromResponse, transportError } from './api-errors.js';
+import type {
+  BulkRedeliveryView,
+  DeliveryView,
+  HookTypeView,
+  HookView,
+  MatchView,
+  SecretView,
+} from './api-views.js';
+import { ApiError } from './exit-codes.js';
 
 export interface ApiClientOptions {
   /** The server URL including the API base, e.g. `http://127.0.0.1:8470` or `https://h.example/api`. */
@@ -97,23 +30,6 @@ export interface ApiResponse<T> {
   headers: Record<string, string | string[] | undefined>;
   body: T;
 }
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ETIMEDOUT',
-  'EPIPE',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-]);
 
 /** The largest page the API hands out (docs/API.md: `limit` 1–1000). */
 export const MAX_PAGE = 1000;
@@ -345,123 +261,4 @@ export function nextLink(header: string | string[] | undefined): string | undefi
     if (m && rel && rel[1]!.toLowerCase().split(/\s+/).includes('next')) return m[1];
   }
   return undefined;
-}
-
-/** Reads an error body: problem+json when the server is hookd, something readable otherwise. */
-function toProblem(status: number, parsed: unknown, text: string, path: string): Problem {
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const p = parsed as Record<string, unknown>;
-    const problem: Problem = { status };
-    if (typeof p.title === 'string') problem.title = p.title;
-    if (typeof p.detail === 'string') problem.detail = p.detail;
-    if (typeof p.code === 'string') problem.code = p.code;
-    if (typeof p.type === 'string') problem.type = p.type;
-    if (Array.isArray(p.errors)) {
-      problem.errors = p.errors
-        .filter((e): e is { field: unknown; message: unknown } => e !== null && typeof e === 'object')
-        .map((e) => ({ field: String(e.field ?? '(body)'), message: String(e.message ?? 'is invalid') }));
-    }
-    if (problem.detail === undefined) problem.detail = problem.title ?? `HTTP ${status}`;
-    return problem;
-  }
-  // Not hookd's problem+json: a proxy in between, or --server pointing at something else.
-  if (/^\s*<(?:!doctype|html|head|body|\?xml)/i.test(text)) {
-    // A page of markup says nothing useful on a terminal; where it came from does.
-    const heading = /<(title|h1)[^>]*>([^<]{1,120})</i.exec(text)?.[2]?.replace(/\s+/g, ' ').trim();
-    return {
-      status,
-      html: true,
-      detail:
-        `${path}: HTTP ${status} ${STATUS_CODES[status] ?? ''}, an HTML page${heading ? ` ("${heading}")` : ''}, not hookd's API`.replace(
-          ' ,',
-          ',',
-        ),
-    };
-  }
-  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return {
-    status,
-    detail: `${path}: HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim() + (snippet ? `: ${snippet}` : ''),
-  };
-}
-
-/** Maps a failure to connect or to read an answer onto exit 3, naming the server and the reason. */
-export function transportError(server: string, e: unknown): Error {
-  const code = networkCode(e);
-  if (server.startsWith('https:') && plainHttpAnswer(code, e)) {
-    // OpenSSL's "wrong version number": the other end answered TLS's hello in plain HTTP.
-    return new UnreachableError(
-      server,
-      'it answers plain HTTP, not HTTPS (TLS)',
-      e,
-      `use ${server.replace(/^https:/, 'http:')} (--server or HOOKD_URL), or put a TLS-terminating proxy in front of hookd`,
-    );
-  }
-  if (
-    code !== undefined &&
-    (NETWORK_CODES.has(code) || code.startsWith('ERR_TLS') || code.includes('CERT'))
-  ) {
-    return new UnreachableError(server, describeNetworkError(code, e), e);
-  }
-  return new UnreachableError(server, (e as Error)?.message ?? String(e), e);
-}
-
-/** Turns an error answer (status + body text) into the error hookctl reports: 401 → exit 4, else exit 1. */
-export function errorFromResponse(
-  status: number,
-  contentType: string,
-  text: string,
-  path: string,
-  tokenSource: string,
-): Error {
-  let parsed: unknown;
-  if (/json/i.test(contentType) || /^\s*\{/.test(text)) {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-  }
-  const problem = toProblem(status, parsed, text, path);
-  if (status === 401) {
-    return new AuthError(
-      `${problem.detail ?? 'authentication failed'} (token from ${tokenSource})`,
-      'log in again with: hookctl login (it reads the token from standard input), or set HOOKD_TOKEN; an admin can create a token with: hookd token create USER',
-    );
-  }
-  return new ApiError(status, problem, hintFor(problem, path));
-}
-
-function plainHttpAnswer(code: string | undefined, e: unknown): boolean {
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_HTTP_REQUEST') return true;
-  const message = String((e as Error)?.message ?? '');
-  return /wrong version number|http request|packet length too long/i.test(message);
-}
-
-function networkCode(e: unknown): string | undefined {
-  const err = e as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] };
-  const code = err?.code ?? err?.cause?.code ?? err?.errors?.[0]?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function describeNetworkError(code: string, e: unknown): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name does not resolve';
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'ETIMEDOUT':
-      return 'timed out while connecting';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out waiting for the answer';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-    case 'UND_ERR_CLOSED':
-      return 'the connection was closed unexpectedly';
-    default:
-      return `${(e as Error).message ?? code} (${code})`;
-  }
 }

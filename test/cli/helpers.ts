@@ -1,27 +1,22 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { EventEmitter, once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliDeps } from '../../src/cli/context.js';
 import { runCli } from '../../src/cli/main.js';
-import { HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
+import { assertBuilt, HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
 
+export { closedPort } from '../helpers/servers.js';
 // One way of finding the repository and its binaries for every test (test/helpers/hookd.ts).
-export { HOOKCTL_BIN, ROOT };
+export { assertBuilt, HOOKCTL_BIN, ROOT };
 
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-/** The compiled CLI must exist: bin/hookctl.js imports dist/src/cli/main.js. */
-export function assertBuilt(): void {
-  const main = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run npx tsc -p tsconfig.json first`);
 }
 
 /**
@@ -83,15 +78,6 @@ export function runProcess(
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
-}
-
-/** A port on 127.0.0.1 that nothing listens on (bound once, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A writable that records what is written, posing as a terminal or a pipe. */
@@ -167,3 +153,87 @@ export async function runInProcess(
 
 /** Matches any ANSI colour escape. */
 export const ANSI = /\u001b\[[0-9;]*m/;
+
+/** A Sink that can be waited on: resolves once the text written so far matches. */
+export class WatchedSink extends Sink {
+  readonly events = new EventEmitter();
+  override write(chunk: string | Uint8Array): boolean {
+    super.write(chunk);
+    this.events.emit('write');
+    return true;
+  }
+  async waitFor(pattern: RegExp, timeoutMs = 15000): Promise<string> {
+    const deadline = setTimeout(() => this.events.emit('timeout'), timeoutMs);
+    try {
+      while (!pattern.test(this.text())) {
+        const [which] = await Promise.race([
+          once(this.events, 'write').then(() => ['write']),
+          once(this.events, 'timeout').then(() => ['timeout']),
+        ]);
+        if (which === 'timeout') throw new Error(`timed out waiting for ${pattern}; got:\n${this.text()}`);
+      }
+      return this.text();
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+}
+
+/**
+ * Runs a streaming hookctl command (`tail`, `listen`) in this process until `interrupt()`, which
+ * plays the part of Ctrl-C; its output can be waited on while it runs.
+ */
+export function startStreaming(
+  command: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; tty: boolean },
+) {
+  const stdout = new WatchedSink(opts.tty);
+  const stderr = new WatchedSink(opts.tty);
+  let handler: ((s: NodeJS.Signals) => void) | undefined;
+  const deps: CliDeps = {
+    io: { stdin: fakeStdin({ tty: false, input: '' }), stdout, stderr },
+    env: opts.env,
+    onSignal: (h) => {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
+  };
+  const done = runCli([command, ...args], deps);
+  return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
+}
+
+/** A hookctl run as the hooks tests need it: spawned (`hookctl`) or in this process. */
+export type HookctlRun = (
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; input?: string },
+) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+
+/**
+ * What the hooks tests do around the command under test, through `run` against the daemon that
+ * `env()` names: write a hook file into `dir()`, create a hook from stdin, delete every hook.
+ */
+export function hookFixtures(run: HookctlRun, env: () => NodeJS.ProcessEnv, dir: () => string) {
+  return {
+    file(name: string, content: unknown): string {
+      const path = join(dir(), name);
+      writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+      return path;
+    },
+    async createHook(doc: unknown): Promise<string> {
+      const r = await run(['create', '-f', '-'], { env: env(), input: JSON.stringify(doc) });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trim();
+    },
+    async deleteAll(): Promise<void> {
+      const r = await run(['list'], { env: env() });
+      const ids = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]!);
+      if (ids.length) assert.equal((await run(['delete', ...ids], { env: env() })).code, 0);
+    },
+  };
+}

@@ -4,7 +4,16 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl, runProcess } from './helpers.js';
+import {
+  ANSI,
+  assertBuilt,
+  cleanEnv,
+  closedPort,
+  HOOKCTL_BIN,
+  hookctl,
+  hookFixtures,
+  runProcess,
+} from './helpers.js';
 
 // The real binary (node bin/hookctl.js, i.e. dist/) as a child process against a real hookd.
 // stdout is a pipe here, so every listing is the piped form: tab-separated, no header; JSON indented.
@@ -19,26 +28,12 @@ let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-function file(name: string, content: unknown): string {
-  const path = join(dir, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  return path;
-}
-
-async function createHook(doc: unknown = HOOK): Promise<string> {
-  const r = await hookctl(['create', '-f', '-'], { env, input: JSON.stringify(doc) });
-  assert.equal(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
-
-async function deleteAll(): Promise<void> {
-  const r = await hookctl(['list'], { env });
-  const ids = r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split('\t')[0]!);
-  if (ids.length) assert.equal((await hookctl(['delete', ...ids], { env })).code, 0);
-}
+const { file, deleteAll, ...fixtures } = hookFixtures(
+  hookctl,
+  () => env,
+  () => dir,
+);
+const createHook = (doc: unknown = HOOK) => fixtures.createHook(doc);
 
 before(async () => {
   assertBuilt();
@@ -52,16 +47,6 @@ after(async () => {
 });
 
 describe('hookctl hooks (piped output)', () => {
-  it('list: an empty list is a success with no output', async () => {
-    await deleteAll();
-    const r = await hookctl(['list'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, '');
-    const json = await hookctl(['list', '-o', 'json'], { env });
-    assert.equal(json.code, 0);
-    assert.equal(json.stdout, '[]\n');
-  });
-
   it('create -f FILE prints the new Id; list prints tab-separated rows without a header', async () => {
     await deleteAll();
     const r = await hookctl(['create', '-f', file('h.json', HOOK)], { env });
@@ -76,90 +61,6 @@ describe('hookctl hooks (piped output)', () => {
     ]);
   });
 
-  it('-o wide adds the status lists, PERSIST, MODIFIED and CALLBACK METHOD; hooks list and ls are the same command', async () => {
-    await deleteAll();
-    const id = await createHook({
-      ...HOOK,
-      Type: 0,
-      Methods: ['get', 'post'],
-      Persist: false,
-      CallbackMethod: 'PUT',
-    });
-    const wide = await hookctl(['hooks', 'list', '-o', 'wide'], { env });
-    assert.equal(wide.code, 0, wide.stderr);
-    const cells = wide.stdout.trim().split('\t');
-    assert.equal(cells.length, 11);
-    assert.deepEqual(cells.slice(0, 3), [id, 'BeforeCompletion', 'GET,POST']);
-    assert.deepEqual([cells[6], cells[7], cells[8], cells[10]], ['', '', 'false', 'PUT']);
-    assert.match(cells[9]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
-    const ls = await hookctl(['-o', 'wide', 'ls'], { env });
-    assert.equal(ls.stdout, wide.stdout);
-  });
-
-  it('list -o json is indented JSON holding every hook, also when piped', async () => {
-    await deleteAll();
-    const a = await createHook();
-    const b = await createHook({ ...HOOK, PathPattern: '/other' });
-    const r = await hookctl(['list', '-o', 'json'], { env });
-    assert.equal(r.code, 0);
-    assert.match(r.stdout, /^\[\n {2}\{\n {4}"Id": /, 'indented');
-    const hooks = JSON.parse(r.stdout) as { Id: string }[];
-    assert.deepEqual(hooks.map((h) => h.Id).sort(), [a, b].sort());
-  });
-
-  it('create -f - reads the hook from standard input; -o json prints the stored hook', async () => {
-    const r = await hookctl(['create', '-f', '-', '-o', 'json'], { env, input: JSON.stringify(HOOK) });
-    assert.equal(r.code, 0, r.stderr);
-    const hook = JSON.parse(r.stdout) as Record<string, unknown>;
-    assert.equal(hook.PathPattern, HOOK.PathPattern);
-    assert.equal(hook.Owner, 'admin');
-    assert.equal(hook.Persist, true);
-  });
-
-  it('get prints the hook as JSON; get → edit → replace round-trips', async () => {
-    const id = await createHook();
-    const got = await hookctl(['get', id], { env });
-    assert.equal(got.code, 0, got.stderr);
-    assert.ok(got.stdout.trim().split('\n').length > 10, 'indented JSON when piped, ready to edit');
-    const hook = JSON.parse(got.stdout) as Record<string, unknown>;
-    assert.equal(hook.Id, id);
-
-    // Edit the very document get printed, read-only fields and all, and send it back.
-    const edited = { ...hook, Methods: ['GET', 'PUT'], Persist: false, Headers: { 'X-Team': 'data' } };
-    const path = file('edited.json', edited);
-    const replaced = await hookctl(['replace', id, '-f', path], { env });
-    assert.equal(replaced.code, 0, replaced.stderr);
-    assert.equal(replaced.stdout.trim(), id);
-
-    const again = JSON.parse((await hookctl(['hooks', 'get', id, '-o', 'json'], { env })).stdout) as Record<
-      string,
-      unknown
-    >;
-    assert.deepEqual(again.Methods, ['GET', 'PUT']);
-    assert.equal(again.Persist, false);
-    assert.deepEqual(again.Headers, { 'X-Team': 'data' });
-    assert.equal(again.Id, id);
-  });
-
-  it('replace -f - reads standard input; fields left out take their defaults', async () => {
-    const id = await createHook({ ...HOOK, Persist: false, CallbackMethod: 'PATCH' });
-    const r = await hookctl(['hooks', 'replace', id, '-f', '-', '-o', 'json'], {
-      env,
-      input: JSON.stringify(HOOK),
-    });
-    assert.equal(r.code, 0, r.stderr);
-    const hook = JSON.parse(r.stdout) as Record<string, unknown>;
-    assert.equal(hook.Persist, true);
-    assert.equal(hook.CallbackMethod, 'POST');
-  });
-
-  it('get -o table prints the hook as a row', async () => {
-    const id = await createHook();
-    const r = await hookctl(['get', id, '-o', 'table'], { env });
-    assert.equal(r.code, 0);
-    assert.equal(r.stdout.split('\t')[0], id);
-  });
-
   it('delete ID… deletes each one and says "deleted ID" on stderr', async () => {
     const a = await createHook();
     const b = await createHook();
@@ -169,54 +70,6 @@ describe('hookctl hooks (piped output)', () => {
     assert.equal(r.stderr, `deleted ${a}\ndeleted ${b}\n`);
     const gone = await hookctl(['get', a], { env });
     assert.equal(gone.code, 1);
-  });
-
-  it('delete with an unknown Id among others: the rest are deleted, exit 1', async () => {
-    const a = await createHook();
-    const r = await hookctl(['hooks', 'rm', 'hk_doesnotexist', a], { env });
-    assert.equal(r.code, 1);
-    assert.match(r.stderr, /^error: no hook with Id "hk_doesnotexist"$/m);
-    assert.match(r.stderr, new RegExp(`^deleted ${a}$`, 'm'));
-    assert.equal((await hookctl(['get', a], { env })).code, 1);
-  });
-
-  it('types lists the hook types as rows and as JSON', async () => {
-    const r = await hookctl(['types'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    const rows = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => l.split('\t').slice(0, 2));
-    assert.deepEqual(rows, [
-      ['0', 'BeforeCompletion'],
-      ['1', 'AfterCompletion'],
-    ]);
-    const json = JSON.parse((await hookctl(['types', '-o', 'json'], { env })).stdout) as {
-      Type: number;
-      Name: string;
-    }[];
-    assert.deepEqual(
-      json.map((t) => [t.Type, t.Name]),
-      [
-        [0, 'BeforeCompletion'],
-        [1, 'AfterCompletion'],
-      ],
-    );
-  });
-
-  it('match asks the server which hooks a request would fire', async () => {
-    await deleteAll();
-    const id = await createHook();
-    const r = await hookctl(['match', 'get', '/repositories/r1/timeseries/ts1/data', '-o', 'json'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    const matches = JSON.parse(r.stdout) as { HookId: string; Captures: string[] }[];
-    assert.deepEqual(
-      matches.map((m) => [m.HookId, m.Captures]),
-      [[id, ['ts1']]],
-    );
-    const none = await hookctl(['match', 'GET', '/elsewhere'], { env });
-    assert.equal(none.code, 0);
-    assert.equal(none.stdout, '');
   });
 });
 

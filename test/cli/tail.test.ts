@@ -1,86 +1,27 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { EventEmitter, once } from 'node:events';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { CliDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/main.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { createHook, sleep } from '../helpers/servers.js';
-import { assertBuilt, cleanEnv, closedPort, fakeStdin, HOOKCTL_BIN, Sink } from './helpers.js';
+import { createHook, type Receiver, startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, startStreaming } from './helpers.js';
 
 // `hookctl tail` against a real hookd (API base /api): real hooks fire through POST /report, a
 // real receiver answers 200, 500 or 410, and the daemon streams the attempts. Only the last
 // block uses a stand-in server, for frames a real hookd sends only under load.
 
-/** A Sink that can be waited on: resolves once the text written so far matches. */
-class WatchedSink extends Sink {
-  readonly events = new EventEmitter();
-  override write(chunk: string | Uint8Array): boolean {
-    super.write(chunk);
-    this.events.emit('write');
-    return true;
-  }
-  async waitFor(pattern: RegExp, timeoutMs = 10000): Promise<string> {
-    const deadline = setTimeout(() => this.events.emit('timeout'), timeoutMs);
-    try {
-      while (!pattern.test(this.text())) {
-        const [which] = await Promise.race([
-          once(this.events, 'write').then(() => ['write']),
-          once(this.events, 'timeout').then(() => ['timeout']),
-        ]);
-        if (which === 'timeout') throw new Error(`timed out waiting for ${pattern}; got:\n${this.text()}`);
-      }
-      return this.text();
-    } finally {
-      clearTimeout(deadline);
-    }
-  }
-}
-
 /** Runs `hookctl tail` in-process; `interrupt()` plays the part of Ctrl-C. */
 function startTail(args: string[], opts: { env: NodeJS.ProcessEnv; tty: boolean }) {
-  const stdout = new WatchedSink(opts.tty);
-  const stderr = new WatchedSink(opts.tty);
-  let handler: ((s: NodeJS.Signals) => void) | undefined;
-  const deps: CliDeps = {
-    io: { stdin: fakeStdin({ tty: false, input: '' }), stdout, stderr },
-    env: opts.env,
-    onSignal: (h) => {
-      handler = h;
-      return () => {
-        handler = undefined;
-      };
-    },
-  };
-  const done = runCli(['tail', ...args], deps);
-  return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
-}
-
-/** Answers by callback path: /ok 200, /retry 500, /gone 410; records the upgrade-free calls. */
-async function startCallbackReceiver(): Promise<{
-  url: string;
-  calls: IncomingHttpHeaders[];
-  server: Server;
-}> {
-  const calls: IncomingHttpHeaders[] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      calls.push(req.headers);
-      const status = req.url === '/retry' ? 500 : req.url === '/gone' ? 410 : 200;
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, server };
+  return startStreaming('tail', args, opts);
 }
 
 let d: TestDaemon;
-let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
+let receiver: Receiver;
 let env: NodeJS.ProcessEnv;
 let serial = 0;
 /** Hooks made by the current test: deleted after it, so that their retries cannot reach the next one. */
@@ -107,16 +48,51 @@ async function fire(...paths: string[]): Promise<void> {
   assert.equal(res.status, 202, await res.text());
 }
 
+/** Waits until the delivery log has an attempt for every delivery of each hook, and at least one. */
+async function attempted(...ids: string[]): Promise<void> {
+  for (const id of ids) {
+    await until(`an attempt for ${id}`, async () => {
+      const res = await fetch(`${d.url}/api/hooks/${id}/deliveries`, {
+        headers: { authorization: `Bearer ${d.token}` },
+      });
+      const list = (await res.json()) as { Attempts: number }[];
+      return list.length > 0 && list.every((x) => x.Attempts >= 1);
+    });
+  }
+}
+
+/**
+ * Proves that the stream has carried everything of the hooks in `ids` instead of waiting a fixed
+ * time: once their attempts are in the delivery log, a marker hook (one the tail prints) is fired,
+ * and its line, which the stream delivers after theirs, is waited for. Returns the lines before it.
+ */
+async function drained(
+  tail: { stdout: { waitFor(p: RegExp): Promise<string> } },
+  marker: string,
+  markerPath: string,
+  ids: string[],
+): Promise<string[]> {
+  await attempted(...ids);
+  await fire(markerPath);
+  const text = await tail.stdout.waitFor(new RegExp(marker));
+  return text
+    .trim()
+    .split('\n')
+    .filter((l) => !l.includes(marker));
+}
+
 before(async () => {
-  receiver = await startCallbackReceiver();
+  // Answers by callback path: /ok 200, /retry 500, /gone 410.
+  receiver = await startReceiver({
+    reply: (c) => ({ status: c.url === '/retry' ? 500 : c.url === '/gone' ? 410 : 200 }),
+  });
   d = await startHookd({ apiBase: '/api' });
   env = cleanEnv({ HOOKD_URL: `${d.url}/api`, HOOKD_TOKEN: d.token });
 });
 
 after(async () => {
   await d.close();
-  receiver.server.closeAllConnections();
-  await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
+  await receiver.close();
 });
 
 describe('hookctl tail against hookd', () => {
@@ -135,15 +111,18 @@ describe('hookctl tail against hookd', () => {
     const a = await hookTo('/ok');
     const b = await hookTo('/retry');
     const c = await hookTo('/retry');
-    const tail = startTail(['--hook', a.id, '--hook', b.id, '--status', 'failed', '-o', 'json'], {
-      env,
-      tty: false,
-    });
+    const m = await hookTo('/retry');
+    const tail = startTail(
+      ['--hook', a.id, '--hook', b.id, '--hook', m.id, '--status', 'failed', '-o', 'json'],
+      {
+        env,
+        tty: false,
+      },
+    );
     await tail.stderr.waitFor(/^Ready! Streaming callbacks from .*\/api \(Ctrl-C to quit\)$/m);
     await fire(a.path, b.path, c.path);
     await tail.stdout.waitFor(new RegExp(b.id));
-    await sleep(300);
-    const lines = tail.stdout.text().trim().split('\n');
+    const lines = await drained(tail, m.id, m.path, [a.id, b.id, c.id]);
     // a succeeded (not "failed"), c is not among --hook, fired events are not attempts.
     assert.equal(lines.length, 1, tail.stdout.text());
     const e = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -180,12 +159,12 @@ describe('hookctl tail against hookd', () => {
     const ok = await hookTo('/ok');
     const retry = await hookTo('/retry');
     const gone = await hookTo('/gone');
+    const m = await hookTo('/ok');
     const tail = startTail([], { env, tty: true });
     await tail.stderr.waitFor(/Ready!/);
     await fire(ok.path, retry.path, gone.path);
     await tail.stdout.waitFor(/(.*\n){3}/);
-    await sleep(200);
-    const lines = tail.stdout.text().trim().split('\n');
+    const lines = await drained(tail, m.id, m.path, [ok.id, retry.id, gone.id]);
     assert.equal(lines.length, 3, 'fired events are not lines of their own in table mode');
     const plain = (l: string) => l.replace(/\u001b\[[0-9;]*m/g, '');
     const line = (id: string) => lines.find((l) => l.includes(id))!;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { type Receiver, startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 import { assertBuilt, cleanEnv, HOOKCTL_BIN, hookctl } from './helpers.js';
 import { hookctlPty, plain, ptyUnavailable } from './pty.js';
 
@@ -62,13 +63,12 @@ async function deliveriesOf(id: string): Promise<{ Id: string; Status: string }[
 }
 
 async function settled(id: string, count: number): Promise<void> {
-  const deadline = Date.now() + 20000;
-  for (;;) {
-    const list = await deliveriesOf(id);
-    if (list.length >= count && list.every((d) => d.Status !== 'pending')) return;
-    if (Date.now() > deadline) throw new Error(`deliveries of ${id} did not settle: ${JSON.stringify(list)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    `deliveries of ${id} to settle`,
+    () => deliveriesOf(id),
+    (list) => list.length >= count && list.every((d) => d.Status !== 'pending'),
+    { ms: 20_000, every: 100 },
+  );
 }
 
 function skipWithoutPty(t: { skip: (m: string) => void }): boolean {
@@ -254,11 +254,10 @@ describe('3. one notation: GET /path [UPSTREAM] and <-- CALLBACK-STATUS', () => 
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       err += d;
     });
-    const deadline = Date.now() + 20000;
-    while (!/Ready!/.test(err) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('Ready! on stderr', () => /Ready!/.test(err)).catch(() => undefined);
     assert.match(err, /Ready!/);
     await report(path, 503);
-    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('a line on stdout', () => out.includes('\n')).catch(() => undefined);
     child.kill('SIGINT');
     const code = await new Promise((r) => child.on('close', r));
     assert.equal(code, 0);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, firedByReport, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
+import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
 
 const skip = await pgSkipReason();
 
@@ -63,7 +64,9 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
     // Removing the user from another process removes its hooks from the running index.
     const removed = await run('user', 'remove', 'bob');
     assert.equal(removed.code, 0, removed.stderr);
-    const ms = await until('the instance drops bob’s hook', async () => (await fired('/bob/1')) === 0, 5000);
+    const t0 = performance.now();
+    await until('the instance drops bob’s hook', async () => (await fired('/bob/1')) === 0, 5000);
+    const ms = performance.now() - t0;
     assert.ok(ms < 1000, `dropped after ${ms.toFixed(0)} ms`);
     assert.equal((await api(inst.url, token, 'GET', '/hooks')).status, 401, "bob's token went with bob");
   });

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { Hook } from '../../src/hook/hook.js';
 import { api, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { assertBuilt, type Instance, startInstance, until } from './cluster-helpers.js';
+import { type Receiver, startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
+import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
 
 // Auto-disable and notifications on a cluster: two hookd processes on one PostgreSQL database.
 // The notification endpoint is registered through instance A; the hook fails through instance B,
@@ -18,41 +18,13 @@ import { assertBuilt, type Instance, startInstance, until } from './cluster-help
 
 const skip = await pgSkipReason();
 
-interface Call {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-async function receiver(status: (path: string) => number) {
-  const calls: Call[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      calls.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(status(req.url ?? '')).end('x');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, () => {
   let tdb: TestDatabase;
   let dataDir: string;
   let a: Instance;
   let b: Instance;
   let alice: string;
-  let rcv: Awaited<ReturnType<typeof receiver>>;
+  let rcv: Receiver;
   const env = { HOOKD_AUTO_DISABLE_AFTER: '0.3', HOOKD_AUTO_DISABLE_FAILURES: '3' };
 
   const run = (...args: string[]): Promise<string> =>
@@ -69,7 +41,9 @@ describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, (
     assertBuilt();
     tdb = await createTestDatabase();
     dataDir = tempDir('hookd-cluster-ad-');
-    rcv = await receiver((p) => (p.startsWith('/hook') ? 500 : 200));
+    rcv = await startReceiver({
+      reply: (c) => ({ status: c.url.startsWith('/hook') ? 500 : 200, body: 'x' }),
+    });
     [a, b] = await Promise.all([
       startInstance('A', { databaseUrl: tdb.url, dataDir, env }),
       startInstance('B', { databaseUrl: tdb.url, dataDir, env }),
@@ -124,10 +98,32 @@ describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, (
       async () => (await api<Hook>(a.url, alice, 'GET', `/hooks/${hook.body.Id}`)).body.State === 'disabled',
       15_000,
     );
-    await until('hook.disabled arrives', () => rcv.calls.some((c) => c.path === '/alice'), 15_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await until('hook.disabled arrives', () => rcv.calls.some((c) => c.url === '/alice'), 15_000);
+    // Once: proved by the delivery logs rather than a wait. No delivery of the hook is under way
+    // (so no attempt can disable it again), and none of the endpoint's notifications is pending.
+    await until(
+      'no delivery of the hook pending',
+      async () =>
+        (await api<unknown[]>(a.url, alice, 'GET', `/hooks/${hook.body.Id}/deliveries?status=pending`)).body,
+      (l) => Array.isArray(l) && l.length === 0,
+      15_000,
+    );
+    await until(
+      'the notifications to /alice sent',
+      async () =>
+        (
+          await api<{ Status: string }[]>(
+            a.url,
+            alice,
+            'GET',
+            `/_hookd/notifications/${created.body.Id}/deliveries`,
+          )
+        ).body,
+      (l) => Array.isArray(l) && l.every((x) => x.Status !== 'pending'),
+      15_000,
+    );
     const notes = rcv.calls
-      .filter((c) => c.path === '/alice')
+      .filter((c) => c.url === '/alice')
       .map(
         (c) =>
           new Webhook(created.body.Secret).verify(c.body, {

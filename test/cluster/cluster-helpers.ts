@@ -1,21 +1,16 @@
-import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HOOKD_BIN, REPO_ROOT } from '../helpers/hookd.js';
+import { HOOKD_BIN } from '../helpers/hookd.js';
 import { closedPort, sleep } from '../helpers/servers.js';
 
-/** bin/hookd.js runs dist/: a missing build is said plainly rather than failing obscurely. */
-export function assertBuilt(): void {
-  const compiled = join(REPO_ROOT, 'dist', 'src', 'cluster', 'cluster-member.js');
-  assert.ok(existsSync(compiled), `${compiled} is missing: compile first with npx tsc -p tsconfig.json`);
-}
+export { assertBuilt } from '../helpers/hookd.js';
 
 export interface Instance {
   name: string;
   proc: ChildProcess;
   url: string;
+  /** Its operations listener (/metrics, /readyz). */
+  opsUrl: string;
   pid: number;
   lines: string[];
   stderr(): string;
@@ -99,6 +94,7 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
     name,
     proc,
     url,
+    opsUrl: `http://127.0.0.1:${opsPort}`,
     pid: proc.pid!,
     lines,
     stderr: () => err,
@@ -112,21 +108,6 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
       await exited;
     },
   };
-}
-
-/** Polls until `check` resolves true; returns the ms it took. Rejects after `timeoutMs`. */
-export async function until(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-  everyMs = 20,
-): Promise<number> {
-  const start = performance.now();
-  for (;;) {
-    if (await check()) return performance.now() - start;
-    if (performance.now() - start > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(everyMs);
-  }
 }
 
 /** Runs `count` jobs with at most `concurrency` at once; returns their results in order. */

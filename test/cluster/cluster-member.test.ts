@@ -4,7 +4,7 @@ import pino from 'pino';
 import { ClusterMember, newInstanceId } from '../../src/cluster/cluster-member.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { until } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 const skip = await pgSkipReason();
 const log = pino({ level: 'silent' });

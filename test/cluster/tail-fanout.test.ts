@@ -5,7 +5,7 @@ import { type FanoutEvent, TailFanout } from '../../src/cluster/tail-fanout.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { sleep } from '../helpers/servers.js';
-import { until } from './cluster-helpers.js';
+import { until } from '../helpers/until.js';
 
 const skip = await pgSkipReason();
 const log = pino({ level: 'silent' });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { until } from '../delivery/receiver.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { until } from '../helpers/until.js';
 
 // Issue 24: the console shows what is held back behind what (HeldBehind, HeldBy) and a hook whose
 // callback origin has not agreed to the verification handshake as `unverified`, as the API does.
@@ -76,9 +76,9 @@ describe('console: held deliveries and unverified hooks (issue 24)', () => {
       { Method: 'GET', Path: '/ord/A/1', StatusCode: 200, Phase: 'after' },
       { Method: 'GET', Path: '/ord/A/2', StatusCode: 200, Phase: 'after' },
     ]);
-    await until(() => bodies.includes('A-1'), 'the first failure of A-1');
+    await until('the first failure of A-1', () => bodies.includes('A-1'));
     let held: { Id: string; HeldBehind?: string } | undefined;
-    await until(async () => {
+    await until('a delivery held behind A-1', async () => {
       const list = await api<{ Id: string; HeldBehind?: string }[]>(
         d.url,
         d.token,
@@ -87,7 +87,7 @@ describe('console: held deliveries and unverified hooks (issue 24)', () => {
       );
       held = list.body.find((x) => x.HeldBehind !== undefined);
       return held !== undefined;
-    }, 'a delivery held behind A-1');
+    });
 
     const cookie = await signIn(d.consoleUrl!, d.token);
     const page = await (

@@ -11,7 +11,8 @@ import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { startReceiver, until } from './receiver.js';
+import { startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 const COUNT = 20;
 
@@ -29,8 +30,10 @@ function childCommand(args: string[]): string[] {
 describe('crash (kill -9) between attempts', () => {
   it('delivers after a restart whatever was recorded before the kill', { timeout: 60_000 }, async () => {
     let phase: 'before' | 'after' = 'before';
-    const failing = await startReceiver(() => (phase === 'after' ? { status: 200 } : { status: 500 }));
-    const hanging = await startReceiver(() => (phase === 'after' ? { status: 200 } : 'hang'));
+    const failing = await startReceiver({
+      reply: () => (phase === 'after' ? { status: 200 } : { status: 500 }),
+    });
+    const hanging = await startReceiver({ reply: () => (phase === 'after' ? { status: 200 } : 'hang') });
     const dir = mkdtempSync(join(tmpdir(), 'hookd-crash-'));
     const file = join(dir, 'hookd.db');
     try {
@@ -86,7 +89,7 @@ describe('crash (kill -9) between attempts', () => {
       });
       await pipeline.start();
       try {
-        await until(() => pipeline.stats().live === 0, 'the resumed deliveries to end');
+        await until('the resumed deliveries to end', () => pipeline.stats().live === 0);
         await pipeline.flush();
         const after = await deliveries.listDeliveries('hk_crash');
         assert.ok(

@@ -7,7 +7,8 @@ import type { DeliveryBatch } from '../../src/store/delivery-store.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
 import { isStoreFault } from '../../src/store/store-fault.js';
 import { StoreHealth } from '../../src/store/store-health.js';
-import { startReceiver, until } from './receiver.js';
+import { startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // The outbox's store-fault buffer (docs/DECISIONS.md "Store faults"), on a real memory store that
 // refuses writes the way a full disk does (an ENOSPC error), while callbacks go to a real receiver.
@@ -79,7 +80,7 @@ describe('store-fault buffer', () => {
     await r.waitFor(5);
 
     durable.full = false;
-    await until(() => p.stats().buffered === 0, 'the buffer to be written through', 10_000);
+    await until('the buffer to be written through', () => p.stats().buffered === 0, 10_000);
     assert.equal(health.available, true);
     await p.flush();
     const stored = await durable.listDeliveries('hk_a');

@@ -4,7 +4,7 @@ import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
-import { startReceiver } from './receiver.js';
+import { startReceiver } from '../helpers/servers.js';
 
 // Isolation per endpoint, protection per host (issue 13): one receiver host serves 100 healthy
 // endpoint paths, one path that never answers and one that answers 500 every time. The healthy
@@ -33,15 +33,17 @@ async function run(withBad: boolean): Promise<Run> {
   const latencies: number[] = [];
   let hangOutstandingMax = 0;
   let failCalls = 0;
-  const r = await startReceiver((call) => {
-    if (call.url === '/hang') return 'hang';
-    if (call.url === '/fail') {
-      failCalls++;
-      return { status: 500 };
-    }
-    const firedAt = Number(JSON.parse(call.body).t);
-    latencies.push(performance.now() - firedAt);
-    return { status: 200 };
+  const r = await startReceiver({
+    reply: (call) => {
+      if (call.url === '/hang') return 'hang';
+      if (call.url === '/fail') {
+        failCalls++;
+        return { status: 500 };
+      }
+      const firedAt = Number(JSON.parse(call.body).t);
+      latencies.push(performance.now() - firedAt);
+      return { status: 200 };
+    },
   });
   const pipeline = new DeliveryPipeline({
     durable: new MemoryDeliveryStore(),

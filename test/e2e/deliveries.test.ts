@@ -8,6 +8,7 @@ import type { Hook } from '../../src/hook/hook.js';
 import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { type ApiResponse, api, spawnHookd, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, sleep, startUpstream, type Upstream } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // Deliveries through a real hookd: hooks fire from the proxy or from POST /report, callbacks go
 // to a real receiver, and the delivery log, redelivery, signing and 410 handling are read back
@@ -70,37 +71,19 @@ async function scriptedReceiver(): Promise<ScriptedReceiver> {
     calls,
     answer: () => ({ status: 200 }),
     on,
-    async waitFor(path, n, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (on(path).length < n) {
-        if (Date.now() > deadline)
-          throw new Error(`${path}: ${on(path).length} callback(s) within ${timeoutMs} ms, expected ${n}`);
-        await sleep(20);
-      }
-      return on(path);
-    },
+    waitFor: (path, n, timeoutMs = 5000) =>
+      until(
+        `${n} callback(s) on ${path}`,
+        () => on(path),
+        (l) => l.length >= n,
+        timeoutMs,
+      ),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
   return receiver;
-}
-
-/** Polls `read` until `done` holds for its value; fails with the last value after `timeoutMs`. */
-async function eventually<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (v: T) => boolean,
-  timeoutMs = 5000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${timeoutMs} ms`);
-    await sleep(25);
-  }
 }
 
 interface DeliveryView {
@@ -184,7 +167,7 @@ describe('retries through the daemon', () => {
       const gap = second!.at - first!.at;
       assert.ok(gap >= 4400, `the 2nd attempt came ${gap} ms after the 1st: the schedule says 5 s ±10%`);
 
-      const got = await eventually(
+      const got = await until(
         'the delivery',
         async () => (await delivery(id)).body,
         (v) => v.Status === 'succeeded',
@@ -226,7 +209,7 @@ describe('retries through the daemon', () => {
       assert.equal((await report(['/moved/x'])).status, 202);
       const [call] = await rcv.waitFor('/moved', 1);
       const id = call!.headers['webhook-id'] as string;
-      const got = await eventually(
+      const got = await until(
         'the delivery',
         async () => (await delivery(id)).body,
         (v) => v.Attempts === 1,
@@ -251,7 +234,7 @@ describe('the delivery log', () => {
       const fired = await report(paths);
       assert.deepEqual(fired.body, { accepted: 5, fired: 5 });
       await rcv.waitFor('/log', 5);
-      const all = await eventually(
+      const all = await until(
         'the log',
         async () => (await deliveries(hook.Id)).body,
         (v) => v.length === 5 && v.every((x) => x.Attempts === 1),
@@ -342,7 +325,7 @@ describe('redelivery', () => {
       await report(['/again/1']);
       const [call] = await rcv.waitFor('/again', 1);
       const id = call!.headers['webhook-id'] as string;
-      await eventually(
+      await until(
         'the delivery',
         async () => (await delivery(id)).body,
         (v) => v.Status === 'succeeded',
@@ -354,7 +337,7 @@ describe('redelivery', () => {
       const [, again] = await rcv.waitFor('/again', 2);
       assert.equal(again!.headers['webhook-id'], id);
       assert.equal(again!.body, call!.body);
-      const got = await eventually(
+      const got = await until(
         'the delivery',
         async () => (await delivery(id)).body,
         (v) => v.Status === 'succeeded' && v.Attempts === 2,
@@ -379,7 +362,7 @@ describe('redelivery', () => {
       await report(['/bulk/1', '/bulk/2', '/bulk/3']);
       const firstRound = await rcv.waitFor('/bulk', 3);
       const ids = firstRound.map((c) => c.headers['webhook-id'] as string).sort();
-      await eventually(
+      await until(
         'the log',
         async () => (await deliveries(hook.Id, '?status=succeeded')).body,
         (v) => v.length === 3,
@@ -432,7 +415,7 @@ describe('410 Gone', () => {
       await report(['/gone/0']);
       const [waiting] = await rcv.waitFor('/gone', 1);
       const waitingId = waiting!.headers['webhook-id'] as string;
-      await eventually(
+      await until(
         'the pending delivery',
         async () => (await delivery(waitingId)).body,
         (v) => v.Attempts === 1,
@@ -440,7 +423,7 @@ describe('410 Gone', () => {
       await report(['/gone/1']);
       const [, call] = await rcv.waitFor('/gone', 2);
       const id = call!.headers['webhook-id'] as string;
-      const disabled = await eventually(
+      const disabled = await until(
         'the hook',
         async () => (await api<Hook>(d.url, d.token, 'GET', `/hooks/${hook.Id}`)).body,
         (h) => h.State === 'disabled',
@@ -582,7 +565,14 @@ describe("another user's deliveries", () => {
         secret,
         "bob's rotate changed nothing",
       );
-      await sleep(200);
+      // A queued redelivery is pending at once (the 202 comes after it is queued): still ended,
+      // with its one attempt, nothing was queued, so nothing more can be sent.
+      const log = await until(
+        'the delivery ended',
+        async () => (await api<DeliveryView>(d.url, d.token, 'GET', `/_hookd/deliveries/${id}`)).body,
+        (v) => v.Status !== 'pending',
+      );
+      assert.equal(log.Attempts, 1);
       assert.equal(rcv.on('/private').length, 1, "bob's redeliver sent nothing");
     } finally {
       await deleteHook(hook.Id);
@@ -599,7 +589,7 @@ describe('hookctl against the daemon', () => {
     try {
       await report(['/ctl/1', '/ctl/2']);
       const ids = (await rcv.waitFor('/ctl', 2)).map((c) => c.headers['webhook-id'] as string);
-      await eventually(
+      await until(
         'the log',
         async () => (await deliveries(hook.Id, '?status=succeeded')).body,
         (v) => v.length === 2,
@@ -622,7 +612,7 @@ describe('hookctl against the daemon', () => {
       const third = (await rcv.waitFor('/ctl', 3))[2]!;
       assert.equal(third.headers['webhook-id'], ids[0]);
 
-      await eventually(
+      await until(
         'the log',
         async () => (await deliveries(hook.Id, '?status=succeeded')).body,
         (v) => v.length === 2,
@@ -660,7 +650,7 @@ describe('at-least-once across a crash', () => {
       assert.equal(r.status, 202, r.text);
       const [call] = await rcv.waitFor('/crash', 1);
       const id = call!.headers['webhook-id'] as string;
-      await eventually(
+      await until(
         'the first attempt on record',
         async () => (await api<DeliveryView>(first.url, first.token, 'GET', `/_hookd/deliveries/${id}`)).body,
         (v) => v.Attempts === 1 && v.Status === 'pending',
@@ -671,7 +661,7 @@ describe('at-least-once across a crash', () => {
       const [, again] = await rcv.waitFor('/crash', 2, 9000);
       assert.equal(again!.headers['webhook-id'], id);
       assert.equal(again!.body, call!.body);
-      const done = await eventually(
+      const done = await until(
         'the delivery after the restart',
         async () =>
           (await api<DeliveryView>(second!.url, second!.token, 'GET', `/_hookd/deliveries/${id}`)).body,

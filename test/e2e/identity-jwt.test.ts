@@ -12,6 +12,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 import {
   AUDIENCE,
   ISSUER,
@@ -183,9 +184,9 @@ describe('$REQUEST_USER of proxied requests', () => {
       const triggers = Object.fromEntries(list.body.map((x) => [x.Trigger.Path, x.Trigger.User]));
       assert.deepEqual(triggers, { '/docs/a': 'dave', '/docs/b': null });
 
-      const deadline = Date.now() + 5000;
-      while (events.filter((e) => e.kind === 'fired').length < 2 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20));
+      await until('two fired events', () => events.filter((e) => e.kind === 'fired').length >= 2, 5000).catch(
+        () => undefined,
+      );
       const fired = events.filter((e) => e.kind === 'fired' && e.HookId === docHook.Id);
       assert.deepEqual(fired.map((e) => e.Trigger.User).sort(), ['dave', null].sort());
     } finally {

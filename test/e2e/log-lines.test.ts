@@ -15,6 +15,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // Logs for people and for machines (issue 14): a debug line per proxied request, one naming
 // scheme for every field (checked on a running daemon and on every log call in src/), pretty
@@ -22,13 +23,6 @@ import {
 
 type Rec = Record<string, unknown>;
 const records = (d: HookdProcess): Rec[] => d.lines.map((l) => JSON.parse(l) as Rec);
-
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 describe('at --log-level debug', () => {
   let upstream: Upstream;

@@ -7,7 +7,8 @@ import { LOG_FIELD_NAMES } from '../../src/observability/log-fields.js';
 import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, runProcess } from '../cli/helpers.js';
 import { api, HOOKD_BIN, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
-import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // hookd's log (issue 6): a spawned daemon's stdout after every endpoint was driven with real
 // tokens. Nothing secret may reach it, and every line is a JSON record that journald and log
@@ -145,8 +146,11 @@ before(async () => {
   );
   await receiver.waitFor(2);
   await failing.waitFor(1);
-  const deadline = Date.now() + 5000;
-  while (tailed.filter((t) => t.includes('"attempt"')).length < 2 && Date.now() < deadline) await sleep(20);
+  await until(
+    'two attempts tailed',
+    () => tailed.filter((t) => t.includes('"attempt"')).length >= 2,
+    5000,
+  ).catch(() => undefined);
   ws.close();
 
   // The delivery log, redelivery and the signing secret.

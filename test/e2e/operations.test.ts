@@ -27,6 +27,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // Operating hookd (issue 6): metrics after known traffic, health and readiness while draining,
 // SIGTERM, reload by signal and by API, check-config, and the systemd unit.
@@ -36,15 +37,6 @@ const dirs: string[] = [];
 after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Polls until `done()` holds; fails naming `what` after `timeoutMs`. */
-async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /** The log records (pino JSON lines) of a spawned hookd, from line `from` on. */
 function records(d: HookdProcess, from = 0): Record<string, unknown>[] {

@@ -24,6 +24,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // Store faults (issue 13): a write the store refuses answers 503 STORE_UNAVAILABLE with
 // Retry-After, /readyz is 503 while it lasts, callbacks fired meanwhile are sent and kept in a
@@ -38,14 +39,6 @@ async function metric(d: TestDaemon, name: string): Promise<number> {
   const text = (await api<string>(d.opsUrl, undefined, 'GET', '/metrics')).text;
   const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{}`));
   return line ? Number(line.split(' ').pop()) : Number.NaN;
-}
-
-async function until(cond: () => Promise<boolean> | boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 interface Scene {
@@ -100,14 +93,22 @@ async function duringAndAfter(
   // Drive proxied requests until the outbox has a refused write (SQLite on a full disk may still
   // fit a few rows into pages it already has).
   let n = 1000;
-  await until(async () => {
-    await proxied(d, n, 5);
-    n += 5;
-    return (await metric(d, 'hookd_delivery_buffered')) > 0;
-  }, 'a refused delivery write');
+  await until(
+    'a refused delivery write',
+    async () => {
+      await proxied(d, n, 5);
+      n += 5;
+      return (await metric(d, 'hookd_delivery_buffered')) > 0;
+    },
+    30_000,
+  );
   const faultFrom = n - 5;
   // Callbacks are sent while the store refuses writes.
-  await until(() => received(receiver, '/after').has(String(n - 1)), 'a callback sent during the fault');
+  await until(
+    'a callback sent during the fault',
+    () => received(receiver, '/after').has(String(n - 1)),
+    30_000,
+  );
 
   const created = await api<{ code: string }>(d.url, d.token, 'POST', '/hooks', {
     PathPattern: '/other',
@@ -154,18 +155,20 @@ async function duringAndAfter(
   // Beyond it: dropped and counted, the proxied requests themselves unharmed.
   await proxied(d, 5000, BUFFER);
   await until(
-    async () => (await metric(d, 'hookd_delivery_buffer_dropped_total')) > 0,
     'drops to be counted',
+    async () => (await metric(d, 'hookd_delivery_buffer_dropped_total')) > 0,
+    30_000,
   );
 
   await recover();
   await until(
-    async () => (await metric(d, 'hookd_delivery_buffered')) === 0,
     'the buffer to be written through',
+    async () => (await metric(d, 'hookd_delivery_buffered')) === 0,
+    30_000,
   );
   await until(
-    async () => (await api(d.opsUrl, undefined, 'GET', '/readyz')).status === 200,
     'readiness',
+    async () => (await api(d.opsUrl, undefined, 'GET', '/readyz')).status === 200,
     30_000,
   );
   assert.equal(await metric(d, 'hookd_store_available'), 1);
@@ -209,7 +212,7 @@ describe('store faults: SQLite on a full tmpfs', () => {
       d = await startHookd({ upstream: upstream.url, storeFaultBuffer: BUFFER }, { dataDir });
       const hooks = await scene(d, receiver);
       await proxied(d, 0, 10);
-      await until(() => received(receiver, '/after').size === 10, 'the first callbacks');
+      await until('the first callbacks', () => received(receiver, '/after').size === 10, 30_000);
       const fired = await duringAndAfter(
         d,
         receiver,
@@ -337,7 +340,7 @@ describe('store faults: PostgreSQL stopped and started again', () => {
       });
       const hooks = await scene(d, receiver);
       await proxied(d, 0, 10);
-      await until(() => received(receiver, '/after').size === 10, 'the first callbacks');
+      await until('the first callbacks', () => received(receiver, '/after').size === 10, 30_000);
       const fired = await duringAndAfter(
         d,
         receiver,

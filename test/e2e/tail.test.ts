@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl } from '../cli/helpers.js';
 import { api, type HookdProcess, spawnHookd, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, type Receiver, sleep, startReceiver } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // The live tail (docs/API.md "Live tail") through a real hookd: the real hookctl binary and raw
 // WebSocket clients against the daemon's /tail.
@@ -175,8 +176,11 @@ describe('hookctl tail (the real binary)', () => {
       await rcv.waitFor(2);
       await tail.waitEvent((e) => e.kind === 'attempt' && e.HookId === mine.Id);
       // Bob's own tail does see his, so his events did go out on the bus.
-      const deadline = Date.now() + 5000;
-      while (!bobs.messages.some((m) => m.kind === 'attempt') && Date.now() < deadline) await sleep(20);
+      await until(
+        'an attempt on bob’s tail',
+        () => bobs.messages.some((m) => m.kind === 'attempt'),
+        5000,
+      ).catch(() => undefined);
       assert.ok(bobs.messages.some((m) => m.kind === 'attempt' && m.HookId === bobsHook.Id));
       assert.ok(
         bobs.messages.every((m) => m.HookId === bobsHook.Id),

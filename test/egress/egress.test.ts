@@ -7,9 +7,9 @@ import { connectTunnel, egressProxyOf } from '../../src/egress/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
-import { until } from '../delivery/receiver.js';
 import { api, startHookd } from '../helpers/hookd.js';
 import { closedPort } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 import { startConnectProxy } from './connect-proxy.js';
 
 // Issue 24: egress through a forward proxy. The receiver listens on 127.0.0.2 (the only network
@@ -79,9 +79,9 @@ describe('egress through a forward proxy (daemon)', () => {
       { Method: 'GET', Path: '/gone/1', StatusCode: 200, Phase: 'after' },
     ]);
     assert.equal(fired.body.fired, 2, fired.text);
-    await until(() => rcv.seen.some((s) => s.path === '/cb'), 'the callback');
+    await until('the callback', () => rcv.seen.some((s) => s.path === '/cb'));
     // The 410 disabled the second hook: the notification of that comes through the proxy too.
-    await until(() => rcv.seen.some((s) => s.path === '/notify'), 'the notification');
+    await until('the notification', () => rcv.seen.some((s) => s.path === '/notify'));
 
     const tunnels = proxy.requests.filter((r) => r.upstreamPort !== undefined);
     assert.ok(tunnels.length >= 1);
@@ -131,7 +131,7 @@ describe('egress through a forward proxy (pipeline)', () => {
     const errors: (string | null)[] = [];
     p.events.on('attempt', (m) => errors.push(m.Error));
     p.accept([event('http://evil.test:8080/steal')]);
-    await until(() => errors.length > 0, 'the attempt');
+    await until('the attempt', () => errors.length > 0);
     assert.match(
       errors[0]!,
       /not sent: callback host evil\.test resolves to an address the callback policy refuses/,
@@ -149,7 +149,7 @@ describe('egress through a forward proxy (pipeline)', () => {
     const errors: (string | null)[] = [];
     p.events.on('attempt', (m) => errors.push(m.Error));
     p.accept([event(`${rcv.url}/a`)]);
-    await until(() => errors.length > 0, 'the attempt');
+    await until('the attempt', () => errors.length > 0);
     assert.match(
       errors[0]!,
       /HOOKD_PROXY_REFUSED: the callback proxy http:\/\/127\.0\.0\.1:\d+ refused CONNECT to 127\.0\.0\.2:\d+: 403/,
@@ -166,7 +166,7 @@ describe('egress through a forward proxy (pipeline)', () => {
     const downErrors: (string | null)[] = [];
     down.events.on('attempt', (m) => downErrors.push(m.Error));
     down.accept([event(`${rcv.url}/b`)]);
-    await until(() => downErrors.length > 0, 'the attempt');
+    await until('the attempt', () => downErrors.length > 0);
     assert.match(downErrors[0]!, /ECONNREFUSED/);
     assert.deepEqual(
       [...down.breakers()].map((b) => [b.scope, b.destination]),

@@ -16,6 +16,19 @@ export const REPO_ROOT = packageInfo().root;
 export const HOOKD_BIN = join(REPO_ROOT, 'bin', 'hookd.js');
 export const HOOKCTL_BIN = join(REPO_ROOT, 'bin', 'hookctl.js');
 
+/**
+ * The tests spawn bin/hookd.js and bin/hookctl.js, which run dist/: a missing build is said
+ * plainly rather than failing obscurely.
+ */
+export function assertBuilt(): void {
+  for (const compiled of [
+    join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'),
+    join(REPO_ROOT, 'dist', 'src', 'cluster', 'cluster-member.js'),
+  ]) {
+    assert.ok(existsSync(compiled), `${compiled} is missing: compile first with npx tsc -p tsconfig.json`);
+  }
+}
+
 export function tempDir(prefix = 'hookd-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Hook } from '../../src/hook/hook.js';
 import { Accounts } from '../../src/users/accounts.js';
 import { api, type TestDaemon } from './hookd.js';
+import { counterSum } from './until.js';
 
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
@@ -47,14 +48,31 @@ export interface ReceivedCallback {
   body: string;
   /** `performance.now()` when the request head arrived. */
   arrivedAt: number;
+  /** `Date.now()` when the request had fully arrived. */
+  at: number;
+  /** True once the receiver answered. */
+  answered: boolean;
+}
+
+/** What the receiver answers: a status (with headers and body), or nothing at all until closed. */
+export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+
+export interface ReceiverOptions {
+  /** Every callback is answered this status with the body "ok" (200 unless told). */
+  status?: number;
+  /** Or each is answered as this says; `n` counts the calls since the last `reset()`, from 1. */
+  reply?: (call: ReceivedCallback, n: number) => Reply;
 }
 
 export interface Receiver {
   /** Base URL, e.g. `http://127.0.0.1:41234`; hooks point at `${url}/some/path`. */
   url: string;
+  port: number;
   /** Every callback received since the last `reset()`, in arrival order (held ones included). */
   calls: ReceivedCallback[];
-  /** Resolves with the calls once at least `n` have arrived; rejects after `timeoutMs`. */
+  /** How the receiver answers; may be replaced while it runs. */
+  reply: (call: ReceivedCallback, n: number) => Reply;
+  /** Resolves with the calls once at least `n` have arrived; rejects after `timeoutMs` (a guard, not a measurement). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
   /** Waits `ms`, then returns what arrived: for asserting that nothing (more) came. */
   settle(ms?: number): Promise<ReceivedCallback[]>;
@@ -64,36 +82,49 @@ export interface Receiver {
   release(): void;
   /** How many callbacks have been answered since the last `reset()`. */
   answered(): number;
+  /** Requests received and not answered. */
+  outstanding(): number;
   close(): Promise<void>;
 }
 
 /**
- * A real HTTP server that records the method, headers and body of each callback and answers
- * `status` (200 unless told).
+ * A real HTTP server on 127.0.0.1 that records the method, headers and body of each callback and
+ * answers as `opts` says (200 "ok" unless told).
  */
-export async function startReceiver(opts: { status?: number } = {}): Promise<Receiver> {
+export async function startReceiver(opts: ReceiverOptions = {}): Promise<Receiver> {
   let calls: ReceivedCallback[] = [];
   let waiters: { n: number; resolve: () => void }[] = [];
   let held: (() => void)[] | undefined;
   let answered = 0;
+  const hanging = new Set<ServerResponse>();
   const server = createServer((req, res) => {
     const arrivedAt = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      calls.push({
+      const call: ReceivedCallback = {
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         arrivedAt,
-      });
+        at: Date.now(),
+        answered: false,
+      };
+      calls.push(call);
       const ready = waiters.filter((w) => calls.length >= w.n);
       waiters = waiters.filter((w) => calls.length < w.n);
       for (const w of ready) w.resolve();
+      const r = self.reply(call, calls.length);
+      if (r === 'hang') {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
       const answer = () => {
         answered++;
-        res.writeHead(opts.status ?? 200, { 'content-type': 'text/plain' }).end('ok');
+        call.answered = true;
+        res.writeHead(r.status, r.headers).end(r.body ?? '');
       };
       if (held) held.push(answer);
       else answer();
@@ -105,12 +136,15 @@ export async function startReceiver(opts: { status?: number } = {}): Promise<Rec
     held = undefined;
     for (const answer of pending) answer();
   };
-  return {
+  const status = opts.status ?? 200;
+  const self: Receiver = {
     url: `http://127.0.0.1:${port}`,
+    port,
     get calls() {
       return calls;
     },
-    waitFor(n, timeoutMs = 5000) {
+    reply: opts.reply ?? (() => ({ status, headers: { 'content-type': 'text/plain' }, body: 'ok' })),
+    waitFor(n, timeoutMs = 20_000) {
       if (calls.length >= n) return Promise.resolve(calls);
       return new Promise((resolve, reject) => {
         const waiter = {
@@ -146,11 +180,47 @@ export async function startReceiver(opts: { status?: number } = {}): Promise<Rec
     },
     release,
     answered: () => answered,
+    outstanding: () => calls.filter((c) => !c.answered).length,
     async close() {
       release();
       await shut(server);
     },
   };
+  return self;
+}
+
+/** Where a receiver and the daemons that call it stand: taken before the requests under test. */
+export interface FireMark {
+  fired: number;
+  calls: number;
+}
+
+async function firedTotal(opsUrls: string[]): Promise<number> {
+  let n = 0;
+  for (const url of opsUrls) n += await counterSum(url, 'hookd_hooks_fired_total');
+  return n;
+}
+
+/** The mark for `firedCalls`: hookd's fired count (from each daemon's /metrics) and what `receiver` has. */
+export async function fireMark(opsUrls: string | string[], receiver: Receiver): Promise<FireMark> {
+  return { fired: await firedTotal([opsUrls].flat()), calls: receiver.calls.length };
+}
+
+/**
+ * The receiver's calls once every callback fired since `mark` has arrived: the proof that nothing
+ * more is coming, instead of waiting a fixed time. hookd counts a fire before the client has its
+ * response (docs/DECISIONS.md "AfterCompletion: recorded before the response ends"; a report's 202
+ * comes after its fires), so once the requests under test are answered the count is final. Every
+ * callback fired in between must go to `receiver` (answered 2xx, so none is retried).
+ */
+export async function firedCalls(
+  opsUrls: string | string[],
+  receiver: Receiver,
+  mark: FireMark,
+  timeoutMs?: number,
+): Promise<ReceivedCallback[]> {
+  const fired = (await firedTotal([opsUrls].flat())) - mark.fired;
+  return receiver.waitFor(mark.calls + fired, timeoutMs);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ClaimRequest, IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import { MemoryIdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import { PostgresIdempotencyStore } from '../../src/idempotency/postgres-idempotency-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-idempotency-store.js';
-import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { tempDir } from '../helpers/hookd.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { pgSkipReason } from '../helpers/pg-test-db.js';
+import { onPostgres, onSqlite } from '../helpers/stores.js';
 
 // One contract for the three stores of Idempotency-Keys: what a claim finds, replay, mismatch,
 // in-progress, expiry, stale claims, release, pruning, and per-user scope.
@@ -103,17 +99,7 @@ function contract(name: string, open: () => Promise<{ store: IdempotencyStore; c
 
 contract('memory', async () => ({ store: new MemoryIdempotencyStore(), close: async () => undefined }));
 
-contract('sqlite', async () => {
-  const dir = tempDir();
-  const s = new SqliteStore(join(dir, 'hookd.db'));
-  return {
-    store: new SqliteIdempotencyStore(s.db),
-    close: async () => {
-      await s.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+contract('sqlite', () => onSqlite((db) => new SqliteIdempotencyStore(db)));
 
 describe('idempotency store: postgres', async () => {
   const skip = await pgSkipReason();
@@ -121,17 +107,5 @@ describe('idempotency store: postgres', async () => {
     it('needs PostgreSQL', { skip }, () => undefined);
     return;
   }
-  let tdb: TestDatabase;
-  let db: PgDatabase;
-  contract('postgres (shared database)', async () => {
-    tdb = await createTestDatabase();
-    db = await PgDatabase.open(tdb.url);
-    return {
-      store: new PostgresIdempotencyStore(db),
-      close: async () => {
-        await db.close();
-        await tdb.drop();
-      },
-    };
-  });
+  contract('postgres (shared database)', () => onPostgres((db) => new PostgresIdempotencyStore(db)));
 });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { addUser, createHook, type Receiver, startReceiver } from '../helpers/servers.js';
+import {
+  addUser,
+  createHook,
+  firedCalls,
+  fireMark,
+  type Receiver,
+  startReceiver,
+} from '../helpers/servers.js';
 
 // POST /_hookd/report with an Idempotency-Key: five sends fire once, also across a restart of a
 // SQLite daemon; another body with the key is 422; keys are per user; a bad key is 400.
@@ -27,6 +34,7 @@ describe('idempotent reports (SQLite)', () => {
   });
 
   it('the same report sent 5 times with one key fires once; repeats replay the first answer', async () => {
+    const mark = await fireMark(d.opsUrl, receiver);
     const answers = [];
     for (let i = 0; i < 5; i++) {
       answers.push(
@@ -41,10 +49,11 @@ describe('idempotent reports (SQLite)', () => {
     assert.equal(answers[0]!.headers.get('idempotent-replayed'), null);
     for (const a of answers.slice(1)) assert.equal(a.headers.get('idempotent-replayed'), 'true');
     await receiver.waitFor(1);
-    assert.equal((await receiver.settle(400)).length, 1);
+    assert.equal((await firedCalls(d.opsUrl, receiver, mark)).length, 1);
   });
 
   it('the same key with a different body is 422 IDEMPOTENCY_KEY_REUSED and fires nothing', async () => {
+    const mark = await fireMark(d.opsUrl, receiver);
     const r = await api<{ code: string; type: string }>(
       d.url,
       d.token,
@@ -55,7 +64,7 @@ describe('idempotent reports (SQLite)', () => {
     );
     assert.equal(r.status, 422, r.text);
     assert.equal(r.body.code, 'IDEMPOTENCY_KEY_REUSED');
-    assert.equal((await receiver.settle(300)).length, 1);
+    assert.equal((await firedCalls(d.opsUrl, receiver, mark)).length, 1);
   });
 
   it('keys are per user: another user may use the same key for its own report', async () => {
@@ -111,17 +120,19 @@ describe('idempotent reports (SQLite)', () => {
     receiver.reset();
     await d.close();
     d = await startHookd({}, { dataDir });
+    const mark = await fireMark(d.opsUrl, receiver);
     for (let i = 0; i < 5; i++) {
       const r = await api(d.url, d.token, 'POST', REPORT, served, { 'Idempotency-Key': 'order-1-created' });
       assert.equal(r.status, 202, r.text);
       assert.equal(r.headers.get('idempotent-replayed'), 'true');
       assert.deepEqual(r.body, { accepted: 1, fired: 1 });
     }
-    assert.equal((await receiver.settle(500)).length, 0);
+    assert.equal((await firedCalls(d.opsUrl, receiver, mark)).length, 0);
   });
 
   it('concurrent duplicates: one runs, the others wait for its answer', async () => {
     receiver.reset();
+    const mark = await fireMark(d.opsUrl, receiver);
     const all = await Promise.all(
       Array.from({ length: 6 }, () =>
         api(d.url, d.token, 'POST', REPORT, { ...served, Path: '/orders/9' }, { 'Idempotency-Key': 'burst' }),
@@ -130,6 +141,6 @@ describe('idempotent reports (SQLite)', () => {
     for (const r of all) assert.equal(r.status, 202, r.text);
     assert.equal(all.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 5);
     await receiver.waitFor(1);
-    assert.equal((await receiver.settle(400)).length, 1);
+    assert.equal((await firedCalls(d.opsUrl, receiver, mark)).length, 1);
   });
 });

@@ -5,56 +5,18 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import type { CliDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/main.js';
-import { assertBuilt, cleanEnv, fakeStdin, HOOKCTL_BIN, Sink } from '../cli/helpers.js';
+import { assertBuilt, cleanEnv, HOOKCTL_BIN, startStreaming } from '../cli/helpers.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser, createHook } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // `hookctl listen --forward-to` against a real hookd whose callback policy allows only
 // 127.0.0.2 (the hook's real endpoint): the developer's receiver on 127.0.0.1 is outside it, and
 // still gets every callback, relayed over /_hookd/listen and sent on by the CLI.
 
-class WatchedSink extends Sink {
-  readonly events = new EventEmitter();
-  override write(chunk: string | Uint8Array): boolean {
-    super.write(chunk);
-    this.events.emit('write');
-    return true;
-  }
-  async waitFor(pattern: RegExp, timeoutMs = 15000): Promise<string> {
-    const deadline = setTimeout(() => this.events.emit('timeout'), timeoutMs);
-    try {
-      while (!pattern.test(this.text())) {
-        const [which] = await Promise.race([
-          once(this.events, 'write').then(() => ['write']),
-          once(this.events, 'timeout').then(() => ['timeout']),
-        ]);
-        if (which === 'timeout') throw new Error(`timed out waiting for ${pattern}; got:\n${this.text()}`);
-      }
-      return this.text();
-    } finally {
-      clearTimeout(deadline);
-    }
-  }
-}
-
+/** Runs `hookctl listen` in-process; `interrupt()` plays the part of Ctrl-C. */
 function startListen(args: string[], opts: { env: NodeJS.ProcessEnv; tty: boolean }) {
-  const stdout = new WatchedSink(opts.tty);
-  const stderr = new WatchedSink(opts.tty);
-  let handler: ((s: NodeJS.Signals) => void) | undefined;
-  const deps: CliDeps = {
-    io: { stdin: fakeStdin({ tty: false, input: '' }), stdout, stderr },
-    env: opts.env,
-    onSignal: (h) => {
-      handler = h;
-      return () => {
-        handler = undefined;
-      };
-    },
-  };
-  const done = runCli(['listen', ...args], deps);
-  return { stdout, stderr, done, interrupt: () => handler?.('SIGINT') };
+  return startStreaming('listen', args, opts);
 }
 
 interface Got {
@@ -133,18 +95,23 @@ async function api<T>(method: string, path: string, token = d.token): Promise<{ 
 
 /** Polls the delivery log until a listener attempt is recorded (no fixed sleeps). */
 async function listenerAttempts(hookId: string, n: number): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + 15000;
-  for (;;) {
-    const list = await api<{ Id: string }[]>('GET', `/hooks/${hookId}/deliveries`);
-    const found: Record<string, unknown>[] = [];
-    for (const del of list.body) {
-      const one = await api<{ AttemptLog: Record<string, unknown>[] }>('GET', `/_hookd/deliveries/${del.Id}`);
-      found.push(...one.body.AttemptLog.filter((a) => a.Via === 'listener'));
-    }
-    if (found.length >= n) return found;
-    if (Date.now() > deadline) throw new Error(`only ${found.length} listener attempts recorded`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return until(
+    `${n} listener attempts recorded`,
+    async () => {
+      const list = await api<{ Id: string }[]>('GET', `/hooks/${hookId}/deliveries`);
+      const found: Record<string, unknown>[] = [];
+      for (const del of list.body) {
+        const one = await api<{ AttemptLog: Record<string, unknown>[] }>(
+          'GET',
+          `/_hookd/deliveries/${del.Id}`,
+        );
+        found.push(...one.body.AttemptLog.filter((a) => a.Via === 'listener'));
+      }
+      return found;
+    },
+    (found) => found.length >= n,
+    15_000,
+  );
 }
 
 before(async () => {

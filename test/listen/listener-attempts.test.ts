@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   type ListenerAttemptStore,
   MemoryListenerAttempts,
   PgListenerAttempts,
   SqliteListenerAttempts,
 } from '../../src/listen/index.js';
-import { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
-import { tempDir } from '../helpers/hookd.js';
+import { pgSkipReason } from '../helpers/pg-test-db.js';
+import { onPostgres, onSqlite } from '../helpers/stores.js';
 
 const attempt = (deliveryId: string, status: number | null) => ({
   deliveryId,
@@ -58,25 +54,8 @@ function contract(
 }
 
 contract('memory', async () => ({ store: new MemoryListenerAttempts(), close: async () => undefined }));
-contract('SQLite', async () => {
-  const dir = tempDir();
-  const s = new SqliteStore(join(dir, 'hookd.db'));
-  return { store: new SqliteListenerAttempts(s.db), close: () => s.close() };
-});
+contract('SQLite', () => onSqlite((db) => new SqliteListenerAttempts(db)));
 
 const skip = await pgSkipReason();
 if (skip) describe('listener attempts: PostgreSQL', { skip }, () => undefined);
-else {
-  let tdb: TestDatabase;
-  before(async () => {
-    tdb = await createTestDatabase();
-  });
-  after(async () => {
-    await tdb?.drop();
-  });
-  contract('PostgreSQL', async () => {
-    const store = new PostgresStore(await PgDatabase.open(tdb.url));
-    await tdb.truncate();
-    return { store: new PgListenerAttempts(store.db.pool), close: () => store.close() };
-  });
-}
+else contract('PostgreSQL', () => onPostgres((db) => new PgListenerAttempts(db.pool)));

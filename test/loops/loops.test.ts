@@ -3,9 +3,9 @@ import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
 import { type Forwarder, startForwarder } from '../helpers/forwarder.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import {
   closedPort,
   createHook,

@@ -9,10 +9,10 @@ import {
   PgNotificationStore,
   SqliteNotificationStore,
 } from '../../src/notifications/notification-store.js';
-import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tempDir } from '../helpers/hookd.js';
-import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
+import { pgSkipReason } from '../helpers/pg-test-db.js';
+import { onPostgres } from '../helpers/stores.js';
 
 const skip = await pgSkipReason();
 
@@ -75,16 +75,5 @@ describe('notification endpoint stores', () => {
   });
 
   if (skip) it('PostgreSQL', { skip }, () => undefined);
-  else
-    contract('PostgreSQL', async () => {
-      const tdb = await createTestDatabase();
-      const db = await PgDatabase.open(tdb.url);
-      return {
-        store: new PgNotificationStore(db.pool),
-        close: async () => {
-          await db.close();
-          await tdb.drop();
-        },
-      };
-    });
+  else contract('PostgreSQL', () => onPostgres((db) => new PgNotificationStore(db.pool)));
 });

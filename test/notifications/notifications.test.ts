@@ -12,7 +12,8 @@ import { NOTIFICATION_TYPES } from '../../src/notifications/notification-endpoin
 import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { addUser, createHook, sleep } from '../helpers/servers.js';
+import { addUser, createHook } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 /** The shipped JSON Schemas (schema/notification-<type>.schema.json): every notification must fit its own. */
 const ajv = new Ajv({ allErrors: true });
@@ -80,21 +81,6 @@ interface Notification {
   data: Record<string, unknown>;
 }
 
-async function until<T>(
-  what: string,
-  read: () => T | Promise<T>,
-  ok: (v: T) => boolean,
-  ms = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms`);
-    await sleep(25);
-  }
-}
-
 let d: TestDaemon;
 /** Where the notification endpoints are: /alice, /bob, /ops (the admin's). */
 let inbox: Rcv;
@@ -129,6 +115,31 @@ function received(path: string): Notification[] {
 }
 
 const ofType = (path: string, type: string) => received(path).filter((n) => n.type === type);
+
+/**
+ * Waits until the delivery logs show nothing under way, instead of waiting a fixed time for
+ * "nothing more": no delivery of `hookId` pending (so no attempt can disable it again), and none
+ * pending to the endpoints at `inboxes` ([token, path] of each), so what they got is all they get.
+ */
+async function quiet(hookId: string, inboxes: [string, string][]): Promise<void> {
+  await until(
+    `no delivery of ${hookId} pending`,
+    async () =>
+      (await api<unknown[]>(d.url, aliceToken, 'GET', `/hooks/${hookId}/deliveries?status=pending`)).body,
+    (l) => Array.isArray(l) && l.length === 0,
+  );
+  for (const [token, path] of inboxes) {
+    const endpoints = (await api<{ Id: string; Url: string }[]>(d.url, token, 'GET', NOTIFICATIONS)).body;
+    for (const ep of endpoints.filter((e) => e.Url === inbox.url + path)) {
+      await until(
+        `the notifications to ${path} sent`,
+        async () =>
+          (await api<{ Status: string }[]>(d.url, token, 'GET', `${NOTIFICATIONS}/${ep.Id}/deliveries`)).body,
+        (l) => Array.isArray(l) && l.every((x) => x.Status !== 'pending'),
+      );
+    }
+  }
+}
 
 async function addEndpoint(
   token: string,
@@ -258,7 +269,10 @@ describe('auto-disable', () => {
     );
     // Once: the attempts still under way when it was disabled do not disable it again.
     const attempts = failing.calls.length;
-    await sleep(1000);
+    await quiet(hook.Id, [
+      [aliceToken, '/alice'],
+      [bobToken, '/bob'],
+    ]);
     assert.equal(ofType('/alice', 'hook.disabled').length, 1, 'hook.disabled exactly once');
     assert.ok(failing.calls.length <= attempts + 1, 'nothing more is sent to a disabled hook');
     assert.equal(received('/bob').length, 0, 'bob hears nothing of alice’s hook');
@@ -342,7 +356,7 @@ describe('auto-disable', () => {
         (l) => l.length >= 1,
       );
       assert.equal(n[0]!.data.Cause, 'gone');
-      await sleep(300);
+      await quiet(h.Id, [[aliceToken, '/alice']]);
       assert.equal(ofType('/alice', 'hook.disabled').filter((x) => x.data.HookId === h.Id).length, 1);
       // PUT re-enables, as before.
       const put = await api<Hook>(d.url, aliceToken, 'PUT', `/hooks/${h.Id}`, {

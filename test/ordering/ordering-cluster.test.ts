@@ -9,9 +9,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, type Instance, startInstance, until } from '../cluster/cluster-helpers.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../cluster/pg-test-db.js';
+import { assertBuilt, type Instance, startInstance } from '../cluster/cluster-helpers.js';
 import { api, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { until } from '../helpers/until.js';
 
 const skip = await pgSkipReason();
 

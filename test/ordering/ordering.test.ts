@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { KeyQueues, type OrderedItem } from '../../src/ordering/index.js';
-import { until } from '../delivery/receiver.js';
 import { api, spawnHookd, startHookd } from '../helpers/hookd.js';
+import { until } from '../helpers/until.js';
 
 // Issue 24: ordered delivery per key. The receiver records every arrival (`A-3`: key A, 3rd
 // fired) and fails A-3 twice; A's deliveries must arrive in trigger order with A-4 onwards held
@@ -89,9 +89,8 @@ describe('ordered delivery per key (daemon)', () => {
     assert.equal(r.body.fired, names.length, r.text);
 
     // While A-3 waits for its retry, A-4 is held behind it (delivery log) and the key counts (metrics).
-    await until(
-      () => rcv.arrivals.some((a) => a.name === 'A-3' && a.status === 500),
-      'the first failure of A-3',
+    await until('the first failure of A-3', () =>
+      rcv.arrivals.some((a) => a.name === 'A-3' && a.status === 500),
     );
     const list = await api<{ Id: string; HeldBehind?: string; Status: string }[]>(
       d.url,
@@ -107,8 +106,8 @@ describe('ordered delivery per key (daemon)', () => {
     assert.match(metrics, /^hookd_ordering_held_keys 1$/m);
 
     await until(
-      () => successes(rcv.arrivals, 'A').length === 6 && successes(rcv.arrivals, 'B').length === 3,
       'all',
+      () => successes(rcv.arrivals, 'A').length === 6 && successes(rcv.arrivals, 'B').length === 3,
       30_000,
     );
     assert.deepEqual(ofKey(rcv.arrivals, 'A'), ['A-1', 'A-2', 'A-3', 'A-3', 'A-3', 'A-4', 'A-5', 'A-6']);
@@ -135,10 +134,10 @@ describe('ordered delivery per key (daemon)', () => {
     const names = ['A-1', 'A-2', 'A-3', 'A-4', 'A-5'];
     assert.equal((await api(first.url, first.token, 'POST', '/_hookd/report', fire(names))).status, 202);
     // A-2 failed once and waits 3 s for its retry: A-3… are held; the daemon dies now.
-    await until(() => rcv.arrivals.some((a) => a.name === 'A-2'), 'the failure of A-2');
+    await until('the failure of A-2', () => rcv.arrivals.some((a) => a.name === 'A-2'));
     await first.kill();
     second = await spawnHookd([], { dataDir: first.dataDir });
-    await until(() => successes(rcv.arrivals, 'A').length === 5, 'all of A after the restart', 30_000);
+    await until('all of A after the restart', () => successes(rcv.arrivals, 'A').length === 5, 30_000);
     assert.deepEqual(successes(rcv.arrivals, 'A'), names);
     assert.deepEqual(ofKey(rcv.arrivals, 'A'), ['A-1', 'A-2', 'A-2', 'A-3', 'A-4', 'A-5']);
   });

@@ -6,6 +6,9 @@ import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import {
   addUser,
   createHook,
+  type FireMark,
+  firedCalls,
+  fireMark,
   type ReceivedCallback,
   type Receiver,
   send,
@@ -51,7 +54,12 @@ after(async () => {
   await receiver?.close();
 });
 
-beforeEach(() => receiver.reset());
+/** Where the fired count stood when the test began: its callbacks are the ones fired since. */
+let mark: FireMark;
+beforeEach(async () => {
+  receiver.reset();
+  mark = await fireMark(d.opsUrl, receiver);
+});
 
 /** Hooks created by a test, deleted after it so that tests do not see each other's callbacks. */
 const created: Hook[] = [];
@@ -194,7 +202,7 @@ describe('status code lists (AfterCompletion)', () => {
       ['neither', 500],
     ].map(([hook, status]) => JSON.stringify({ hook, status, text: String(status) }));
     await receiver.waitFor(expected.length);
-    const calls = await receiver.settle(300);
+    const calls = await firedCalls(d.opsUrl, receiver, mark);
     assert.deepEqual(bodies(calls), expected.sort());
   });
 });
@@ -210,7 +218,7 @@ describe('matching', () => {
     await get('/repositories/r1/timeseries');
     await get('/repositories/r1/timeseries/ts1?with=data');
     await receiver.waitFor(1);
-    const calls = await receiver.settle(300);
+    const calls = await firedCalls(d.opsUrl, receiver, mark);
     assert.deepEqual(bodies(calls), ['ts1 /repositories/r1/timeseries/ts1']);
   });
 
@@ -235,7 +243,7 @@ describe('matching', () => {
       'listed PATCH',
     ].sort();
     await receiver.waitFor(expected.length);
-    assert.deepEqual(bodies(await receiver.settle(300)), expected);
+    assert.deepEqual(bodies(await firedCalls(d.opsUrl, receiver, mark)), expected);
   });
 
   it('never looks at the query string', async () => {
@@ -246,7 +254,7 @@ describe('matching', () => {
     await get('/q/a/b?z=%2F'); // path /q/a/b: only the prefix hook
     const expected = ['a /q/a', 'ab /q/a/b'];
     await receiver.waitFor(expected.length);
-    assert.deepEqual(bodies(await receiver.settle(300)), expected);
+    assert.deepEqual(bodies(await firedCalls(d.opsUrl, receiver, mark)), expected);
   });
 
   it('decodes captured segments and leaves literal segments case-sensitive', async () => {
@@ -254,7 +262,7 @@ describe('matching', () => {
     await get('/Case/a%20b%2Fc');
     await get('/case/x');
     await receiver.waitFor(1);
-    assert.deepEqual(bodies(await receiver.settle(200)), ['[a b/c]']);
+    assert.deepEqual(bodies(await firedCalls(d.opsUrl, receiver, mark)), ['[a b/c]']);
   });
 });
 
@@ -454,6 +462,7 @@ describe('$REQUEST_URI', () => {
     try {
       await createHook(t, { ...template, Methods: ['GET'], Callback: `${receiver.url}/cb` });
       upstream.reset();
+      const since = await fireMark(t.opsUrl, receiver);
       await send(`${t.url}/u/a?x=1`, { headers: forwarded });
       await send(`${t.url}/u/b`, {
         headers: { 'X-Forwarded-Proto': 'gopher', 'X-Forwarded-Host': 'h.example' },
@@ -462,7 +471,7 @@ describe('$REQUEST_URI', () => {
         headers: { 'X-Forwarded-Proto': 'https, http', 'X-Forwarded-Host': 'first.example, second.example' },
       });
       await receiver.waitFor(3);
-      assert.deepEqual(bodies(await receiver.settle(200)), [
+      assert.deepEqual(bodies(await firedCalls(t.opsUrl, receiver, since)), [
         'http://h.example/u/b',
         'https://first.example/u/c',
         'https://shop.example.com/u/a?x=1',
@@ -480,6 +489,7 @@ describe('$REQUEST_URI', () => {
     const p = await startHookd({ upstream: upstream.url, publicBaseUrl: 'https://public.example.com' });
     try {
       await createHook(p, { ...template, Methods: ['GET'], Callback: `${receiver.url}/cb` });
+      const since = await fireMark(p.opsUrl, receiver);
       await send(`${p.url}/u/a?x=1`, { headers: forwarded });
       const report = await api(p.url, p.token, 'POST', '/_hookd/report', {
         Method: 'GET',
@@ -489,7 +499,7 @@ describe('$REQUEST_URI', () => {
       });
       assert.equal(report.status, 202);
       await receiver.waitFor(2);
-      assert.deepEqual(bodies(await receiver.settle(200)), [
+      assert.deepEqual(bodies(await firedCalls(p.opsUrl, receiver, since)), [
         'https://public.example.com/u/a?x=1',
         'https://public.example.com/u/r?q=2',
       ]);
@@ -563,12 +573,13 @@ describe('many hooks of many users', () => {
 
   async function run(method: string, path: string): Promise<void> {
     receiver.reset();
+    const since = await fireMark(m.opsUrl, receiver);
     const want = expected(method, path);
     assert.ok(want.length > 0 || path.startsWith('/nothing'));
     const res = await fetch(m.url + path, { method });
     await res.arrayBuffer();
     if (want.length) await receiver.waitFor(want.length);
-    const got = bodies(await receiver.settle(250));
+    const got = bodies(await firedCalls(m.opsUrl, receiver, since));
     assert.deepEqual(got, want, `${method} ${path}`);
   }
 

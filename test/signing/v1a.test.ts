@@ -3,11 +3,9 @@ import { createPublicKey, verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { validateEndpoint } from '../../src/notifications/notification-endpoint.js';
-import { publicKeyOf, signatureFor } from '../../src/signing/index.js';
-import { newSigningSecret, secretKey } from '../../src/signing/standard-webhooks.js';
-import { type Receiver, startReceiver } from '../delivery/receiver.js';
+import { newSigningSecret, publicKeyOf, secretKey, signatureFor } from '../../src/signing/index.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { createHook } from '../helpers/servers.js';
+import { createHook, type Receiver, startReceiver } from '../helpers/servers.js';
 
 // Issue 24: `v1a` (ed25519) signatures. The `standardwebhooks` package (1.1.1) verifies `v1`
 // only and skips other schemes, so `v1a` is checked here by a verifier of the test's own that

@@ -6,20 +6,12 @@ import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PgDatabase, SchemaTooNewError } from '../../src/store/postgres/pg-database.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { until } from '../helpers/until.js';
 import { storeContract, storedHook } from './store-contract.js';
 
 const skip = await pgSkipReason();
 
 const sample = storedHook;
-
-/** Resolves when `check` holds, polling; rejects after `ms`. */
-async function eventually(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 if (skip) {
   describe('store contract: PostgresStore', { skip }, () => undefined);
@@ -125,19 +117,19 @@ if (skip) {
         const b = sample('bob', { Persist: false });
         await writer.putHook(a);
         await writer.ephemeralHooks.putHook(b);
-        await eventually(() => saved.length >= 2);
+        await until('the condition', () => saved.length >= 2);
         assert.deepEqual(new Set(saved.map((h) => h.Id)), new Set([a.Id, b.Id]));
         assert.deepEqual(
           saved.find((h) => h.Id === b.Id),
           b,
         );
         await writer.deleteHook(a.Id);
-        await eventually(() => deleted.length >= 1);
+        await until('the condition', () => deleted.length >= 1);
         assert.deepEqual(deleted, [a.Id]);
         await writer.db.pool.query("INSERT INTO hook_secrets (hook_id, secret) VALUES ($1, 'whsec_x')", [
           b.Id,
         ]);
-        await eventually(() => secrets.length >= 1);
+        await until('the condition', () => secrets.length >= 1);
         assert.deepEqual(secrets, [b.Id]);
         stop();
       } finally {
@@ -167,11 +159,11 @@ if (skip) {
           [`hookd-listen/${db.nodeId}`],
         );
         assert.equal(killed.rows[0]!.n, 1, 'the listening connection was found and cut');
-        await eventually(() => resyncs === 1, 10_000);
+        await until('the condition', () => resyncs === 1, 10_000);
         // Listening again: a change made now arrives as a notification.
         const h = sample();
         await writer.putHook(h);
-        await eventually(() => seen.has(h.Id));
+        await until('the condition', () => seen.has(h.Id));
       } finally {
         await watching.close();
         await writer.close();
@@ -192,7 +184,7 @@ if (skip) {
           await gate;
           log.push('a out');
         });
-        await eventually(() => log.length === 1);
+        await until('the condition', () => log.length === 1);
         const second = b.exclusively(async () => {
           log.push('b in');
         });

@@ -19,8 +19,8 @@ import {
 import { MemoryDeliveryStore, MemoryStore } from '../../src/store/memory/index.js';
 import { PgDatabase, PostgresDeliveryStore, PostgresStore } from '../../src/store/postgres/index.js';
 import { SqliteDeliveryStore, SqliteStore } from '../../src/store/sqlite/index.js';
-import { eventually } from '../helpers/eventually.js';
 import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
+import { until } from '../helpers/until.js';
 import { insert, record } from './delivery-store-contract.js';
 import { storedHook } from './store-contract.js';
 
@@ -93,7 +93,7 @@ describe('store capabilities: one process', () => {
       const stop = await daemon.coordination.followChanges(follower);
       try {
         await admin.addUser({ name: 'bob', created: new Date().toISOString() });
-        await eventually('the change made elsewhere', () => seen.elsewhere > 0, 5000);
+        await until('the change made elsewhere', () => seen.elsewhere > 0, 5000);
       } finally {
         stop();
       }
@@ -139,9 +139,7 @@ describe('store capabilities: a shared PostgreSQL database', { skip }, () => {
         await b.addUser({ name: 'alice', created: new Date().toISOString() });
         const hook = storedHook('alice');
         await b.putHook(hook);
-        await eventually('the hook saved by the other instance', () =>
-          seen.changed.some((h) => h.Id === hook.Id),
-        );
+        await until('the hook saved by the other instance', () => seen.changed.some((h) => h.Id === hook.Id));
         assert.equal(seen.elsewhere, 0);
       } finally {
         stop();

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { api, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
-import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import {
+  firedCalls,
+  fireMark,
+  type Receiver,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
 
 const BOB_HOOK = { PathPattern: '/', Methods: ['*'], CallbackContent: '{"uri":"$REQUEST_URI"}' };
 const ALICE_URL = '/repositories/alice-private/timeseries/salary?api_key=ALICE-SECRET';
@@ -71,6 +78,7 @@ describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
     });
     assert.equal(admin.status, 201, admin.text);
     receiver.reset();
+    let mark = await fireMark(d.opsUrl, receiver);
     for (const headers of [{ 'X-Forwarded-User': 'alice' }, {}] as Record<string, string>[]) {
       const res = await fetch(`${d.url}${ALICE_URL}`, { headers });
       assert.equal(res.status, 200);
@@ -78,7 +86,7 @@ describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
     }
     // The admin's catch-all sees both (it is there to show that the requests did fire hooks).
     await receiver.waitFor(2, 10_000);
-    const seen = await receiver.settle(1000);
+    const seen = await firedCalls(d.opsUrl, receiver, mark);
     assert.deepEqual(
       seen.map((c) => c.url),
       ['/admin', '/admin'],
@@ -89,10 +97,11 @@ describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
     }
     // bobby's own request reaches bobby's hook (and the admin's).
     receiver.reset();
+    mark = await fireMark(d.opsUrl, receiver);
     const own = await fetch(`${d.url}/bobby/things?token=T0P`, { headers: { 'X-Forwarded-User': 'bobby' } });
     await own.arrayBuffer();
     await receiver.waitFor(2, 10_000);
-    const mine = (await receiver.settle(500))
+    const mine = (await firedCalls(d.opsUrl, receiver, mark))
       .map((c) => ({ url: c.url, uri: (JSON.parse(c.body) as { uri: string }).uri }))
       .sort((a, b) => a.url.localeCompare(b.url));
     assert.deepEqual(

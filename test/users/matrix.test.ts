@@ -2,10 +2,18 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, type Instance, startInstance, until } from '../cluster/cluster-helpers.js';
+import { assertBuilt, type Instance, startInstance } from '../cluster/cluster-helpers.js';
 import { api, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import {
+  firedCalls,
+  fireMark,
+  type Receiver,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 /**
  * The cross-user matrix (issue 12): users with different scopes, each with catch-all and specific
@@ -155,6 +163,7 @@ function expected(hooks: HookSpec[], scopes: Map<string, string[]>, reqs: Req[])
 
 interface Node {
   url: string;
+  opsUrl: string;
 }
 
 interface World {
@@ -219,6 +228,8 @@ async function runRound(
   reqs: Req[],
 ): Promise<void> {
   w.receiver.reset();
+  const ops = w.nodes.map((n) => n.opsUrl);
+  const mark = await fireMark(ops, w.receiver);
   const want = expected(hooks, scopes, reqs);
   assert.ok(want.size > 20, `the matrix expects only ${want.size} callbacks`);
   for (const r of reqs) {
@@ -233,7 +244,7 @@ async function runRound(
     await res.arrayBuffer();
   }
   await w.receiver.waitFor(want.size, 30_000);
-  const calls = await w.receiver.settle(1500);
+  const calls = await firedCalls(ops, w.receiver, mark, 30_000);
   const got = new Set<string>();
   for (const c of calls) {
     const label = /^\/cb\/([^/?]+)$/.exec(c.url)?.[1];
@@ -308,7 +319,10 @@ describe('cross-user matrix on SQLite (one hookd)', { timeout: 180_000 }, () => 
   });
 
   it('each receiver gets exactly the callbacks the brute-force rule computes, before and after a scope change', async () => {
-    await matrix({ nodes: [{ url: d.url }], adminToken: d.token, receiver }, async () => undefined);
+    await matrix(
+      { nodes: [{ url: d.url, opsUrl: d.opsUrl }], adminToken: d.token, receiver },
+      async () => undefined,
+    );
   });
 });
 
@@ -342,22 +356,31 @@ describe('cross-user matrix on PostgreSQL (two hookd instances)', { skip, timeou
 
   it('each receiver gets exactly the callbacks the brute-force rule computes; a scope change made through one instance reaches the other', async () => {
     const adminToken = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
-    await matrix({ nodes: [{ url: a.url }, { url: b.url }], adminToken, receiver }, async (tokens) => {
-      // The change was made through A; B follows the database's notification. Its dry run uses
-      // the same scope verdicts as firing: olive's catch-all fires for tom's settings once B knows.
-      await until(
-        "instance B applies olive's new scopes",
-        async () => {
-          const r = await api<unknown[]>(b.url, tokens.get('olive')!, 'POST', '/_hookd/match', {
-            Method: 'GET',
-            Path: '/users/tom/settings',
-            StatusCode: 200,
-          });
-          return r.status === 200 && r.body.length > 0;
-        },
-        10_000,
-        50,
-      );
-    });
+    await matrix(
+      {
+        nodes: [
+          { url: a.url, opsUrl: a.opsUrl },
+          { url: b.url, opsUrl: b.opsUrl },
+        ],
+        adminToken,
+        receiver,
+      },
+      async (tokens) => {
+        // The change was made through A; B follows the database's notification. Its dry run uses
+        // the same scope verdicts as firing: olive's catch-all fires for tom's settings once B knows.
+        await until(
+          "instance B applies olive's new scopes",
+          async () => {
+            const r = await api<unknown[]>(b.url, tokens.get('olive')!, 'POST', '/_hookd/match', {
+              Method: 'GET',
+              Path: '/users/tom/settings',
+              StatusCode: 200,
+            });
+            return r.status === 200 && r.body.length > 0;
+          },
+          { ms: 10_000, every: 50 },
+        );
+      },
+    );
   });
 });

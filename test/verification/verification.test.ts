@@ -6,8 +6,8 @@ import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
-import { until } from '../delivery/receiver.js';
 import { api, startHookd } from '../helpers/hookd.js';
+import { until } from '../helpers/until.js';
 
 // Issue 24: endpoint verification by the CloudEvents validation handshake. Receivers that
 // answer it (with a rate), refuse it, or never answer; deliveries wait for it, bounded.
@@ -88,7 +88,7 @@ describe('endpoint verification (pipeline)', () => {
     const one = event(`${rcv.url}/a`);
     const events = [one, { ...one }, { ...one }];
     p.accept(events);
-    await until(() => rcv.seen.filter((s) => s.method === 'POST').length === 3, 'three deliveries', 20_000);
+    await until('three deliveries', () => rcv.seen.filter((s) => s.method === 'POST').length === 3, 20_000);
     assert.equal(rcv.seen[0]!.method, 'OPTIONS', 'the handshake comes first');
     assert.equal(rcv.seen[0]!.headers['webhook-request-origin'], 'hookd');
     assert.equal(rcv.seen.filter((s) => s.method === 'OPTIONS').length, 1, 'cached per origin');
@@ -108,8 +108,8 @@ describe('endpoint verification (pipeline)', () => {
     const e = event(`${rcv.url}/r`);
     p.accept([e]);
     await until(
-      async () => (await p.list(e.hookId)).items[0]?.status === 'failed',
       'the failed delivery',
+      async () => (await p.list(e.hookId)).items[0]?.status === 'failed',
       20_000,
     );
     const d = (await p.list(e.hookId)).items[0]!;
@@ -128,8 +128,8 @@ describe('endpoint verification (pipeline)', () => {
     const e = event(`${rcv.url}/h`);
     p.accept([e]);
     await until(
-      async () => (await p.list(e.hookId)).items[0]?.status === 'failed',
       'the failed delivery',
+      async () => (await p.list(e.hookId)).items[0]?.status === 'failed',
       20_000,
     );
     assert.match((await p.list(e.hookId)).items[0]!.lastError!, /no answer within 500 ms/);
@@ -152,7 +152,7 @@ describe('endpoint verification (daemon)', () => {
     await api(d.url, d.token, 'POST', '/_hookd/report', [
       { Method: 'GET', Path: '/v/1', StatusCode: 200, Phase: 'after' },
     ]);
-    await until(() => refusing.seen.some((s) => s.method === 'OPTIONS'), 'the handshake');
+    await until('the handshake', () => refusing.seen.some((s) => s.method === 'OPTIONS'));
     assert.equal(
       (await api<{ State: string }>(d.url, d.token, 'GET', `/hooks/${hook.body.Id}`)).body.State,
       'unverified',
@@ -170,12 +170,10 @@ describe('endpoint verification (daemon)', () => {
       },
     );
     assert.equal(off.body.State, 'active', 'a hook that asks for no verification is active');
-    await until(
-      async () =>
-        /^hookd_endpoint_verification_origins\{state="unverified"\} 1$/m.test(
-          await (await fetch(`${d.opsUrl}/metrics`)).text(),
-        ),
-      'the metric',
+    await until('the metric', async () =>
+      /^hookd_endpoint_verification_origins\{state="unverified"\} 1$/m.test(
+        await (await fetch(`${d.opsUrl}/metrics`)).text(),
+      ),
     );
   });
 });

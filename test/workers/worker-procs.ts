@@ -51,12 +51,3 @@ export function ownerOfPort(pids: number[], port: number): number | undefined {
   }
   return undefined;
 }
-
-/** Polls `check` every 50 ms until it holds, or fails after `timeoutMs`. */
-export async function until(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -3,8 +3,8 @@ import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { createTestDatabase, pgSkipReason } from '../cluster/pg-test-db.js';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
 import {
   createHook,
   type Receiver,
@@ -12,7 +12,8 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
-import { childrenOf, ownerOfPort, until } from './worker-procs.js';
+import { until } from '../helpers/until.js';
+import { childrenOf, ownerOfPort } from './worker-procs.js';
 
 // `--workers 2` with real processes (docs/DECISIONS.md "Using every core: workers"): a hook made
 // through the API fires on every worker at once; the tail sees every worker's callbacks; kill -9
@@ -102,7 +103,11 @@ describe('--workers 2', () => {
         calls.map((c) => Number(c.body)).sort((a, b) => a - b),
         [...Array(n).keys()],
       );
-      await until('the tail to show every firing', () => tail.filter((e) => e.kind === 'fired').length >= n);
+      await until(
+        'the tail to show every firing',
+        () => tail.filter((e) => e.kind === 'fired').length >= n,
+        60_000,
+      );
       const paths = new Set(tail.filter((e) => e.kind === 'fired').map((e) => e.Trigger?.Path));
       for (let i = 0; i < n; i++) assert.ok(paths.has(`/fire/${i}`), `the tail saw /fire/${i}`);
       ws.close();
@@ -190,16 +195,24 @@ describe('--workers 2', () => {
       assert.ok(killed);
       assert.ok(afterKill > 0, 'the other worker kept serving');
       // Every request whose response the client got has its callback.
-      await until(`callbacks for all ${completed.size} completed requests`, () => {
-        const got = new Set(receiver.calls.map((c) => Number(c.body)));
-        for (const i of completed) if (!got.has(i)) return false;
-        return true;
-      });
+      await until(
+        `callbacks for all ${completed.size} completed requests`,
+        () => {
+          const got = new Set(receiver.calls.map((c) => Number(c.body)));
+          for (const i of completed) if (!got.has(i)) return false;
+          return true;
+        },
+        60_000,
+      );
       // A replacement took the dead worker's place.
-      await until('a replacement worker', () => {
-        const now = childrenOf(daemon.proc.pid!);
-        return now.length === 2 && !now.includes(victim);
-      });
+      await until(
+        'a replacement worker',
+        () => {
+          const now = childrenOf(daemon.proc.pid!);
+          return now.length === 2 && !now.includes(victim);
+        },
+        60_000,
+      );
       assert.ok(completed.size + failed === REQUESTS);
     } finally {
       receiver.reset();

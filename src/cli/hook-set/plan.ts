@@ -1,7 +1,7 @@
 import { HookdError } from '../../errors/catalog.js';
 import { etagOf } from '../../hook/hook-etag.js';
 import { validateHook } from '../../hook/validate-hook.js';
-import type { HookView } from '../api-client.js';
+import type { HookView } from '../api-views.js';
 import type { HookFileEntry } from './load-files.js';
 
 export type Action = 'created' | 'configured' | 'unchanged' | 'pruned';

@@ -14,7 +14,8 @@ import { HookService } from '../../../src/service/hook-service.js';
 import { MemoryDeliveryStore } from '../../../src/store/memory/memory-delivery-store.js';
 import { MemoryStore } from '../../../src/store/memory/memory-store.js';
 import { Accounts } from '../../../src/users/accounts.js';
-import { type Receiver, startReceiver, until } from '../../delivery/receiver.js';
+import { type Receiver, startReceiver } from '../../helpers/servers.js';
+import { until } from '../../helpers/until.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the JSON answers of the API under test
 type Json = any;
@@ -75,7 +76,9 @@ async function newHook(owner: string, path: string): Promise<Hook> {
 }
 
 before(async () => {
-  receiver = await startReceiver(() => ({ status: failing ? 500 : 200, body: failing ? 'nope' : 'ok' }));
+  receiver = await startReceiver({
+    reply: () => ({ status: failing ? 500 : 200, body: failing ? 'nope' : 'ok' }),
+  });
   const store = new MemoryStore();
   const accounts = new Accounts(store);
   await accounts.addUser('alice');
@@ -129,7 +132,7 @@ describe('delivery routes', () => {
   it("lists a hook's deliveries newest first, filtered and paged with Link", async () => {
     const hook = await newHook('alice', '/list');
     for (let i = 0; i < 5; i++) fire(hook, `/repositories/r1/timeseries/ts${i}`);
-    await until(() => pipeline.stats().live === 0, 'deliveries to end');
+    await until('deliveries to end', () => pipeline.stats().live === 0);
 
     const all = await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`);
     assert.equal(all.status, 200);
@@ -178,7 +181,7 @@ describe('delivery routes', () => {
   it('shows one delivery with its attempt log', async () => {
     const hook = await newHook('alice', '/one');
     fire(hook, '/repositories/r1/timeseries/one');
-    await until(() => pipeline.stats().live === 0, 'the delivery to end');
+    await until('the delivery to end', () => pipeline.stats().live === 0);
     const [listed] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
     const one = await call(alice, 'GET', `/_hookd/deliveries/${listed.Id}`);
     assert.equal(one.status, 200);
@@ -198,7 +201,7 @@ describe('delivery routes', () => {
     fire(hook, '/a');
     fire(hook, '/b');
     fire(hook, '/c');
-    await until(() => pipeline.stats().live === 0, 'deliveries to end');
+    await until('deliveries to end', () => pipeline.stats().live === 0);
     const failed = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries?status=failed`)).body;
     assert.equal(failed.length, 3);
     failing = false;
@@ -207,7 +210,7 @@ describe('delivery routes', () => {
       assert.equal(one.status, 202);
       assert.equal(one.body.Id, failed[0].Id);
       assert.equal(one.body.Status, 'pending');
-      await until(() => pipeline.stats().live === 0, 'the redelivery to end');
+      await until('the redelivery to end', () => pipeline.stats().live === 0);
       const again = await call(alice, 'GET', `/_hookd/deliveries/${failed[0].Id}`);
       assert.equal(again.body.Status, 'succeeded');
       assert.equal(again.body.AttemptLog.length, 2);
@@ -215,7 +218,7 @@ describe('delivery routes', () => {
       const bulk = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(bulk.status, 202);
       assert.deepEqual(bulk.body, { queued: 2, pending: 0 });
-      await until(() => pipeline.stats().live === 0, 'the bulk redelivery to end');
+      await until('the bulk redelivery to end', () => pipeline.stats().live === 0);
       const none = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'none failed are left');
       const all = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
@@ -251,7 +254,7 @@ describe('delivery routes', () => {
   it("answers 404 for another user's hook or delivery, and for unknown ids", async () => {
     const hook = await newHook('alice', '/private');
     fire(hook, '/p');
-    await until(() => pipeline.stats().live === 0, 'the delivery to end');
+    await until('the delivery to end', () => pipeline.stats().live === 0);
     const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
     for (const [method, path] of [
       ['GET', `/hooks/${hook.Id}/deliveries`],
@@ -277,7 +280,7 @@ describe('delivery routes', () => {
   });
 
   it('refuses redelivery for a hook disabled by 410 with 409', async () => {
-    const gone = await startReceiver(() => ({ status: 410 }));
+    const gone = await startReceiver({ reply: () => ({ status: 410 }) });
     try {
       const hook = await hooks.create('alice', {
         PathPattern: '/x',
@@ -286,8 +289,8 @@ describe('delivery routes', () => {
       });
       fire(hook, '/x');
       await until(
-        async () => (await hooks.get('alice', hook.Id)).State === 'disabled',
         'the hook to be disabled',
+        async () => (await hooks.get('alice', hook.Id)).State === 'disabled',
       );
       const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
       assert.equal(d.LastStatusCode, 410);

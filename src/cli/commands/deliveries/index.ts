@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { DeliveryView } from '../../api-client.js';
+import type { DeliveryView } from '../../api-views.js';
 import { type ContextFactory, examples, intArg, isoArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { answerText, callbackText, triggerText } from '../../notation.js';

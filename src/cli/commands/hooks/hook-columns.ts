@@ -1,5 +1,5 @@
 import { HOOK_TYPES } from '../../../hook/hook.js';
-import type { HookView } from '../../api-client.js';
+import type { HookView } from '../../api-views.js';
 import type { Column, Format } from '../../output.js';
 
 /** `0` → `BeforeCompletion`; an unknown number stays a number. */

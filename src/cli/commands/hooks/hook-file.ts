@@ -1,4 +1,4 @@
-import type { HookView } from '../../api-client.js';
+import type { HookView } from '../../api-views.js';
 import type { CliContext } from '../../context.js';
 import { parseJsonText, readInput } from '../../json-file.js';
 import type { Output } from '../../output.js';

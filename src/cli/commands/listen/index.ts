@@ -1,12 +1,10 @@
-import type { IncomingMessage } from 'node:http';
 import { Command } from 'commander';
 import type WebSocket from 'ws';
-import { errorFromResponse, transportError } from '../../api-client.js';
 import { type ContextFactory, collect, examples, usageOf } from '../../command.js';
-import type { CliContext, Credentials } from '../../context.js';
-import { ApiError, AuthError, UsageError } from '../../exit-codes.js';
+import type { CliContext } from '../../context.js';
+import { UsageError } from '../../exit-codes.js';
 import type { Output } from '../../output.js';
-import { BACKOFF } from '../tail/index.js';
+import { keepConnected, type OnText, openSocket } from '../../reconnecting-socket.js';
 import { type ForwardResult, forward, forwardUrl, type RelayedCallback } from './forward.js';
 
 export interface ListenOptions {
@@ -15,9 +13,6 @@ export interface ListenOptions {
   printSecret: boolean;
   usage: string;
 }
-
-/** The server pings every 15 s; this long without a frame means the link is dead. */
-const SILENCE_MS = 45_000;
 
 /** `ws(s)://host/base/_hookd/listen?hook=…`. */
 export function listenUrl(server: string, hooks: string[]): string {
@@ -69,94 +64,6 @@ export function answeredLine(
   return `${stamp(true, now)}  ${paint('<--')} ${paint(`[${status}]`)} ${cb.Method} ${to}  ${latency}  [${cb.DeliveryId}]${error}`;
 }
 
-interface Connection {
-  ws: WebSocket;
-  closed: Promise<void>;
-  listener: string;
-}
-
-function connect(
-  WebSocketClass: typeof WebSocket,
-  url: string,
-  creds: Credentials,
-  server: string,
-  ctx: CliContext,
-  onCallback: (cb: RelayedCallback, ws: WebSocket) => void,
-): Promise<Connection> {
-  return new Promise<Connection>((resolve, reject) => {
-    ctx.debug(`> GET ${url} (WebSocket upgrade)`);
-    const ws = new WebSocketClass(url, {
-      headers: {
-        ...(creds.token !== undefined && { authorization: `Bearer ${creds.token}` }),
-        'user-agent': 'hookctl',
-      },
-      handshakeTimeout: 10_000,
-      followRedirects: false,
-    });
-    let opened = false;
-    let silence: NodeJS.Timeout | undefined;
-    const alive = () => {
-      clearTimeout(silence);
-      silence = setTimeout(() => ws.terminate(), SILENCE_MS);
-    };
-    const closed = new Promise<void>((done) =>
-      ws.on('close', () => {
-        clearTimeout(silence);
-        done();
-      }),
-    );
-    ws.on('unexpected-response', (_req, res: IncomingMessage) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (text.length < 65536) text += chunk;
-      });
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        reject(
-          status === 401 && creds.missing
-            ? creds.missing
-            : errorFromResponse(
-                status,
-                String(res.headers['content-type'] ?? ''),
-                text,
-                '/_hookd/listen',
-                creds.source,
-              ),
-        );
-        ws.terminate();
-      });
-    });
-    ws.on('error', (err) => {
-      if (!opened) reject(transportError(server, err));
-      else ctx.debug(`connection error: ${err.message}`);
-    });
-    ws.on('open', () => {
-      opened = true;
-      alive();
-    });
-    ws.on('ping', alive);
-    ws.on('message', (data, isBinary) => {
-      alive();
-      if (isBinary) return;
-      let m: { kind?: string; Listener?: string } & Partial<RelayedCallback>;
-      try {
-        m = JSON.parse(data.toString()) as typeof m;
-      } catch {
-        return;
-      }
-      if (m.kind === 'ready') resolve({ ws, closed, listener: m.Listener ?? '' });
-      else if (m.kind === 'callback') onCallback(m as RelayedCallback, ws);
-    });
-  });
-}
-
-function retryable(e: unknown): boolean {
-  if (e instanceof AuthError) return false;
-  if (e instanceof ApiError) return e.status >= 500;
-  return true;
-}
-
 /**
  * Relays the caller's fired callbacks to a local receiver until Ctrl-C (exit 0): each arrives
  * over the `/_hookd/listen` WebSocket exactly as hookd sends it (signed), goes to --forward-to,
@@ -179,6 +86,16 @@ export async function runListen(opts: ListenOptions, ctx: CliContext): Promise<v
   const url = listenUrl(server.url, opts.hooks);
   const { default: WebSocketClass } = await import('ws');
 
+  const onText: OnText<string> = (text, ws, ready) => {
+    let m: { kind?: string; Listener?: string } & Partial<RelayedCallback>;
+    try {
+      m = JSON.parse(text) as typeof m;
+    } catch {
+      return;
+    }
+    if (m.kind === 'ready') ready(m.Listener ?? '');
+    else if (m.kind === 'callback') onCallback(m as RelayedCallback, ws);
+  };
   const onCallback = (cb: RelayedCallback, ws: WebSocket) => {
     out.out.write(`${arrivedLine(cb, out)}\n`);
     void forward(cb, target).then((r) => {
@@ -187,64 +104,21 @@ export async function runListen(opts: ListenOptions, ctx: CliContext): Promise<v
         ws.send(JSON.stringify({ kind: 'result', DeliveryId: cb.DeliveryId, ...r }));
     });
   };
-
-  let stopping = false;
-  let current: WebSocket | undefined;
-  let wake: (() => void) | undefined;
-  const stop = () => {
-    stopping = true;
-    current?.close(1000, 'hookctl listen stopped');
-    wake?.();
-  };
-  const unsubscribe = (ctx.deps.onSignal ?? defaultOnSignal)(() => stop());
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  try {
-    let first = true;
-    let delay: number = BACKOFF.initialMs;
-    while (!stopping) {
-      let conn: Connection;
-      try {
-        conn = await connect(WebSocketClass, url, creds, server.url, ctx, onCallback);
-      } catch (e) {
-        if (first || !retryable(e) || stopping) {
-          if (stopping) return;
-          throw e;
-        }
-        ctx.debug(`reconnect failed (${(e as Error).message}); next try in ${delay} ms`);
-        await sleep(delay);
-        delay = Math.min(delay * 2, BACKOFF.maxMs);
-        continue;
-      }
-      current = conn.ws;
-      if (stopping) conn.ws.close(1000);
-      else if (first) {
-        const which = opts.hooks.length ? opts.hooks.map((h) => `hook ${h}`).join(', ') : 'all your hooks';
-        out.info(
-          `Ready! Forwarding callbacks of ${which} to ${target} (listener ${conn.listener}; Ctrl-C to quit)`,
-        );
-        if (opts.printSecret) await printSecrets(opts.hooks, ctx, out);
-        else
-          out.info("Verify their signatures with the hooks' signing secrets: hookctl listen --print-secret");
-      } else out.info(`reconnected (listener ${conn.listener})`);
-      first = false;
-      delay = BACKOFF.initialMs;
-      await conn.closed;
-      current = undefined;
-      if (stopping) break;
-      out.info('connection to hookd lost; reconnecting…');
-      await sleep(delay);
-      delay = Math.min(delay * 2, BACKOFF.maxMs);
-    }
-  } finally {
-    unsubscribe();
-  }
+  const socket = { url, path: '/_hookd/listen', server: server.url, creds };
+  await keepConnected(ctx, {
+    stopReason: 'hookctl listen stopped',
+    connect: () => openSocket(WebSocketClass, socket, ctx, onText),
+    connected: async (conn, first) => {
+      if (!first) return out.info(`reconnected (listener ${conn.info})`);
+      const which = opts.hooks.length ? opts.hooks.map((h) => `hook ${h}`).join(', ') : 'all your hooks';
+      out.info(
+        `Ready! Forwarding callbacks of ${which} to ${target} (listener ${conn.info}; Ctrl-C to quit)`,
+      );
+      if (opts.printSecret) await printSecrets(opts.hooks, ctx, out);
+      else out.info("Verify their signatures with the hooks' signing secrets: hookctl listen --print-secret");
+    },
+    dropped: () => out.info('connection to hookd lost; reconnecting…'),
+  });
 }
 
 /** The signing secret(s) a receiver verifies with: one line per hook. */
@@ -262,15 +136,6 @@ async function printSecrets(hooks: string[], ctx: CliContext, out: Output): Prom
         : `secret\t${h.Id}\t${typeof h.Name === 'string' ? h.Name : ''}\t${Secret}\n`,
     );
   }
-}
-
-function defaultOnSignal(handler: (signal: NodeJS.Signals) => void): () => void {
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
 }
 
 /** `hookctl listen [--hook ID|NAME]… --forward-to URL [--print-secret]`. */

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { MatchView } from '../../api-client.js';
+import type { MatchView } from '../../api-views.js';
 import { type ContextFactory, examples, intArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import type { Column } from '../../output.js';

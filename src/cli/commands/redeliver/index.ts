@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { BulkRedeliveryView } from '../../api-client.js';
+import type { BulkRedeliveryView } from '../../api-views.js';
 import { type ContextFactory, examples, isoArg, usageOf } from '../../command.js';
 import { confirm } from '../../confirm.js';
 import type { CliContext } from '../../context.js';

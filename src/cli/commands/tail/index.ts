@@ -1,13 +1,10 @@
-import type { IncomingMessage } from 'node:http';
 import type { ChalkInstance } from 'chalk';
 import { Command, Option } from 'commander';
-import type WebSocket from 'ws';
-import { errorFromResponse, transportError } from '../../api-client.js';
 import { type ContextFactory, collect, examples } from '../../command.js';
-import type { CliContext, Credentials } from '../../context.js';
-import { ApiError, AuthError } from '../../exit-codes.js';
+import type { CliContext } from '../../context.js';
 import { answerText, callbackText, triggerText } from '../../notation.js';
 import type { Output } from '../../output.js';
+import { keepConnected, openSocket } from '../../reconnecting-socket.js';
 
 export const TAIL_STATUSES = ['2xx', '3xx', '4xx', '5xx', 'failed'] as const;
 
@@ -15,11 +12,6 @@ export interface TailOptions {
   hooks: string[];
   status?: string;
 }
-
-/** Backoff between reconnection attempts: 250 ms doubling to 5 s, reset after a good connection. */
-export const BACKOFF = { initialMs: 250, maxMs: 5000 } as const;
-/** The server pings every 15 s (docs/API.md); this long without a frame means the link is dead. */
-const SILENCE_MS = 45_000;
 
 /** A tail event (docs/API.md, "Live tail"); only the fields hookctl prints are typed. */
 interface TailEvent {
@@ -103,96 +95,6 @@ function printEvent(text: string, out: Output, ctx: CliContext): void {
   }
 }
 
-interface Connection {
-  ws: WebSocket;
-  /** Resolves when the connection is gone, for whatever reason. */
-  closed: Promise<void>;
-}
-
-/** Opens the WebSocket; rejects with the error hookctl would exit with (3, 4 or 1). */
-function connect(
-  WebSocketClass: typeof WebSocket,
-  url: string,
-  creds: Credentials,
-  server: string,
-  ctx: CliContext,
-  out: Output,
-): Promise<Connection> {
-  return new Promise<Connection>((resolve, reject) => {
-    ctx.debug(`> GET ${url} (WebSocket upgrade)`);
-    const ws = new WebSocketClass(url, {
-      // The token goes in the upgrade request's header: the API refuses one in the URL.
-      headers: {
-        ...(creds.token !== undefined && { authorization: `Bearer ${creds.token}` }),
-        'user-agent': 'hookctl',
-      },
-      handshakeTimeout: 10_000,
-      followRedirects: false,
-    });
-    let opened = false;
-    let silence: NodeJS.Timeout | undefined;
-    const alive = () => {
-      clearTimeout(silence);
-      silence = setTimeout(() => {
-        ctx.debug(`no frame for ${SILENCE_MS} ms: dropping the connection`);
-        ws.terminate();
-      }, SILENCE_MS);
-    };
-    const closed = new Promise<void>((done) => {
-      ws.on('close', (code, reason) => {
-        clearTimeout(silence);
-        ctx.debug(`< close ${code} ${reason.toString()}`);
-        done();
-      });
-    });
-    ws.on('unexpected-response', (_req, res: IncomingMessage) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (text.length < 65536) text += chunk;
-      });
-      res.on('end', () => {
-        ctx.debug(`< ${res.statusCode} (upgrade refused)`);
-        const status = res.statusCode ?? 0;
-        reject(
-          status === 401 && creds.missing
-            ? creds.missing
-            : errorFromResponse(
-                status,
-                String(res.headers['content-type'] ?? ''),
-                text,
-                '/_hookd/tail',
-                creds.source,
-              ),
-        );
-        ws.terminate();
-      });
-    });
-    ws.on('error', (err) => {
-      if (!opened) reject(transportError(server, err));
-      else ctx.debug(`connection error: ${err.message}`);
-    });
-    ws.on('open', () => {
-      opened = true;
-      ctx.debug('< 101 connected');
-      alive();
-      resolve({ ws, closed });
-    });
-    ws.on('ping', alive);
-    ws.on('message', (data, isBinary) => {
-      alive();
-      if (!isBinary) printEvent(data.toString(), out, ctx);
-    });
-  });
-}
-
-/** Errors worth retrying after a drop: the daemon restarting, not a refusal that will repeat. */
-function retryable(e: unknown): boolean {
-  if (e instanceof AuthError) return false;
-  if (e instanceof ApiError) return e.status >= 500;
-  return true;
-}
-
 /**
  * Streams fired callbacks until Ctrl-C (exit 0). The first connection must succeed (else exit 3,
  * 4 or 1 as for any command); after that, drops are retried with backoff for as long as it takes,
@@ -210,67 +112,15 @@ export async function runTail(opts: TailOptions, ctx: CliContext): Promise<void>
   }
   // Loaded here: only tail needs a WebSocket client, and every other command starts faster.
   const { default: WebSocketClass } = await import('ws');
-
-  let stopping = false;
-  let current: WebSocket | undefined;
-  let wake: (() => void) | undefined;
-  const stop = () => {
-    stopping = true;
-    current?.close(1000, 'hookctl tail stopped');
-    wake?.();
-  };
-  const unsubscribe = (ctx.deps.onSignal ?? defaultOnSignal)(() => stop());
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
-  try {
-    let first = true;
-    let delay: number = BACKOFF.initialMs;
-    while (!stopping) {
-      let conn: Connection;
-      try {
-        conn = await connect(WebSocketClass, url, creds, server.url, ctx, out);
-      } catch (e) {
-        if (first || !retryable(e) || stopping) {
-          if (stopping) return;
-          throw e;
-        }
-        ctx.debug(`reconnect failed (${(e as Error).message}); next try in ${delay} ms`);
-        await sleep(delay);
-        delay = Math.min(delay * 2, BACKOFF.maxMs);
-        continue;
-      }
-      current = conn.ws;
-      if (stopping) conn.ws.close(1000);
-      else if (first) out.info(`Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)`);
-      else out.info('reconnected');
-      first = false;
-      delay = BACKOFF.initialMs;
-      await conn.closed;
-      current = undefined;
-      if (stopping) break;
-      out.info('reconnecting…');
-      await sleep(delay);
-      delay = Math.min(delay * 2, BACKOFF.maxMs);
-    }
-  } finally {
-    unsubscribe();
-  }
-}
-
-function defaultOnSignal(handler: (signal: NodeJS.Signals) => void): () => void {
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
+  const target = { url, path: '/_hookd/tail', server: server.url, creds };
+  await keepConnected(ctx, {
+    stopReason: 'hookctl tail stopped',
+    connect: () =>
+      openSocket(WebSocketClass, target, ctx, (text) => printEvent(text, out, ctx), { info: undefined }),
+    connected: (_conn, first) =>
+      out.info(first ? `Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)` : 'reconnected'),
+    dropped: () => out.info('reconnecting…'),
+  });
 }
 
 /** `hookctl tail [--hook ID…] [--status 2xx|3xx|4xx|5xx|failed] [-o json]`. */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { HookTypeView } from '../../api-client.js';
+import type { HookTypeView } from '../../api-views.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import type { Column } from '../../output.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { HookdError } from '../../../../errors/catalog.js';
-import type { HookView } from '../../../api-client.js';
+import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, CliError, JsonFileError, UsageError } from '../../../exit-codes.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { HookView } from '../../../api-client.js';
+import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../../exit-codes.js';

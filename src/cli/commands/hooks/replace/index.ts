@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { etagOf } from '../../../../hook/hook-etag.js';
-import type { HookView } from '../../../api-client.js';
+import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
