@@ -46,6 +46,8 @@ export interface Hookd {
   readonly app: App;
   /** issue 23 (src/workers/): where workers' fired callbacks go, and when they are recorded. */
   readonly deliveries: Pick<DeliveryPipeline, 'accept' | 'settled'>;
+  /** Its Prometheus metrics; issue 23's primary merges its workers' into them. */
+  readonly metrics: Pick<Metrics, 'mergeWith' | 'registry'>;
   /** The loop-mark key (src/loops/), handed to issue 23's workers so their proxies cut loops too. */
   readonly loopKey: string;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
@@ -291,6 +293,7 @@ async function assemble(
     engine,
     app,
     deliveries, // issue 23 (src/workers/)
+    metrics,
     loopKey: marker.exportKey(),
     reload: reloader.reload,
     url: () => boundUrl,

@@ -1,4 +1,16 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
+
+/** One registry's metrics as plain data (`getMetricsAsJSON`), what a worker sends its primary. */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 
 export interface MetricsSources {
   /** Deliveries waiting for an attempt (the outbox depth). */
@@ -27,6 +39,7 @@ export class Metrics {
   private readonly rateDelays: Counter;
   private readonly rateWaitSeconds: Counter;
   private readonly namesRefused: Counter;
+  private others: (() => Promise<MetricsSnapshot[]>) | undefined;
 
   constructor(version: string, sources: MetricsSources = {}) {
     const registers = [this.registry];
@@ -36,6 +49,8 @@ export class Metrics {
       help: 'hookd version and Node.js version',
       labelNames: ['version', 'node'],
       registers,
+      // Merged with the workers' (issue 23): one daemon, one build.
+      aggregator: 'first',
     }).set({ version, node: process.version }, 1);
     // Counted in a plain Map and handed to prom-client at scrape time: `inc({ status })` hashes
     // its labels on every call, and this one is bumped for every proxied request (issue 7).
@@ -161,8 +176,23 @@ export class Metrics {
     this.namesRefused.inc();
   }
 
+  /**
+   * Issue 23: with workers, `text()` merges in what `others` answers (each worker's snapshot and
+   * what departed workers counted) by prom-client's cluster rules: counters and histograms summed,
+   * every other metric by its `aggregator` (docs/DECISIONS.md "Metrics with workers").
+   */
+  mergeWith(others: () => Promise<MetricsSnapshot[]>): void {
+    this.others = others;
+  }
+
+  snapshot(): Promise<MetricsSnapshot> {
+    return this.registry.getMetricsAsJSON();
+  }
+
   async text(): Promise<string> {
-    return this.registry.metrics();
+    if (!this.others) return this.registry.metrics();
+    const all = [await this.snapshot(), ...(await this.others())];
+    return AggregatorRegistry.aggregate(all).metrics();
   }
 
   get contentType(): string {

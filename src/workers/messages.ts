@@ -5,6 +5,7 @@
  */
 import type { FiredEvent } from '../engine/fired-event.js';
 import type { Hook } from '../hook/hook.js';
+import type { MetricsSnapshot } from '../observability/metrics.js';
 
 export type ToWorker =
   /** A chunk of a whole hook set; the `set` that follows makes the chunks since the last `set` the set. */
@@ -18,6 +19,8 @@ export type ToWorker =
   | { t: 'ack'; n: number }
   | { t: 'reply'; id: number; value?: unknown; error?: string }
   | { t: 'reload' }
+  /** A scrape of the primary's /metrics: answer with this process's snapshot. */
+  | { t: 'metrics'; id: number }
   | { t: 'stop' };
 
 export type Ask = { what: 'getUser'; name: string } | { what: 'listUsers' } | { what: 'barrier' };
@@ -30,7 +33,8 @@ export type FromWorker =
   | { t: 'fired'; n: number; events: FiredEvent[] }
   | ({ t: 'ask'; id: number } & Ask)
   /** A `POST …/reload` passed on by this worker succeeded: every worker reloads too. */
-  | { t: 'reload-all' };
+  | { t: 'reload-all' }
+  | { t: 'metrics'; id: number; metrics: MetricsSnapshot };
 
 /** The headers a worker adds to a request it passes on to the primary's private listener. */
 export const SECRET_HEADER = 'x-hookd-worker-secret';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
 import type { HookdConfig } from '../config/config.js';
 import { createHookd } from '../daemon/hookd.js';
 import { packageInfo } from '../util/package-info.js';
@@ -39,6 +40,29 @@ export interface Primary {
   close(): Promise<void>;
 }
 
+/** The primary's /metrics counts every worker's too, and tells how many live and were replaced. */
+function watchWorkers(hookd: Awaited<ReturnType<typeof createHookd>>, hub: WorkerHub): void {
+  const registers = [hookd.metrics.registry];
+  new Gauge({
+    name: 'hookd_workers',
+    help: 'Worker processes alive (--workers)',
+    registers,
+    collect() {
+      this.set(hub.size);
+    },
+  });
+  new Counter({
+    name: 'hookd_worker_restarts_total',
+    help: 'Worker processes started in place of one that died',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(hub.restarts);
+    },
+  });
+  hookd.metrics.mergeWith(() => hub.gatherMetrics());
+}
+
 /** Starts the primary (the whole daemon on a private port) and `cfg.workers` workers. */
 export async function startPrimary(
   cfg: HookdConfig,
@@ -69,6 +93,7 @@ export async function startPrimary(
       reloadAll,
     });
     hub.follow();
+    watchWorkers(hookd, hub);
     hub.start();
     const url = await hub.listening();
     log.info(

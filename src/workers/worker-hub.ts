@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Hookd } from '../daemon/hookd.js';
 import type { Hook } from '../hook/hook.js';
 import { CHUNK, type FromWorker, type ToWorker } from './messages.js';
+import { WorkerMetrics } from './worker-metrics.js';
 
 interface Entry {
   worker: Worker;
@@ -10,6 +11,8 @@ interface Entry {
   applied: number;
   startedAt: number;
   url?: string;
+  /** Its message listener is in place: it can be asked. */
+  hello?: boolean;
 }
 
 /** A worker that dies sooner than this after its start counts as a crash loop: the next waits longer. */
@@ -31,6 +34,12 @@ export class WorkerHub {
   /** Set when a worker of the first start died before it listened: the start fails. */
   private startFailure: Error | undefined;
   private started = false;
+  /** Workers started again after one died (`hookd_worker_restarts_total`). */
+  restarts = 0;
+  private readonly metrics = new WorkerMetrics((id, n) => {
+    const e = this.entries.get(id);
+    if (e) this.post(e.worker, { t: 'metrics', id: n });
+  });
 
   constructor(
     private readonly opts: {
@@ -92,6 +101,11 @@ export class WorkerHub {
     return [...this.entries.values()][0]?.url ?? '';
   }
 
+  /** Every worker's metrics, for the primary's /metrics (worker-metrics.ts). */
+  gatherMetrics(): ReturnType<WorkerMetrics['gather']> {
+    return this.metrics.gather([...this.entries].filter(([, e]) => e.hello).map(([id]) => id));
+  }
+
   get size(): number {
     return this.entries.size;
   }
@@ -128,6 +142,7 @@ export class WorkerHub {
     worker.on('message', (m: FromWorker) => this.onMessage(entry, m));
     worker.on('exit', (code, signal) => {
       this.entries.delete(worker.id);
+      this.metrics.exited(worker.id);
       this.checkBarriers();
       if (!this.started && entry.url === undefined) {
         this.stopping = true;
@@ -144,7 +159,9 @@ export class WorkerHub {
         'worker died: starting another',
       );
       setTimeout(() => {
-        if (!this.stopping) this.fork();
+        if (this.stopping) return;
+        this.restarts++;
+        this.fork();
       }, this.delayMs).unref();
     });
   }
@@ -153,7 +170,11 @@ export class WorkerHub {
     const { hookd, log } = this.opts;
     switch (m.t) {
       case 'hello':
+        entry.hello = true;
         this.sendSet(entry.worker);
+        return;
+      case 'metrics':
+        this.metrics.answered(entry.worker.id, m.id, m.metrics);
         return;
       case 'listening':
         entry.url = m.url;

@@ -6,12 +6,14 @@ import { MatchEngine } from '../engine/match-engine.js';
 import type { Hook } from '../hook/hook.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
+import { Metrics } from '../observability/metrics.js';
 import { closeServer, listenAddress } from '../ops/listen.js';
 import { apiPathMatcher } from '../server/api-paths.js';
 import { ReverseProxy } from '../server/proxy.js';
 import type { UserRecord } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
 import { OwnerScopes } from '../users/index.js';
+import { packageInfo } from '../util/package-info.js';
 import { ApiForwarder } from './api-forward.js';
 import { IpcSink } from './ipc-sink.js';
 import { type Ask, ENV_API, ENV_LOOP_KEY, ENV_SECRET, type FromWorker, type ToWorker } from './messages.js';
@@ -41,6 +43,9 @@ export async function runWorker(
     });
 
   const settings = new RuntimeSettings(cfg);
+  // What this worker counts (the proxy's statuses, fired hooks, loops cut, names refused); the
+  // primary merges it into its /metrics at every scrape.
+  const metrics = new Metrics(packageInfo().version);
   let current = cfg;
   const sink = new IpcSink(send);
   const scopes = new OwnerScopes({
@@ -53,6 +58,7 @@ export async function runWorker(
       log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
     scopes,
     redactUri: settings.redactUri,
+    onFired: (phase, n) => metrics.fired(phase, n),
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
   });
 
@@ -106,6 +112,10 @@ export async function runWorker(
           );
         }
         return;
+      case 'metrics':
+        return void metrics
+          .snapshot()
+          .then((snapshot) => send({ t: 'metrics', id: m.id, metrics: snapshot }));
       case 'stop':
         return stop?.();
     }
@@ -130,11 +140,16 @@ export async function runWorker(
         uriOf: settings.uriOf,
         trusted: settings,
         log,
+        onStatus: (status) => metrics.proxied(status),
         closing: () => draining,
         recorded: () => sink.recorded(),
         // Issue 22: hookd's own requests fire nothing here either (the primary's key).
-        loops: new LoopGuard(LoopMarker.fromKey(process.env[ENV_LOOP_KEY] ?? '')),
-        ...(provider && { requestUser: requestUserResolver(provider, log) }),
+        loops: new LoopGuard(LoopMarker.fromKey(process.env[ENV_LOOP_KEY] ?? ''), (kind) =>
+          metrics.loopCut(kind),
+        ),
+        ...(provider && {
+          requestUser: requestUserResolver(provider, log, () => metrics.identityNameRefused()),
+        }),
         ...(provider?.guardedHeader !== undefined && { guardedHeader: provider.guardedHeader }),
         ...(tracing && { tracing }),
       })

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { request } from 'node:http';
 
 /** The worker processes of a primary: its children, from /proc. */
 export function childrenOf(pid: number): number[] {
@@ -50,4 +51,18 @@ export function ownerOfPort(pids: number[], port: number): number | undefined {
     if (inodes.some((i) => mine.has(i))) return pid;
   }
   return undefined;
+}
+
+/** GET on a connection of its own (the cluster hands each new connection to the next worker). */
+export function getFresh(url: string, path: string, timeoutMs = 0): Promise<number> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -13,25 +13,12 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
-import { childrenOf, ownerOfPort } from './worker-procs.js';
+import { childrenOf, getFresh, ownerOfPort } from './worker-procs.js';
 
 // `--workers 2` with real processes (docs/DECISIONS.md "Using every core: workers"): a hook made
 // through the API fires on every worker at once; the tail sees every worker's callbacks; kill -9
 // of a worker during proxied AfterCompletion requests loses none whose response the client got.
 const REQUESTS = Number(process.env.HOOKD_WORKERS_CRASH_REQUESTS ?? 5000);
-
-/** GET on a connection of its own (cluster hands each new connection to the next worker). */
-function getFresh(url: string, path: string): Promise<number> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 async function start(
   upstream: Upstream,

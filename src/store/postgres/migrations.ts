@@ -1,4 +1,5 @@
 import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
+import { ROLLUP_TRIGGERS_V11_SQL } from './postgres-rollup-triggers.js';
 
 /**
  * The PostgreSQL schema, as numbered versions applied in order (each in its own transaction, under
@@ -264,5 +265,11 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX eph_deliveries_by_hook_status ON eph_deliveries (hook_id, status, id);
   CREATE INDEX eph_deliveries_by_hook_last_status ON eph_deliveries (hook_id, last_status, id);
   `,
+  },
+  {
+    version: 11,
+    name: 'rollup triggers linear in the batch',
+    // Issue 23: a cached nested loop over two transition tables made large batches quadratic.
+    sql: ROLLUP_TRIGGERS_V11_SQL,
   },
 ];
