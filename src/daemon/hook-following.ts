@@ -10,6 +10,7 @@ import type { Hook } from '../hook/hook.js';
 import type { HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/store.js';
 import type { UserScopes } from '../users/index.js';
+import { withoutYoungGrowth } from '../util/young-generation.js';
 import type { Lifecycle } from './lifecycle.js';
 
 export interface HookFollowing {
@@ -93,7 +94,7 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
     failed: (err) => log.warn({ err }, 'fetching changed hooks failed; the next change or resync retries'),
   });
   if (stopFollowing) life.defer('following hook changes in the database', stopFollowing);
-  serially('loading hooks', async () => replaceAll(await hooks.all()));
+  serially('loading hooks', () => withoutYoungGrowth(async () => replaceAll(await hooks.all())));
   await sync;
   if (stopFollowing) return;
   // `hookd user remove` and friends write the SQLite file from another process: follow them.
