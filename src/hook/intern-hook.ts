@@ -17,10 +17,16 @@ const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const strings = new Map<string, string>();
 const lists = new Map<string, readonly (string | number)[]>();
 
-function sharedString(s: string): string {
-  const shared = strings.get(s);
+/**
+ * Callback URLs have a table of their own: many hooks post to one receiver, but the URLs are
+ * many more than the owners and media types, and would crowd those out of one bounded table.
+ */
+const callbacks = new Map<string, string>();
+
+function sharedString(s: string, table = strings): string {
+  const shared = table.get(s);
   if (shared !== undefined) return shared;
-  if (strings.size < MAX_SHARED) strings.set(s, s);
+  if (table.size < MAX_SHARED) table.set(s, s);
   return s;
 }
 
@@ -53,12 +59,13 @@ function isEmptyObject(o: unknown): boolean {
 }
 
 /**
- * Replaces, in place, the hook's lists, empty headers and common short strings (owner, media
- * type, method, state) with one shared, frozen instance of each value; returns the same hook.
+ * Replaces, in place, the hook's lists, empty headers and common strings (owner, callback URL,
+ * media type, method, state) with one shared, frozen instance of each value; returns the same hook.
  * The hook must be one that nobody changes afterwards, such as one kept by the match engine.
  */
 export function internHook(hook: Hook): Hook {
   hook.Owner = sharedString(hook.Owner);
+  hook.Callback = sharedString(hook.Callback, callbacks);
   hook.Methods = sharedList('M', hook.Methods);
   hook.StatusCodeBlackList = sharedList('S', hook.StatusCodeBlackList);
   hook.StatusCodeWhiteList = sharedList('S', hook.StatusCodeWhiteList);
