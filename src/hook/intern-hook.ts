@@ -16,6 +16,8 @@ const EMPTY_LIST: readonly never[] = Object.freeze([]);
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const strings = new Map<string, string>();
 const lists = new Map<string, readonly (string | number)[]>();
+/** The list each kind shared last. */
+const lastShared = new Map<string, readonly (string | number)[]>();
 
 /**
  * Callback URLs have a table of their own: many hooks post to one receiver, but the URLs are
@@ -43,13 +45,21 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 function sharedList<T extends string | number>(kind: string, list: T[]): T[] {
   if (!Array.isArray(list) || Object.isFrozen(list)) return list;
   if (list.length === 0) return EMPTY_LIST as never[];
+  // Hooks loaded together mostly repeat the previous hook's list: no key to build for those.
+  const last = lastShared.get(kind);
+  if (last !== undefined && sameList(last, list)) return last as T[];
   const key = `${kind}${list.join(' ')}`;
   const shared = lists.get(key);
-  if (shared !== undefined) return sameList(shared, list) ? (shared as T[]) : list;
+  if (shared !== undefined) return sameList(shared, list) ? remember(kind, shared as T[]) : list;
   if (lists.size >= MAX_SHARED) return list;
   const frozen = Object.freeze(list.slice());
   lists.set(key, frozen);
-  return frozen as T[];
+  return remember(kind, frozen as T[]);
+}
+
+function remember<T extends string | number>(kind: string, list: T[]): T[] {
+  lastShared.set(kind, list);
+  return list;
 }
 
 function isEmptyObject(o: unknown): boolean {
