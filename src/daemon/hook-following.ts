@@ -10,6 +10,7 @@ import type { Hook } from '../hook/hook.js';
 import type { HookChangeListener, HookService } from '../service/hook-service.js';
 import type { Store } from '../store/index.js';
 import type { UserScopes } from '../users/index.js';
+import { withoutYoungGrowth } from '../util/young-generation.js';
 import type { Lifecycle } from './lifecycle.js';
 
 export interface HookFollowing {
@@ -101,6 +102,6 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
       }),
   });
   life.defer('following changes made elsewhere', stopFollowing);
-  serially('loading hooks', async () => replaceAll(await hooks.all()));
+  serially('loading hooks', () => withoutYoungGrowth(async () => replaceAll(await hooks.all())));
   await sync;
 }

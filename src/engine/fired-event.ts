@@ -41,3 +41,38 @@ export interface FiredEvent {
 export interface FiredEventSink {
   accept(events: FiredEvent[]): void;
 }
+
+/** A request that may trigger hooks, as the proxy or the report API saw it. */
+export interface Trigger {
+  method: string;
+  /** Path as received, without the query string. */
+  path: string;
+  /** Absolute URI; a function so that it is only built when some hook fires. */
+  uri: () => string;
+  /** The response status: set for the `after` phase. */
+  statusCode?: number;
+  /**
+   * The user who made the request, when already known: a report's `User`, a dry run's. The
+   * empty string is an anonymous request.
+   */
+  user?: string;
+  /**
+   * Resolves the user of a proxied request (the identity provider), called at most once per
+   * firing and only when some hook matched, so that requests no hook watches never pay for it.
+   * Present only when a provider is configured; undefined or a rejection mean anonymous.
+   */
+  requestUser?: () => Promise<string | undefined>;
+  /** The request's span when tracing is on: the parent of the fire spans. */
+  trace?: TraceRef | undefined;
+  /**
+   * The request's `CDN-Loop` entries (RFC 8586), carried on by the callbacks it fires so that a
+   * chain back into hookd through other systems is counted (src/loops/, issue 22).
+   */
+  loop?: string | undefined;
+  /**
+   * Only this user's hooks may fire: a report by a user without the `report` permission is made
+   * by its caller and reaches nobody else's hooks (docs/DECISIONS.md "Reports, identities and
+   * listeners"). Absent: every owner's, as for proxied requests.
+   */
+  onlyOwner?: string;
+}

@@ -1,45 +1,18 @@
 import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
 import { internHook } from '../hook/intern-hook.js';
 import { TemplateSizeError } from '../hook/template.js';
-import type { TraceRef } from '../tracing/types.js';
-import { type CompiledHook, compileHook, methodFires, statusFires } from './compiled-hook.js';
-import type { CallbackRequest, FiredEvent, FiredEventSink, TriggerInfo } from './fired-event.js';
+import {
+  hasBody,
+  hasStatusLists,
+  methodFires,
+  statusFires,
+  storedPattern,
+  TemplateCache,
+} from './compiled-hook.js';
+import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
 import { type Match, MatchIndex } from './match-index.js';
 
-/** A request that may trigger hooks, as the proxy or the report API saw it. */
-export interface Trigger {
-  method: string;
-  /** Path as received, without the query string. */
-  path: string;
-  /** Absolute URI; a function so that it is only built when some hook fires. */
-  uri: () => string;
-  /** The response status: set for the `after` phase. */
-  statusCode?: number;
-  /**
-   * The user who made the request, when already known: a report's `User`, a dry run's. The
-   * empty string is an anonymous request.
-   */
-  user?: string;
-  /**
-   * Resolves the user of a proxied request (the identity provider), called at most once per
-   * firing and only when some hook matched, so that requests no hook watches never pay for it.
-   * Present only when a provider is configured; undefined or a rejection mean anonymous.
-   */
-  requestUser?: () => Promise<string | undefined>;
-  /** The request's span when tracing is on: the parent of the fire spans. */
-  trace?: TraceRef | undefined;
-  /**
-   * The request's `CDN-Loop` entries (RFC 8586), carried on by the callbacks it fires so that a
-   * chain back into hookd through other systems is counted (src/loops/, issue 22).
-   */
-  loop?: string | undefined;
-  /**
-   * Only this user's hooks may fire: a report by a user without the `report` permission is made
-   * by its caller and reaches nobody else's hooks (docs/DECISIONS.md "Reports, identities and
-   * listeners"). Absent: every owner's, as for proxied requests.
-   */
-  onlyOwner?: string;
-}
+export type { Trigger } from './fired-event.js';
 
 export type Phase = 'before' | 'after';
 
@@ -92,19 +65,22 @@ export interface Preview {
  */
 export class MatchEngine {
   private readonly indexes = {
-    before: new MatchIndex<CompiledHook>(),
-    after: new MatchIndex<CompiledHook>(),
+    before: new MatchIndex<Hook>(),
+    after: new MatchIndex<Hook>(),
   };
   /**
    * Hooks a 410 disabled: known (for `get`), but out of the indexes. The active ones are found
    * through the indexes' own maps, so that 100,000 hooks need no third map by Id.
    */
-  private readonly disabled = new Map<string, CompiledHook>();
+  private readonly disabled = new Map<string, Hook>();
+  private readonly templates: TemplateCache;
 
   constructor(
     private readonly sink: FiredEventSink,
     private readonly opts: EngineOptions = {},
-  ) {}
+  ) {
+    this.templates = new TemplateCache(opts.maxBodyBytes);
+  }
 
   /**
    * Replaces the whole set (start-up, or a resync after lost notifications). The engine keeps the
@@ -114,7 +90,8 @@ export class MatchEngine {
     this.indexes.before.clear();
     this.indexes.after.clear();
     this.disabled.clear();
-    for (const h of hooks) this.hookSaved(h);
+    // Nothing to replace in emptied indexes (Ids are unique across the stores).
+    for (const h of hooks) this.add(internHook(h));
   }
 
   /**
@@ -124,22 +101,24 @@ export class MatchEngine {
   hookSaved(hook: Hook): void {
     internHook(hook);
     this.hookDeleted(hook.Id);
-    const { compiled, pattern } = compileHook(hook, this.opts.maxBodyBytes);
+    this.add(hook);
+  }
+
+  private add(hook: Hook): void {
     // A disabled hook (410 Gone) stays known but leaves the index until it is replaced.
-    if (hook.State !== 'active') this.disabled.set(hook.Id, compiled);
-    else this.indexFor(hook.Type).set(hook.Id, pattern, compiled);
+    if (hook.State !== 'active') {
+      this.disabled.set(hook.Id, hook);
+      return;
+    }
+    this.indexFor(hook.Type).set(hook.Id, storedPattern(hook), hook);
   }
 
   hookDeleted(id: string): void {
     if (!this.indexes.before.delete(id) && !this.indexes.after.delete(id)) this.disabled.delete(id);
   }
 
-  private find(id: string): CompiledHook | undefined {
-    return this.indexes.before.get(id) ?? this.indexes.after.get(id) ?? this.disabled.get(id);
-  }
-
   get(id: string): Hook | undefined {
-    return this.find(id)?.hook;
+    return this.indexes.before.get(id) ?? this.indexes.after.get(id) ?? this.disabled.get(id);
   }
 
   /** Whether the hook is known and active: exactly the hooks in an index. */
@@ -197,7 +176,7 @@ export class MatchEngine {
     for (const m of matches) {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
-      if (trigger.onlyOwner !== undefined && h.hook.Owner !== trigger.onlyOwner) continue;
+      if (trigger.onlyOwner !== undefined && h.Owner !== trigger.onlyOwner) continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
       matches[n++] = m;
@@ -214,7 +193,7 @@ export class MatchEngine {
     let verdicts: (ScopeVerdict | Promise<ScopeVerdict>)[] | undefined;
     let missing = false;
     for (let i = 0; i < hits.length; i++) {
-      const v = scopes.verdict(hits[i]!.value.hook.Owner, trigger.path);
+      const v = scopes.verdict(hits[i]!.value.Owner, trigger.path);
       if (v instanceof Promise) missing = true;
       verdicts ??= [];
       verdicts.push(v);
@@ -235,14 +214,14 @@ export class MatchEngine {
    */
   private resolveUser(
     phase: Phase,
-    matched: Match<CompiledHook>[],
+    matched: Match<Hook>[],
     verdicts: ScopeVerdict[] | undefined,
     trigger: Trigger,
     uri: string,
     firedAt: Date,
   ): Firing {
     let hits = matched;
-    let ownOnly: Set<Match<CompiledHook>> | undefined;
+    let ownOnly: Set<Match<Hook>> | undefined;
     if (verdicts !== undefined) {
       hits = [];
       for (let i = 0; i < matched.length; i++) {
@@ -278,8 +257,8 @@ export class MatchEngine {
    */
   private emit(
     phase: Phase,
-    hits: Match<CompiledHook>[],
-    ownOnly: Set<Match<CompiledHook>> | undefined,
+    hits: Match<Hook>[],
+    ownOnly: Set<Match<Hook>> | undefined,
     trigger: Trigger,
     uri: string,
     firedAt: Date,
@@ -294,14 +273,14 @@ export class MatchEngine {
     };
     for (const m of hits) {
       const h = m.value;
-      if (ownOnly?.has(m) && h.hook.Owner !== user) continue;
+      if (ownOnly?.has(m) && h.Owner !== user) continue;
       const request = this.render(h, m.captures, trigger, uri, firedAt, user);
       if (!request) continue;
       const e: FiredEvent = {
-        hookId: h.hook.Id,
-        owner: h.hook.Owner,
-        hookType: h.hook.Type,
-        persist: h.hook.Persist,
+        hookId: h.Id,
+        owner: h.Owner,
+        hookType: h.Type,
+        persist: h.Persist,
         firedAt: firedAt.toISOString(),
         trigger: info,
         request,
@@ -338,41 +317,37 @@ export class MatchEngine {
     for (const phase of ['before', 'after'] as const) {
       for (const m of this.indexes[phase].match(trigger.path)) {
         const h = m.value;
-        if (h.hook.Owner !== owner || !methodFires(h, trigger.method)) continue;
+        if (h.Owner !== owner || !methodFires(h, trigger.method)) continue;
         // Without a status, a hook with status lists is listed as needing one (not dropped).
-        const needsStatus =
-          phase === 'after' &&
-          trigger.statusCode === undefined &&
-          (h.whiteList.size > 0 || h.blackList.size > 0);
+        const needsStatus = phase === 'after' && trigger.statusCode === undefined && hasStatusLists(h);
         if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
           continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
         const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
         if (request)
-          out.push({ hook: h.hook, captures: m.captures, request, ...(needsStatus && { needsStatus }) });
+          out.push({ hook: h, captures: m.captures, request, ...(needsStatus && { needsStatus }) });
       }
     }
     return out;
   }
 
   private render(
-    h: CompiledHook,
+    hook: Hook,
     captures: string[],
     t: Trigger,
     uri: string,
     at: Date,
     user: string,
   ): CallbackRequest | undefined {
-    const hook = h.hook;
     const request: CallbackRequest = {
       method: hook.CallbackMethod,
       url: hook.Callback,
       headers: { ...hook.Headers },
     };
     if (t.loop !== undefined) request.headers['cdn-loop'] = t.loop;
-    if (!h.hasBody) return request;
+    if (!hasBody(hook)) return request;
     try {
-      request.body = h.template.render({
+      request.body = this.templates.of(hook).render({
         requestPath: t.path,
         requestUri: uri,
         requestMethod: t.method,
@@ -392,7 +367,7 @@ export class MatchEngine {
     return request;
   }
 
-  private indexFor(type: Hook['Type']): MatchIndex<CompiledHook> {
+  private indexFor(type: Hook['Type']): MatchIndex<Hook> {
     return type === BEFORE_COMPLETION ? this.indexes.before : this.indexes.after;
   }
 }

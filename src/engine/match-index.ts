@@ -4,9 +4,8 @@
  *
  * A node's children are literal segments (a Map keyed by the decoded literal) and at most one
  * wildcard child shared by `*` and `(*)`; which wildcards capture is kept per entry, as segment
- * depths. Entries hang on the node their last segment leads to, in an open list (prefix
- * semantics: they match whenever the walk passes the node) or an anchored list (they match only
- * when the path ends at the node).
+ * depths. Entries hang on the node their last segment leads to: an open entry (prefix semantics)
+ * matches whenever the walk passes the node, an anchored one only when the path ends there.
  */
 import type { CompiledPattern } from '../hook/pattern.js';
 import { decodeRequestSegment } from '../hook/pattern.js';
@@ -23,7 +22,7 @@ interface Entry<T> {
   seq: number;
   node: TrieNode<T>;
   anchored: boolean;
-  /** Position in the node's open or anchored list when that is an array, for O(1) removal. */
+  /** Position in the node's entries when they are an array, for O(1) removal. */
   slot: number;
   /** Segment depths of the `(*)` wildcards, in order; shared between entries, never mutated. */
   captureDepths: readonly number[];
@@ -40,12 +39,12 @@ class TrieNode<T> {
    * Literal children. Most nodes have exactly one (each hook's own literal tail), and a Map costs
    * about ten times a field, so a lone child is held directly (its `edge` says which literal leads
    * to it) and the Map is made only for the second one: at 100,000 hooks the nodes are most of the
-   * index's memory, which is also why a node has no more fields than these six.
+   * index's memory, which is also why a node has no more fields than these five, and open and
+   * anchored entries share one (each entry says which it is).
    */
   literals: TrieNode<T> | Map<string, TrieNode<T>> | undefined = undefined;
   wildcard: TrieNode<T> | undefined = undefined;
-  open: Entries<T> = undefined;
-  anchored: Entries<T> = undefined;
+  entries: Entries<T> = undefined;
   constructor(
     readonly parent: TrieNode<T> | undefined,
     /** The literal leading here from the parent; undefined for the wildcard child and the root. */
@@ -101,12 +100,28 @@ function removeEntry<T>(entries: Entries<T>, entry: Entry<T>): Entries<T> {
   return entries.length === 1 ? entries[0] : entries;
 }
 
-function pushEntries<T>(hits: Entry<T>[], entries: Entry<T> | Entry<T>[]): void {
+/** The entries that match where the walk is: all of them at the path's end, else the open ones. */
+function pushEntries<T>(hits: Entry<T>[], entries: Entry<T> | Entry<T>[], atEnd: boolean): void {
   if (Array.isArray(entries)) {
-    for (let i = 0; i < entries.length; i++) hits.push(entries[i]!);
-  } else {
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (atEnd || !e.anchored) hits.push(e);
+    }
+  } else if (atEnd || !entries.anchored) {
     hits.push(entries);
   }
+}
+
+// Literal segments are shared between nodes: the same words (`items`, `events`) recur under
+// many parents, one copy per node otherwise. Bounded like the capture depths.
+const sharedEdges = new Map<string, string>();
+const MAX_SHARED_EDGES = 4096;
+
+function internEdge(edge: string): string {
+  const shared = sharedEdges.get(edge);
+  if (shared !== undefined) return shared;
+  if (sharedEdges.size < MAX_SHARED_EDGES) sharedEdges.set(edge, edge);
+  return edge;
 }
 
 const SLASH = 0x2f;
@@ -196,8 +211,7 @@ export class MatchIndex<T> {
       slot: 0,
       captureDepths: internDepths(depths),
     };
-    if (pattern.anchored) node.anchored = addEntry(node.anchored, entry);
-    else node.open = addEntry(node.open, entry);
+    node.entries = addEntry(node.entries, entry);
     this.#byKey.set(key, entry);
   }
 
@@ -206,21 +220,21 @@ export class MatchIndex<T> {
     if (literals instanceof Map) {
       let child = literals.get(edge);
       if (child === undefined) {
-        child = new TrieNode<T>(node, edge);
+        child = new TrieNode<T>(node, internEdge(edge));
         this.#nodes++;
-        literals.set(edge, child);
+        literals.set(child.edge!, child);
       }
       return child;
     }
     if (literals !== undefined && literals.edge === edge) return literals;
-    const child = new TrieNode<T>(node, edge);
+    const child = new TrieNode<T>(node, internEdge(edge));
     this.#nodes++;
     node.literals =
       literals === undefined
         ? child
         : new Map([
             [literals.edge!, literals],
-            [edge, child],
+            [child.edge!, child],
           ]);
     return child;
   }
@@ -282,13 +296,9 @@ export class MatchIndex<T> {
 
   /** `pos` is where segment `depth` starts in the path, or -1 when the path has no more segments. */
   #walk(node: TrieNode<T>, depth: number, pos: number): void {
-    const open = node.open;
-    if (open !== undefined) pushEntries(this.#hits, open);
-    if (pos === -1) {
-      const anchored = node.anchored;
-      if (anchored !== undefined) pushEntries(this.#hits, anchored);
-      return;
-    }
+    const entries = node.entries;
+    if (entries !== undefined) pushEntries(this.#hits, entries, pos === -1);
+    if (pos === -1) return;
     const literals = node.literals;
     const wildcard = node.wildcard;
     if (literals === undefined && wildcard === undefined) return;
@@ -325,8 +335,7 @@ export class MatchIndex<T> {
 
   #detach(entry: Entry<T>): void {
     const node = entry.node;
-    if (entry.anchored) node.anchored = removeEntry(node.anchored, entry);
-    else node.open = removeEntry(node.open, entry);
+    node.entries = removeEntry(node.entries, entry);
     this.#prune(node);
   }
 
@@ -335,8 +344,7 @@ export class MatchIndex<T> {
     let n = node;
     while (
       n.parent !== undefined &&
-      n.open === undefined &&
-      n.anchored === undefined &&
+      n.entries === undefined &&
       n.wildcard === undefined &&
       n.literals === undefined
     ) {

@@ -16,11 +16,19 @@ const EMPTY_LIST: readonly never[] = Object.freeze([]);
 const EMPTY_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const strings = new Map<string, string>();
 const lists = new Map<string, readonly (string | number)[]>();
+/** The list each kind shared last. */
+const lastShared = new Map<string, readonly (string | number)[]>();
 
-function sharedString(s: string): string {
-  const shared = strings.get(s);
+/**
+ * Callback URLs have a table of their own: many hooks post to one receiver, but the URLs are
+ * many more than the owners and media types, and would crowd those out of one bounded table.
+ */
+const callbacks = new Map<string, string>();
+
+function sharedString(s: string, table = strings): string {
+  const shared = table.get(s);
   if (shared !== undefined) return shared;
-  if (strings.size < MAX_SHARED) strings.set(s, s);
+  if (table.size < MAX_SHARED) table.set(s, s);
   return s;
 }
 
@@ -37,13 +45,21 @@ function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
 function sharedList<T extends string | number>(kind: string, list: T[]): T[] {
   if (!Array.isArray(list) || Object.isFrozen(list)) return list;
   if (list.length === 0) return EMPTY_LIST as never[];
+  // Hooks loaded together mostly repeat the previous hook's list: no key to build for those.
+  const last = lastShared.get(kind);
+  if (last !== undefined && sameList(last, list)) return last as T[];
   const key = `${kind}${list.join(' ')}`;
   const shared = lists.get(key);
-  if (shared !== undefined) return sameList(shared, list) ? (shared as T[]) : list;
+  if (shared !== undefined) return sameList(shared, list) ? remember(kind, shared as T[]) : list;
   if (lists.size >= MAX_SHARED) return list;
   const frozen = Object.freeze(list.slice());
   lists.set(key, frozen);
-  return frozen as T[];
+  return remember(kind, frozen as T[]);
+}
+
+function remember<T extends string | number>(kind: string, list: T[]): T[] {
+  lastShared.set(kind, list);
+  return list;
 }
 
 function isEmptyObject(o: unknown): boolean {
@@ -53,12 +69,13 @@ function isEmptyObject(o: unknown): boolean {
 }
 
 /**
- * Replaces, in place, the hook's lists, empty headers and common short strings (owner, media
- * type, method, state) with one shared, frozen instance of each value; returns the same hook.
+ * Replaces, in place, the hook's lists, empty headers and common strings (owner, callback URL,
+ * media type, method, state) with one shared, frozen instance of each value; returns the same hook.
  * The hook must be one that nobody changes afterwards, such as one kept by the match engine.
  */
 export function internHook(hook: Hook): Hook {
   hook.Owner = sharedString(hook.Owner);
+  hook.Callback = sharedString(hook.Callback, callbacks);
   hook.Methods = sharedList('M', hook.Methods);
   hook.StatusCodeBlackList = sharedList('S', hook.StatusCodeBlackList);
   hook.StatusCodeWhiteList = sharedList('S', hook.StatusCodeWhiteList);

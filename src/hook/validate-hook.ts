@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import type { SignatureConfig } from '../signing/schemes.js';
 import { suggest } from '../util/suggest.js';
@@ -27,8 +27,18 @@ export interface ValidateOptions {
   checkCallback?: (url: URL, owner?: string) => Promise<string | undefined>;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const checkShape = ajv.compile(HOOK_SCHEMA);
+let shapeCheck: Promise<ValidateFunction> | undefined;
+
+/**
+ * The schema check, made on the first validation: loading ajv and compiling the schema (and ajv's
+ * meta-schema with it) took about a tenth of the daemon's start-up, which validates nothing.
+ */
+function checkShape(): Promise<ValidateFunction> {
+  shapeCheck ??= import('ajv').then(({ Ajv }) =>
+    new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(HOOK_SCHEMA),
+  );
+  return shapeCheck;
+}
 
 /** Headers hookd sets itself: a hook may not override them. */
 const RESERVED_HEADERS = new Set([
@@ -71,7 +81,8 @@ export async function validateHook(
   }
   const doc = input as Record<string, unknown>;
   const errors: FieldError[] = [];
-  if (!checkShape(doc)) errors.push(...(checkShape.errors ?? []).map(describe));
+  const shape = await checkShape();
+  if (!shape(doc)) errors.push(...(shape.errors ?? []).map(describe));
   const bad = new Set(errors.map((e) => e.field.replace(/[[.].*$/, '')));
   const ok = (field: string) => field in doc && !bad.has(field);
 

@@ -96,6 +96,26 @@ describe('MatchEngine: the set of hooks', () => {
     assert.deepEqual(fired[1]!.request.headers, { 'content-type': 'application/json' });
     assert.deepEqual(engine.get(b.Id)?.Headers, {});
   });
+
+  it('compiles a template when its hook fires: one over the body limit is kept and reported then', () => {
+    const fired: FiredEvent[] = [];
+    const refused: string[] = [];
+    const engine = new MatchEngine(
+      { accept: (events) => fired.push(...events) },
+      { maxBodyBytes: 16, onRenderError: (h) => refused.push(h.Id) },
+    );
+    const big = hook({ CallbackContent: `{"text":"${'x'.repeat(64)}","path":"$1"}` });
+    const small = hook({ CallbackContent: '{"p":"$1"}' });
+    engine.load([big, small]);
+    assert.equal(engine.size, 2);
+    assert.deepEqual(refused, []);
+    engine.fire('before', { method: 'GET', path: '/a/x', uri: () => 'http://h/a/x' });
+    assert.deepEqual(refused, [big.Id]);
+    assert.deepEqual(
+      fired.map((e) => [e.hookId, e.request.body]),
+      [[small.Id, '{"p":"x"}']],
+    );
+  });
 });
 
 describe("MatchEngine: the request's user (lazy)", () => {
