@@ -1,9 +1,12 @@
 /**
- * hookd, the daemon: assembled from its configuration (createHookd, the order of assembly; each
- * part registers its stop with the Lifecycle), run with signals (runDaemon), and its command line
- * (buildHookdCommand, with the admin commands and check-config).
+ * hookd, the daemon: one process assembled from its configuration (createHookd, the order of
+ * assembly; each part registers its stop with the Lifecycle). The command line that runs it, alone
+ * or as workers, is src/cmd/ (it sits above both this room and src/workers/).
  */
 export { createHookd, type Hookd, type HookdOptions, STORE_FILE } from './hookd.js';
 export { Lifecycle } from './lifecycle.js';
-export { buildHookdCommand, checkConfig, EXIT, runDaemon, settingsProblems } from './main.js';
+export { createLogger } from './logger.js';
+export { openAdminStore } from './open-store.js';
+export { stopWithParent } from './parent-watch.js';
 export { diffConfig, HOT_KEYS, RESTART_KEYS, type ReloadResult } from './reload.js';
+export { RuntimeSettings } from './runtime-settings.js';

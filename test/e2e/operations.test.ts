@@ -4,8 +4,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { EXIT } from '../../src/cmd/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { EXIT } from '../../src/daemon/main.js';
 import { packageInfo } from '../../src/util/package-info.js';
 import { assertBuilt, cleanEnv, hookctl, runProcess } from '../cli/helpers.js';
 import {

@@ -97,7 +97,7 @@ describe('the release tarball', () => {
       String,
     );
     for (const f of [
-      'dist/src/daemon/main.js',
+      'dist/src/cmd/main.js',
       'dist/src/cli/main.js',
       'bin/hookd.js',
       'bin/hookctl.js',

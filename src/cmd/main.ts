@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/config.js';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { ALL_OPTIONS } from '../config/options.js';
+import { createHookd, createLogger, RuntimeSettings, stopWithParent } from '../daemon/index.js';
 import { HookdError } from '../errors/catalog.js';
 import { identityProviderFrom } from '../identity/from-config.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
@@ -10,10 +11,6 @@ import { packageInfo } from '../util/package-info.js';
 // issue 23: --workers N (src/workers/).
 import { isWorkerProcess, runPrimary, runWorker } from '../workers/index.js';
 import { addAdminCommands } from './admin-commands.js';
-import { createHookd } from './hookd.js';
-import { createLogger } from './logger.js';
-import { stopWithParent } from './parent-watch.js';
-import { RuntimeSettings } from './runtime-settings.js';
 
 /** hookd's exit codes (man hookd): 0 clean stop, 1 runtime failure, 2 usage or configuration. */
 export const EXIT = { OK: 0, FAILURE: 1, CONFIG: 2 } as const;
