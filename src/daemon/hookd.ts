@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { DEFAULT_CLUSTER_LEASE_MS, type HookdConfig } from '../config/config.js';
-import { consoleListenerFor, consoleServedHere } from '../console/listener.js';
+import { consoleListenerFor } from '../console/listener.js';
 import type { DeliveryPipeline } from '../delivery/pipeline.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import { assembleIdentity } from '../identity/assemble.js';
@@ -9,25 +9,24 @@ import { LoopGuard, LoopMarker, selfTargetRefusal } from '../loops/index.js';
 import { Operations } from '../notifications/operations.js';
 import { registerDeliveryMetrics } from '../observability/delivery-metrics.js';
 import { Metrics } from '../observability/metrics.js';
-import { listenAddress } from '../ops/listen.js';
 import { OpsServer } from '../ops/ops-server.js';
-import { checkCallbackTarget } from '../policy/callback-target.js';
-import { type App, buildApp } from '../server/app.js';
-import { ReverseProxy } from '../server/proxy.js';
+import type { App } from '../server/app.js';
 import { TailServer } from '../server/tail.js';
-import { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/hook-service.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
-import { ADMIN_USER, migrateUserScopes, userScopes } from '../users/index.js';
+import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
-import { unverifiedState, verificationModeFor } from '../verification/index.js';
-import { apiFeatures } from './api-routes.js';
+import { verificationModeFor } from '../verification/index.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
 import { createDeliveries, recordAttempts } from './delivery-wiring.js';
 import { drainListener } from './drain.js';
+import { type FrontDoorParts, frontDoorApp, reverseProxyFor } from './front-door.js';
 import { followHookChanges } from './hook-following.js';
+import { hookServiceFor } from './hook-service-wiring.js';
 import { Lifecycle } from './lifecycle.js';
+import { listenAll } from './listen-all.js';
 import { listenServer } from './listen-wiring.js';
 import { openStores } from './open-store.js';
 import { configReloader, type ReloadResult } from './reload.js';
@@ -127,23 +126,9 @@ async function assemble(
   // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
-  const hooks = new HookService(
-    store,
-    opened.ephemeralHooks,
-    {
-      checkCallback: async (url, owner) => {
-        // Issue 22: hookd's own address is known to be a loop (src/loops/self-target.ts).
-        const self = selfTarget(url);
-        if (self !== undefined) return self;
-        const r = await checkCallbackTarget(url, settings.policy);
-        // Only the admin (the operator) is told what a refused name resolved to.
-        return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
-      },
-    },
-    users.checkPattern,
+  const hooks = hookServiceFor({ opened, settings, users, selfTarget }, (hook) =>
+    deliveries.secretFor(hook.Id, hook.Persist),
   );
-  // The signing secret is made with the hook: delivery never waits on a first-use write.
-  hooks.beforeCreate(async (hook) => void (await deliveries.secretFor(hook.Id, hook.Persist)));
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
@@ -164,18 +149,9 @@ async function assemble(
   life.defer('delivery', () => deliveries.close(life.remaining()));
   // Auto-disable, operational notifications and their routes (src/notifications/). They stop
   // after the pipeline has drained, so that its last attempts still count.
-  const parts = {
-    opened,
-    deliveries,
-    hooks,
-    engine: () => engine,
-    config,
-    metrics,
-    settings,
-    selfTarget,
-    log,
-  };
-  const operations: Operations = new Operations(parts);
+  const operations: Operations = new Operations({
+    ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
+  });
   life.defer('notifications', () => operations.stop());
   recordAttempts(deliveries, metrics, log);
 
@@ -189,16 +165,8 @@ async function assemble(
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
   });
   metrics.observe({ hooks: () => engine.size });
-  await followHookChanges({
-    store,
-    hooks,
-    engine,
-    deliveries,
-    users,
-    clustered: cluster !== undefined,
-    log,
-    life,
-  });
+  const clustered = cluster !== undefined;
+  await followHookChanges({ store, hooks, engine, deliveries, users, clustered, log, life });
   await operations.start();
   await deliveries.start();
   startReclaimer(cluster, opened, deliveries, leaseMs, log, life);
@@ -217,62 +185,15 @@ async function assemble(
   // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
   const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail });
   life.defer('listen relays', () => listen.close());
-  const proxy = config.upstream
-    ? new ReverseProxy({
-        upstream: config.upstream,
-        timeoutMs: config.upstreamTimeoutMs,
-        engine,
-        uriOf: settings.uriOf,
-        trusted: settings,
-        log,
-        onStatus: (status) => metrics.proxied(status),
-        closing: () => draining,
-        ...identity.proxy,
-        recorded: () => deliveries.settled(),
-        loops,
-        ...(tracing && { tracing }),
-      })
-    : undefined;
+  const door: FrontDoorParts = {
+    ...{ config, log, opened, settings, faults, metrics, tracing, identity, users, hooks, engine },
+    ...{ deliveries, operations, loops, tail, listen, verifyMode, reload: reloader.reload },
+    draining: () => draining,
+    storeReady,
+  };
+  const proxy = reverseProxyFor(door);
   if (proxy) life.defer('reverse proxy', () => proxy.close());
-
-  const app = await buildApp({
-    config,
-    auth: identity.api,
-    logger: log,
-    eventsEnabled: () => settings.eventsEnabled,
-    system: { draining: () => draining, storeReady: () => storeReady() },
-    mapError: faults.mapError,
-    features: apiFeatures({
-      hooks,
-      hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
-      report: { engine, deliveries, settings, faults, tracing, opened, config, log, loops },
-      reload: { reload: reloader.reload },
-      deliveries: {
-        hooks,
-        pipeline: deliveries,
-        base: config.apiBase,
-        listenerAttempts: listen.attemptsOf,
-      },
-      users: { accounts: users.accounts, store, hooks },
-      operations,
-      apiBase: config.apiBase,
-      console: config.consoleEnabled
-        ? {
-            ...{ base: config.apiBase, hooks, pipeline: deliveries, engine, users: store, tail },
-            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
-            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
-            trustsProxy: (a) => settings.trusts(a),
-            reportBase: (req) => settings.reportBase(req.headers.host),
-            hookStateView: unverifiedState(verifyMode, () => deliveries.verifier),
-            servedHere: consoleServedHere(config.consoleOnProxy === true),
-            // issue 25: the overview leaves notification deliveries out of "Delivered".
-            notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
-          }
-        : undefined,
-    }),
-    apiUpgrade: listen.upgrade,
-    ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
-  });
+  const app = await frontDoorApp(door, proxy);
   // Issue 22: the console on its own origin (src/console/listener.ts); stops after the API drained.
   const consoleListener = consoleListenerFor(config, app.apiOnly);
   life.defer('console listener', () => consoleListener.close());
@@ -300,29 +221,17 @@ async function assemble(
     opsUrl: () => opsServer.url(),
     consoleUrl: () => consoleListener.url(),
     async listen() {
-      // The Node server directly: Fastify's listen() would log a second start-up line.
-      boundUrl = await listenAddress(app.server, config.listen, {
-        ...(config.listenMode !== undefined && { mode: config.listenMode }),
-        ...(config.listenGroup !== undefined && { group: config.listenGroup }),
+      boundUrl = await listenAll({
+        config,
+        app,
+        opsServer,
+        consoleListener,
+        log,
+        opened,
+        engine,
+        settings,
+        member,
       });
-      const opsUrl = config.opsListen ? await opsServer.listen(config.opsListen) : null;
-      const consoleUrl = await consoleListener.listen();
-      // The one start-up line (docs/DECISIONS.md "Log lines").
-      log.info(
-        {
-          ...{
-            url: boundUrl,
-            opsUrl,
-            consoleUrl,
-            upstream: config.upstream ?? null,
-            dataDir: config.dataDir,
-          },
-          ...{ store: opened.location, hooks: engine.size, version: packageInfo().version },
-          ...(member && { instance: member.id }),
-          ...{ apiBase: config.apiBase, events: settings.eventsEnabled },
-        },
-        'listening',
-      );
       return boundUrl;
     },
     close: () => life.stop(reloader.current().shutdownTimeoutMs),

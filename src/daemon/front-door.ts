@@ -1,0 +1,130 @@
+import type { Logger } from 'pino';
+import type { HookdConfig } from '../config/config.js';
+import { consoleServedHere } from '../console/listener.js';
+import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import type { MatchEngine } from '../engine/match-engine.js';
+import type { DaemonIdentity } from '../identity/assemble.js';
+import type { LoopGuard } from '../loops/index.js';
+import type { Operations } from '../notifications/operations.js';
+import type { Metrics } from '../observability/metrics.js';
+import { type App, buildApp } from '../server/app.js';
+import { ReverseProxy } from '../server/proxy.js';
+import type { TailServer } from '../server/tail.js';
+import type { HookService } from '../service/hook-service.js';
+import type { Tracing } from '../tracing/index.js';
+import type { UserScopes } from '../users/index.js';
+import { unverifiedState, type verificationModeFor } from '../verification/index.js';
+import { apiFeatures } from './api-routes.js';
+import type { listenServer } from './listen-wiring.js';
+import type { OpenedStores } from './open-store.js';
+import type { ReloadResult } from './reload.js';
+import type { RuntimeSettings } from './runtime-settings.js';
+import type { StoreFaults } from './store-faults.js';
+
+/**
+ * What the daemon's front door (the reverse proxy and the API app with its features) is made of:
+ * the parts createHookd has made by then, handed over by name.
+ */
+export interface FrontDoorParts {
+  config: HookdConfig;
+  log: Logger;
+  opened: OpenedStores;
+  settings: RuntimeSettings;
+  faults: StoreFaults;
+  metrics: Metrics;
+  tracing: Tracing | undefined;
+  identity: DaemonIdentity;
+  users: UserScopes;
+  hooks: HookService;
+  engine: MatchEngine;
+  deliveries: DeliveryPipeline;
+  operations: Operations;
+  loops: LoopGuard;
+  tail: TailServer;
+  listen: ReturnType<typeof listenServer>;
+  verifyMode: ReturnType<typeof verificationModeFor>;
+  reload: () => Promise<ReloadResult>;
+  draining: () => boolean;
+  storeReady: () => Promise<boolean>;
+}
+
+/** The reverse proxy in front of the service; undefined without `--upstream` (API only). */
+export function reverseProxyFor(p: FrontDoorParts): ReverseProxy | undefined {
+  const { config, settings, deliveries, tracing } = p;
+  if (!config.upstream) return undefined;
+  return new ReverseProxy({
+    upstream: config.upstream,
+    timeoutMs: config.upstreamTimeoutMs,
+    engine: p.engine,
+    uriOf: settings.uriOf,
+    trusted: settings,
+    log: p.log,
+    onStatus: (status) => p.metrics.proxied(status),
+    closing: p.draining,
+    ...p.identity.proxy,
+    recorded: () => deliveries.settled(),
+    loops: p.loops,
+    ...(tracing && { tracing }),
+  });
+}
+
+/** The HTTP app: every API feature (src/http-api/), the console when on, the proxy behind them. */
+export function frontDoorApp(p: FrontDoorParts, proxy: ReverseProxy | undefined): Promise<App> {
+  const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
+  const hookStateView = unverifiedState(p.verifyMode, () => deliveries.verifier);
+  return buildApp({
+    config,
+    auth: identity.api,
+    logger: p.log,
+    eventsEnabled: () => settings.eventsEnabled,
+    system: { draining: p.draining, storeReady: p.storeReady },
+    mapError: p.faults.mapError,
+    features: apiFeatures({
+      hooks,
+      hookStateView,
+      report: {
+        engine,
+        deliveries,
+        settings,
+        faults: p.faults,
+        tracing: p.tracing,
+        opened,
+        config,
+        log: p.log,
+        loops: p.loops,
+      },
+      reload: { reload: p.reload },
+      deliveries: {
+        hooks,
+        pipeline: deliveries,
+        base: config.apiBase,
+        listenerAttempts: p.listen.attemptsOf,
+      },
+      users: { accounts: users.accounts, store: opened.store, hooks },
+      operations,
+      apiBase: config.apiBase,
+      console: config.consoleEnabled
+        ? {
+            ...{
+              base: config.apiBase,
+              hooks,
+              pipeline: deliveries,
+              engine,
+              users: opened.store,
+              tail: p.tail,
+            },
+            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+            trustsProxy: (a) => settings.trusts(a),
+            reportBase: (req) => settings.reportBase(req.headers.host),
+            hookStateView,
+            servedHere: consoleServedHere(config.consoleOnProxy === true),
+            // issue 25: the overview leaves notification deliveries out of "Delivered".
+            notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
+          }
+        : undefined,
+    }),
+    apiUpgrade: p.listen.upgrade,
+    ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
+  });
+}

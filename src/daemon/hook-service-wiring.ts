@@ -1,0 +1,40 @@
+import type { Hook } from '../hook/hook.js';
+import { checkCallbackTarget } from '../policy/callback-target.js';
+import { HookService } from '../service/hook-service.js';
+import { ADMIN_USER, type UserScopes } from '../users/index.js';
+import type { OpenedStores } from './open-store.js';
+import type { RuntimeSettings } from './runtime-settings.js';
+
+/**
+ * The hook service as the daemon runs it: callback targets policed (hookd's own address first, a
+ * known loop; then the address policy), path patterns checked against the owner's scopes, and the
+ * signing secret made with the hook so that delivery never waits on a first-use write.
+ */
+export function hookServiceFor(
+  parts: {
+    opened: OpenedStores;
+    settings: RuntimeSettings;
+    users: UserScopes;
+    /** Why a URL at hookd's own address is refused (issue 22, src/loops/), or undefined. */
+    selfTarget: (url: URL) => string | undefined;
+  },
+  makeSecret: (hook: Hook) => Promise<unknown>,
+): HookService {
+  const { opened, settings, users, selfTarget } = parts;
+  const hooks = new HookService(
+    opened.store,
+    opened.ephemeralHooks,
+    {
+      checkCallback: async (url, owner) => {
+        const self = selfTarget(url);
+        if (self !== undefined) return self;
+        const r = await checkCallbackTarget(url, settings.policy);
+        // Only the admin (the operator) is told what a refused name resolved to.
+        return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
+      },
+    },
+    users.checkPattern,
+  );
+  hooks.beforeCreate(async (hook) => void (await makeSecret(hook)));
+  return hooks;
+}
