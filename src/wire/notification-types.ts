@@ -1,0 +1,8 @@
+/** The operational events a notification endpoint can ask for: validated by hookd, offered and suggested by hookctl. */
+export const NOTIFICATION_TYPES = [
+  'hook.disabled',
+  'delivery.failed',
+  'endpoint.breaker_opened',
+  'endpoint.breaker_closed',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
