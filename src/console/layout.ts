@@ -18,6 +18,16 @@ function documentStart(title: string): Html {
 <title>${title} · hookd</title>`;
 }
 
+/** How every console document ends: the page's heading and body as its main content. */
+function documentEnd(title: string, body: Html): Html {
+  return html`<main id="main">
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`;
+}
+
 export type Section = 'overview' | 'hooks' | 'live' | 'users' | 'none';
 
 /** The shell of every signed-in page: navigation, the CSRF token for htmx, the assets. */
@@ -45,12 +55,7 @@ ${assets(ctx.root)}
     <span>${ctx.user}</span> <button type="submit" class="link">Sign out</button>
   </form>
 </header>
-<main id="main">
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>`;
+${documentEnd(title, body)}`;
 }
 
 /** The icon, so that no browser asks for /favicon.ico (which would go through the proxy upstream). */
@@ -75,12 +80,7 @@ ${icon(root)}
 <script src="${root}/assets/console.js" defer></script>
 </head>
 <body class="bare">
-<main id="main">
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>`;
+${documentEnd(title, body)}`;
 }
 
 /**
