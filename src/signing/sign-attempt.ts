@@ -32,15 +32,12 @@ export function signV1a(hmacKey: KeyObject, id: string, timestamp: string, body:
  * followed by the previous key's while it is still valid at `now`, so receivers can switch
  * secrets at their pace.
  */
-export function signatureHeader(
-  keys: SigningKeys,
-  id: string,
-  timestamp: string,
-  body: string,
-  now: number,
-): string {
-  return signatureFor(undefined, keys, id, timestamp, body, now);
+export function signatureHeader(...attempt: AttemptToSign): string {
+  return signatureFor(undefined, ...attempt);
 }
+
+/** What one attempt's signature covers, and when it is made (which decides the previous key). */
+type AttemptToSign = [keys: SigningKeys, id: string, timestamp: string, body: string, now: number];
 
 /**
  * The header value for `schemes` (undefined: `v1` only, hookd's default, signed exactly as
