@@ -6,3 +6,14 @@ export const NOTIFICATION_TYPES = [
   'endpoint.breaker_closed',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** A notification endpoint's fields as the API lists them (what hookd keeps and hookctl shows). */
+export interface NotificationEndpointFields {
+  Id: string;
+  Owner: string;
+  Url: string;
+  /** Event types it wants; `["*"]` (the default) means all. */
+  Events: string[];
+  Description: string;
+  Created: string;
+}

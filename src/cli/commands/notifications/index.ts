@@ -1,19 +1,13 @@
 import { Command, Option } from 'commander';
 import { suggest } from '../../../util/suggest.js';
-import { NOTIFICATION_TYPES } from '../../../wire/index.js';
+import { NOTIFICATION_TYPES, type NotificationEndpointFields } from '../../../wire/index.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../exit-codes.js';
 import type { Column } from '../../output.js';
 
 /** A notification endpoint as the API returns it (`Secret` only in the answer to `add`). */
-export interface NotificationEndpointView {
-  Id: string;
-  Owner: string;
-  Url: string;
-  Events: string[];
-  Description: string;
-  Created: string;
+export interface NotificationEndpointView extends NotificationEndpointFields {
   Secret?: string;
 }
 
