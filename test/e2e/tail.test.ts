@@ -186,7 +186,10 @@ describe('hookctl tail (the real binary)', () => {
         bobs.messages.every((m) => m.HookId === bobsHook.Id),
         JSON.stringify(bobs.messages),
       );
-      await sleep(200);
+      // Bob's attempt event has gone out; a marker fired after it reaches this tail after anything
+      // of bob's would.
+      await fire('/shared/marker');
+      await tail.waitEvent((e) => e.kind === 'fired' && e.Trigger?.Path === '/shared/marker');
       const seen = tail.events();
       assert.ok(
         seen.every((e) => e.HookId !== bobsHook.Id),
@@ -209,7 +212,16 @@ describe('hookctl tail (the real binary)', () => {
       await fire('/only/1');
       await rcv.waitFor(2);
       await tail.waitEvent((e) => e.kind === 'attempt' && e.HookId === a.Id);
-      await sleep(200);
+      // b's attempt is in the delivery log, so its event has been emitted (with the outcome, before
+      // the log is written); a marker fired after it reaches the tail after anything of b's would.
+      await until(
+        "b's attempt recorded",
+        async () =>
+          (await api<{ Attempts: number }[]>(d.url, d.token, 'GET', `/hooks/${b.Id}/deliveries`)).body,
+        (v) => v.length === 1 && v[0]!.Attempts === 1,
+      );
+      await fire('/only/marker');
+      await tail.waitEvent((e) => e.kind === 'fired' && e.Trigger?.Path === '/only/marker');
       assert.deepEqual(
         [...new Set(tail.events().map((e) => e.HookId))],
         [a.Id],
