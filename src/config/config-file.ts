@@ -8,12 +8,7 @@ const FILE_KEYS = new Set(ALL_OPTIONS.map((o) => o.fileKey));
 
 /** Reads and flattens a JSON config file; unknown keys come back as problems, with a suggestion. */
 export function readConfigFile(file: string): { values: Record<string, unknown>; unknown: string[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(`cannot read config file ${file}: ${(e as Error).message}`);
-  }
+  const text = readTextFile(file, 'cannot read config file ');
   let doc: unknown;
   try {
     doc = parseJsonText(file, text);
@@ -47,15 +42,19 @@ export function readConfigFile(file: string): { values: Record<string, unknown>;
  * without the final newline. The error names the variable and the file, never its content.
  */
 export function readSecretFile(variable: string, file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(
-      `${variable}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
-  const value = text.trim();
+  const value = readTextFile(file, `${variable}: cannot read `).trim();
   if (value === '') throw new ConfigError(`${variable}: ${file} is empty`);
   return value;
+}
+
+/**
+ * A file named by the configuration, as text. The error is `<lead><file>: <errno code>`: it says
+ * which setting and why, and never quotes the file (it may hold a secret).
+ */
+export function readTextFile(file: string, lead: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${lead}${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
 }

@@ -8,18 +8,33 @@ export interface PageContext {
   admin: boolean;
 }
 
+/** How every console document begins, signed in or not: up to and including its title. */
+function documentStart(title: string): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · hookd</title>`;
+}
+
+/** How every console document ends: the page's heading and body as its main content. */
+function documentEnd(title: string, body: Html): Html {
+  return html`<main id="main">
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>`;
+}
+
 export type Section = 'overview' | 'hooks' | 'live' | 'users' | 'none';
 
 /** The shell of every signed-in page: navigation, the CSRF token for htmx, the assets. */
 export function page(ctx: PageContext, title: string, section: Section, body: Html): Html {
   const link = (s: Section, href: string, label: string) =>
     html`<a href="${ctx.root}${href}"${section === s ? html` aria-current="page"` : ''}>${label}</a>`;
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · hookd</title>
+  return html`${documentStart(title)}
 <meta name="htmx-config" content="${JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false, selfRequestsOnly: true })}">
 <meta name="csrf-token" content="${ctx.csrf}">
 <meta name="console-root" content="${ctx.root}">
@@ -40,12 +55,7 @@ ${assets(ctx.root)}
     <span>${ctx.user}</span> <button type="submit" class="link">Sign out</button>
   </form>
 </header>
-<main id="main">
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>`;
+${documentEnd(title, body)}`;
 }
 
 /** The icon, so that no browser asks for /favicon.ico (which would go through the proxy upstream). */
@@ -64,23 +74,13 @@ function assets(root: string): Html {
 
 /** A page for someone not signed in (sign-in, errors before sign-in). */
 export function barePage(root: string, title: string, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · hookd</title>
+  return html`${documentStart(title)}
 ${icon(root)}
 <link rel="stylesheet" href="${root}/assets/console.css">
 <script src="${root}/assets/console.js" defer></script>
 </head>
 <body class="bare">
-<main id="main">
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>`;
+${documentEnd(title, body)}`;
 }
 
 /**

@@ -4,8 +4,12 @@
  * copies the list when dispatching, so one list serves every attempt of a delivery.
  */
 
-// Headers the pipeline sets itself or that would break the request (undici refuses hop-by-hop ones).
-const RESERVED_HEADERS = new Set([
+/**
+ * Headers a callback's sender sets itself (Standard Webhooks, framing) or that would break the
+ * request (undici refuses hop-by-hop ones): a hook's own values for them are never sent. Shared
+ * with the listen relay (src/listen/), which must build the same request as an attempt.
+ */
+export const SET_BY_SENDER: ReadonlySet<string> = new Set([
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
@@ -15,8 +19,10 @@ const RESERVED_HEADERS = new Set([
   'keep-alive',
   'upgrade',
   'expect',
-  'hookd-loop', // set per attempt by the loop mark (src/loops/, issue 22)
 ]);
+
+// Plus the loop mark, set per attempt (src/loops/, issue 22).
+const RESERVED_HEADERS = new Set([...SET_BY_SENDER, 'hookd-loop']);
 
 export interface CallbackHeaders {
   /** `[name, value, …]` as undici takes them. */

@@ -5,4 +5,5 @@
  * tunnel only once the upstream has switched protocols.
  */
 export { fold, HeaderHygiene, setsOwnCookie } from './header-hygiene.js';
+export { HOP_BY_HOP } from './hop-by-hop.js';
 export { UpgradeGate, type UpgradeGateOptions } from './upgrade-gate.js';

@@ -18,6 +18,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { setsOwnCookie } from './header-hygiene.js';
+import { HOP_BY_HOP } from './hop-by-hop.js';
 
 export interface UpgradeGateOptions {
   origin: URL;
@@ -27,18 +28,6 @@ export interface UpgradeGateOptions {
   timeoutMs: number;
   log: Logger;
 }
-
-// Never relayed in an ordinary response: they describe the upstream connection, not this one.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authenticate',
-]);
 
 /** A WebSocket close frame, status 1001 (going away): what a client is told at the drain deadline. */
 const GOING_AWAY_FRAME = Buffer.from([0x88, 0x02, 0x03, 0xe9]);

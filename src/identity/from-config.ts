@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { HookdConfig } from '../config/config.js';
+import { readTextFile } from '../config/config-file.js';
 import { ConfigError } from '../config/load-config.js';
 import { ForwardAuthProvider } from './forward-auth-provider.js';
 import { HeaderProvider, type TrustCheck } from './header-provider.js';
@@ -36,14 +36,7 @@ export function identityProviderFrom(cfg: HookdConfig, trusted: TrustCheck): Ide
 }
 
 function readPublicKey(file: string): KeyObject {
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new ConfigError(
-      `identity.jwt.keyFile: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    );
-  }
+  const pem = readTextFile(file, 'identity.jwt.keyFile: cannot read ');
   try {
     const key = createPublicKey(pem);
     if (key.asymmetricKeyType === undefined) throw new Error('not an asymmetric key');

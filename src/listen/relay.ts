@@ -1,34 +1,13 @@
+import { SET_BY_SENDER } from '../delivery/callback-headers.js';
 import { secretKey, signatureHeader } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
+import type { RelayedCallback } from '../wire/index.js';
 
-/** The callback as hookd sends it, for a listener to send on (docs/API.md "Listen"). */
-export interface RelayedCallback {
-  kind: 'callback';
-  DeliveryId: string;
-  HookId: string;
-  HookName?: string;
-  Method: string;
-  /** The hook's real callback URL (the CLI sends to its --forward-to instead). */
-  Url: string;
-  /** In the order hookd sends them, `webhook-id`, `webhook-timestamp`, `webhook-signature` included. */
-  Headers: Record<string, string>;
-  Body: string | null;
-  Trigger: { Method: string; Path: string; StatusCode: number | null };
-}
+export type { RelayedCallback };
 
-// Set per attempt by the sender, or by the HTTP client (the same as the delivery pipeline's list).
-const SKIPPED = new Set([
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'expect',
-  'traceparent',
-]);
+// What an attempt's sender sets (src/delivery/), and `traceparent`, which an attempt sets itself
+// when tracing is on: a relayed callback carries none.
+const SKIPPED: ReadonlySet<string> = new Set([...SET_BY_SENDER, 'traceparent']);
 
 /**
  * Builds the request the way the delivery pipeline builds an attempt: the hook's headers (with

@@ -6,26 +6,14 @@
 import { type FieldError, HookdError } from '../errors/catalog.js';
 import { checkSignature, type SignatureConfig } from '../signing/schemes.js';
 import { sortableId } from '../util/sortable-id.js';
+import { NOTIFICATION_TYPES, type NotificationEndpointFields, type NotificationType } from '../wire/index.js';
 
-export const NOTIFICATION_TYPES = [
-  'hook.disabled',
-  'delivery.failed',
-  'endpoint.breaker_opened',
-  'endpoint.breaker_closed',
-] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export { NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';
 
 /** The user whose endpoints get every user's notifications: the operator. */
 export const OPERATOR_USER = 'admin';
 
-export interface NotificationEndpoint {
-  Id: string;
-  Owner: string;
-  Url: string;
-  /** Event types it wants; `["*"]` (the default) means all. */
-  Events: string[];
-  Description: string;
-  Created: string;
+export interface NotificationEndpoint extends NotificationEndpointFields {
   /** Signature schemes (issue 24, src/signing/); absent: `v1`. */
   Signature?: SignatureConfig;
 }

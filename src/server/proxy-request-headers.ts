@@ -4,20 +4,13 @@
  * trace continued. Flat name/value lists throughout, built in one pass over `rawHeaders`.
  */
 import type { IncomingMessage } from 'node:http';
-import type { HeaderHygiene } from '../edge/index.js';
+import { HOP_BY_HOP as CONNECTION_SCOPED, type HeaderHygiene } from '../edge/index.js';
 
-// RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
-export const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authenticate',
+// The connection-scoped headers (src/edge/), plus two a request must not carry on: credentials
+// meant for this proxy, and `expect` (Node answers 100-continue itself; undici refuses to send it).
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  ...CONNECTION_SCOPED,
   'proxy-authorization',
-  // Node answers 100-continue itself; undici refuses to send the header.
   'expect',
 ]);
 

@@ -14,11 +14,10 @@ export {
   type SignatureConfig,
   type SignatureScheme,
 } from './schemes.js';
-export { signatureFor, signV1a } from './sign-attempt.js';
+export { signatureFor, signatureHeader, signV1a } from './sign-attempt.js';
 export {
   newSigningSecret,
   SECRET_PREFIX,
   type SigningKeys,
   secretKey,
-  signatureHeader,
 } from './standard-webhooks.js';

@@ -28,6 +28,18 @@ export function signV1a(hmacKey: KeyObject, id: string, timestamp: string, body:
 }
 
 /**
+ * The `webhook-signature` value in hookd's default scheme (`v1`): the current key's signature,
+ * followed by the previous key's while it is still valid at `now`, so receivers can switch
+ * secrets at their pace.
+ */
+export function signatureHeader(...attempt: AttemptToSign): string {
+  return signatureFor(undefined, ...attempt);
+}
+
+/** What one attempt's signature covers, and when it is made (which decides the previous key). */
+type AttemptToSign = [keys: SigningKeys, id: string, timestamp: string, body: string, now: number];
+
+/**
  * The header value for `schemes` (undefined: `v1` only, hookd's default, signed exactly as
  * before this room existed).
  */

@@ -35,19 +35,3 @@ export interface SigningKeys {
 export function sign(key: KeyObject, id: string, timestamp: string, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
 }
-
-/**
- * The `webhook-signature` value for one attempt: the current key's signature, followed by the
- * previous key's while it is still valid at `now`, so receivers can switch secrets at their pace.
- */
-export function signatureHeader(
-  keys: SigningKeys,
-  id: string,
-  timestamp: string,
-  body: string,
-  now: number,
-): string {
-  const current = sign(keys.current, id, timestamp, body);
-  if (keys.previous === undefined || now >= keys.previousValidUntil) return current;
-  return `${current} ${sign(keys.previous, id, timestamp, body)}`;
-}

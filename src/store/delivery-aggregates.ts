@@ -165,3 +165,23 @@ export function mergeBuckets(list: readonly OutcomeBucket[]): OutcomeBucket[] {
   }
   return [...by.values()].sort((a, b) => a.bucket - b.bucket);
 }
+
+/** A rollup row as both dialects answer it: the same columns (PostgreSQL's bigints as strings). */
+type Row = Record<string, unknown>;
+
+export function bucketFromRow(r: Row): OutcomeBucket {
+  return { bucket: Number(r.bucket), succeeded: Number(r.succeeded), failed: Number(r.failed) };
+}
+
+/** From `count(*) AS n, min(created) AS oldest` over an owner's pending deliveries. */
+export function pendingFromRow(r: Row): { count: number; oldest: number | null } {
+  return { count: Number(r.n), oldest: r.oldest === null ? null : Number(r.oldest) };
+}
+
+export function lastDeliveryFromRow(r: Row): LastDelivery {
+  return {
+    status: r.status as LastDelivery['status'],
+    lastStatusCode: r.last_status as number | null,
+    created: Number(r.created),
+  };
+}

@@ -3,6 +3,7 @@ import type {
   DeliveryRecord,
   DeliveryState,
   DeliveryStatus,
+  HookSecretRecord,
   StoredRequest,
 } from './delivery-store.js';
 
@@ -63,4 +64,14 @@ export function dedupeUpdates(updates: readonly DeliveryState[]): readonly Deliv
   const last = new Map<string, DeliveryState>();
   for (const u of updates) last.set(u.id, u);
   return last.size === updates.length ? updates : [...last.values()];
+}
+
+/** A hook's signing secrets from their SQL row (the same columns in both dialects). */
+export function secretFromRow(r: Record<string, unknown>): HookSecretRecord {
+  return {
+    hookId: r.hook_id as string,
+    secret: r.secret as string,
+    previous: r.previous as string | null,
+    previousValidUntil: r.previous_valid_until as number | null,
+  };
 }

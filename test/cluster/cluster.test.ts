@@ -26,7 +26,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
-import { until } from '../helpers/until.js';
+import { counter, until } from '../helpers/until.js';
 import { assertBuilt, type Instance, pool, startInstance } from './cluster-helpers.js';
 
 const skip = await pgSkipReason();
@@ -361,7 +361,13 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
       for (const i of acknowledged)
         assert.ok(paths.includes(`/kill/${i}`), `acknowledged trigger ${i} was recorded`);
       const calls = await slow.waitFor(recorded.rows.length, 10_000);
-      await slow.settle(300);
+      // Nothing more can be sent: every delivery is recorded as succeeded (so none is reclaimed),
+      // the victim is gone, and the survivors hold none in memory (an attempt leaves that count
+      // only once answered, so a send of theirs has reached the receiver by then).
+      await until('the survivors hold no delivery', async () => {
+        const held = await Promise.all([b!, c!].map((x) => counter(x.opsUrl, 'hookd_outbox_depth')));
+        return held[0] === 0 && held[1] === 0;
+      });
       const byId = new Map<string, number[]>();
       for (const x of slow.calls) {
         const id = x.headers['webhook-id'] as string;

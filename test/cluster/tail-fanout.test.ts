@@ -4,7 +4,6 @@ import pino from 'pino';
 import { type FanoutEvent, TailFanout } from '../../src/cluster/tail-fanout.js';
 import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { sleep } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
 const skip = await pgSkipReason();
@@ -39,6 +38,20 @@ describe('TailFanout', { skip }, () => {
     await a.start();
     await b.start();
   });
+  /**
+   * Publishes a marker from A to an owner B tails for the moment, and waits for it at B: A sends
+   * its events in the order published, so anything A published before it has reached B by then.
+   */
+  const markerThroughA = async (n: number): Promise<FanoutEvent> => {
+    b.watching('marker', 1);
+    await until('A learns that B tails marker', () => a.wants('marker'));
+    const marker = event('marker', n);
+    a.publish(marker);
+    await until('B received the marker', () => atB.some((e) => e.DeliveryId === marker.DeliveryId));
+    b.watching('marker', -1);
+    await until('A learns that nobody tails marker', () => !a.wants('marker'));
+    return marker;
+  };
   after(async () => {
     await a?.stop();
     await b?.stop();
@@ -49,8 +62,12 @@ describe('TailFanout', { skip }, () => {
   it('publishes nothing while nobody elsewhere tails', async () => {
     assert.equal(a.wants('alice'), false);
     a.publish(event('alice', 0));
-    await sleep(300);
-    assert.deepEqual(atB, []);
+    const marker = await markerThroughA(-1);
+    assert.deepEqual(atB, [marker]);
+    // The marker's tail client came and went: the next test counts demand changes from none.
+    await until('A has no demand left', () => demandAtA.at(-1) === false);
+    atB.length = 0;
+    demandAtA.length = 0;
   });
 
   it("carries an owner's events to the instance whose tail clients watch that owner, in order, never back to the sender", async () => {
@@ -60,11 +77,12 @@ describe('TailFanout', { skip }, () => {
     assert.deepEqual(demandAtA, [true]);
     for (let i = 1; i <= 300; i++) a.publish(event('alice', i));
     a.publish(event('bob', 999));
-    await until('B received them', () => atB.length >= 300);
-    await sleep(200);
+    // The last of alice's, published after bob's: once it is there, bob's would have been too.
+    a.publish(event('alice', 301));
+    await until('B received them', () => atB.length >= 301);
     assert.deepEqual(
       atB.map((e) => e.DeliveryId),
-      Array.from({ length: 300 }, (_, i) => `msg_${i + 1}`),
+      Array.from({ length: 301 }, (_, i) => `msg_${i + 1}`),
     );
     assert.deepEqual(atA, [], 'an instance does not receive its own events');
   });
@@ -91,7 +109,7 @@ describe('TailFanout', { skip }, () => {
     await until('A learns that nobody tails alice', () => !a.wants('alice'));
     assert.deepEqual(demandAtA, [true, false]);
     a.publish(event('alice', 1));
-    await sleep(300);
-    assert.deepEqual(atB, []);
+    const marker = await markerThroughA(-2);
+    assert.deepEqual(atB, [marker]);
   });
 });

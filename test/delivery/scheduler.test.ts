@@ -58,7 +58,17 @@ describe('Scheduler', () => {
     s.add(item('early', now + 20));
     s.add(item('now', now - 5));
     assert.equal(s.size, 3);
-    await new Promise((r) => setTimeout(r, 80));
+    // The marker: a running scheduler, given an item due just after the last of these, made after
+    // them. Node runs timers in the order they expire (ties in the order made), so a timer the
+    // stopped one had armed for its items would have fired before the marker's.
+    await new Promise<void>((resolve) => {
+      const marker = new Scheduler<Item>(() => {
+        marker.stop();
+        resolve();
+      });
+      marker.start();
+      marker.add(item('marker', now + 61));
+    });
     assert.deepEqual(seen, [], 'nothing fires before start');
     s.start();
     await finished;

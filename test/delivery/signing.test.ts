@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newSigningSecret, secretKey, sign, signatureHeader } from '../../src/signing/standard-webhooks.js';
+import { signatureHeader } from '../../src/signing/sign-attempt.js';
+import { newSigningSecret, secretKey, sign } from '../../src/signing/standard-webhooks.js';
 
 describe('signing (Standard Webhooks)', () => {
   it('makes whsec_ secrets of 32 random bytes', () => {

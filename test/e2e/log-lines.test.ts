@@ -10,7 +10,6 @@ import {
   closedPort,
   createHook,
   type Receiver,
-  sleep,
   startReceiver,
   startUpstream,
   type Upstream,
@@ -93,7 +92,10 @@ describe('at --log-level info', () => {
     const d = await spawnHookd(['--upstream', upstream.url, '--log-level', 'info']);
     try {
       for (let i = 0; i < 5; i++) await (await fetch(`${d.url}/x/${i}`)).text();
-      await sleep(100);
+      // A marker: an info line written after those requests were answered (a proxied request's
+      // line is written as its answer is sent); the log is one ordered stream.
+      await createHook(d, { PathPattern: '/marker', Methods: ['GET'], Callback: `${upstream.url}/cb` });
+      await until('the marker line', () => records(d).some((r) => r.msg === 'hook created'));
       assert.equal(
         records(d).some((r) => r.msg === 'proxied request'),
         false,

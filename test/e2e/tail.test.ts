@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl } from '../cli/helpers.js';
 import { api, type HookdProcess, spawnHookd, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, type Receiver, sleep, startReceiver } from '../helpers/servers.js';
-import { until } from '../helpers/until.js';
+import { counterSum, until } from '../helpers/until.js';
 
 // The live tail (docs/API.md "Live tail") through a real hookd: the real hookctl binary and raw
 // WebSocket clients against the daemon's /tail.
@@ -186,7 +186,10 @@ describe('hookctl tail (the real binary)', () => {
         bobs.messages.every((m) => m.HookId === bobsHook.Id),
         JSON.stringify(bobs.messages),
       );
-      await sleep(200);
+      // Bob's attempt event has gone out; a marker fired after it reaches this tail after anything
+      // of bob's would.
+      await fire('/shared/marker');
+      await tail.waitEvent((e) => e.kind === 'fired' && e.Trigger?.Path === '/shared/marker');
       const seen = tail.events();
       assert.ok(
         seen.every((e) => e.HookId !== bobsHook.Id),
@@ -209,7 +212,16 @@ describe('hookctl tail (the real binary)', () => {
       await fire('/only/1');
       await rcv.waitFor(2);
       await tail.waitEvent((e) => e.kind === 'attempt' && e.HookId === a.Id);
-      await sleep(200);
+      // b's attempt is in the delivery log, so its event has been emitted (with the outcome, before
+      // the log is written); a marker fired after it reaches the tail after anything of b's would.
+      await until(
+        "b's attempt recorded",
+        async () =>
+          (await api<{ Attempts: number }[]>(d.url, d.token, 'GET', `/hooks/${b.Id}/deliveries`)).body,
+        (v) => v.length === 1 && v[0]!.Attempts === 1,
+      );
+      await fire('/only/marker');
+      await tail.waitEvent((e) => e.kind === 'fired' && e.Trigger?.Path === '/only/marker');
       assert.deepEqual(
         [...new Set(tail.events().map((e) => e.HookId))],
         [a.Id],
@@ -320,6 +332,7 @@ describe('GET /tail', () => {
     const slow = await rawTail(d.url, `?hook=${hook.Id}`, { authorization: `Bearer ${d.token}` });
     slow.ws.pause();
     rcv.reset();
+    const attemptsBefore = await counterSum(d.opsUrl, 'hookd_delivery_attempts_total');
     const t0 = performance.now();
     for (let b = 0; b < n / batch; b++) {
       const items = Array.from({ length: batch }, (_, i) => ({
@@ -333,8 +346,13 @@ describe('GET /tail', () => {
     }
     await rcv.waitFor(n, 15_000);
     const took = performance.now() - t0;
-    // Every attempt is published before the client reads again.
-    await sleep(300);
+    // Every attempt is published before the client reads again: the attempts metric counts the
+    // same event the tail is sent.
+    await until(
+      'every attempt published',
+      () => counterSum(d.opsUrl, 'hookd_delivery_attempts_total'),
+      (total) => total - attemptsBefore >= n,
+    );
     return {
       slow,
       took,
@@ -345,15 +363,12 @@ describe('GET /tail', () => {
     };
   }
 
-  /** Resolves once `messages` has not grown for `quietMs`. */
-  async function quiet(messages: unknown[], quietMs = 500, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let seen = -1;
-    while (seen !== messages.length) {
-      if (Date.now() > deadline) throw new Error(`still receiving after ${timeoutMs} ms`);
-      seen = messages.length;
-      await sleep(quietMs);
-    }
+  /** Resolves once every one of `total` events has arrived or been counted in a `dropped` notice. */
+  async function accountedFor(messages: TailEvent[], total: number): Promise<void> {
+    await until('every event received or counted as dropped', () => {
+      const { events, dropped } = count(messages);
+      return events + dropped >= total;
+    });
   }
 
   const count = (messages: TailEvent[]) => ({
@@ -371,7 +386,7 @@ describe('GET /tail', () => {
       );
       const { messages } = flood.slow;
       flood.slow.ws.resume();
-      await quiet(messages);
+      await accountedFor(messages, 2 * N);
       // The next event carries the `dropped` notice, if anything was skipped.
       await fire('/flood/last');
       const deadline = Date.now() + 5000;
@@ -395,7 +410,7 @@ describe('GET /tail', () => {
     try {
       const { messages } = flood.slow;
       flood.slow.ws.resume();
-      await quiet(messages);
+      await accountedFor(messages, 2 * N);
       const { events, dropped } = count(messages);
       assert.ok(events < 2 * N, 'nothing was skipped: the flood was too small to test this here');
       assert.equal(dropped, 2 * N - events, `received ${events} of ${2 * N} events; notices for ${dropped}`);

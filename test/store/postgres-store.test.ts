@@ -188,7 +188,14 @@ if (skip) {
         const second = b.exclusively(async () => {
           log.push('b in');
         });
-        await new Promise((r) => setTimeout(r, 200));
+        // b has reached the lock and waits: PostgreSQL shows its request, not granted.
+        await until('b waits for the lock', async () => {
+          const { rows } = await tdb.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          return rows[0]!.n > 0;
+        });
         assert.deepEqual(log, ['a in'], 'b waits while a holds the lock');
         release();
         await Promise.all([first, second]);

@@ -1,13 +1,16 @@
 import type pg from 'pg';
 import {
+  bucketFromRow,
   type DeliveryAggregates,
   HOOK_BUCKET_MS,
   LATENCY_BINS,
   type LastDelivery,
+  lastDeliveryFromRow,
   latencyBinSql,
   type OutcomeBucket,
   type OutcomeTotals,
   OWNER_BUCKET_MS,
+  pendingFromRow,
 } from '../delivery-aggregates.js';
 
 const O = OWNER_BUCKET_MS;
@@ -133,7 +136,7 @@ export class PostgresAggregates implements DeliveryAggregates {
       `SELECT bucket, succeeded, failed FROM ${this.p}stats_owner WHERE owner = $1 AND bucket >= $2 ORDER BY bucket`,
       [owner, since],
     );
-    return (rows as Row[]).map(bucketOf);
+    return (rows as Row[]).map(bucketFromRow);
   }
 
   async pending(owner: string): Promise<{ count: number; oldest: number | null }> {
@@ -142,7 +145,7 @@ export class PostgresAggregates implements DeliveryAggregates {
       [owner],
     );
     const r = rows[0] as Row;
-    return { count: Number(r.n), oldest: r.oldest === null ? null : Number(r.oldest) };
+    return pendingFromRow(r);
   }
 
   async hookSeries(hookIds: readonly string[], since: number): Promise<Map<string, OutcomeBucket[]>> {
@@ -155,7 +158,7 @@ export class PostgresAggregates implements DeliveryAggregates {
     for (const r of rows as Row[]) {
       const id = r.hook_id as string;
       const list = out.get(id) ?? [];
-      list.push(bucketOf(r));
+      list.push(bucketFromRow(r));
       out.set(id, list);
     }
     return out;
@@ -170,16 +173,7 @@ export class PostgresAggregates implements DeliveryAggregates {
         'WHERE hook_id = h.id ORDER BY id DESC LIMIT 1) d',
       [hookIds],
     );
-    for (const r of rows as Row[])
-      out.set(r.hook_id as string, {
-        status: r.status as LastDelivery['status'],
-        lastStatusCode: r.last_status as number | null,
-        created: Number(r.created),
-      });
+    for (const r of rows as Row[]) out.set(r.hook_id as string, lastDeliveryFromRow(r));
     return out;
   }
-}
-
-function bucketOf(r: Row): OutcomeBucket {
-  return { bucket: Number(r.bucket), succeeded: Number(r.succeeded), failed: Number(r.failed) };
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, dedupeUpdates, deliveryFromRow } from '../delivery-row.js';
+import { attemptFromRow, dedupeUpdates, deliveryFromRow, secretFromRow } from '../delivery-row.js';
 import { shared } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -217,7 +217,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `SELECT hook_id, secret, previous, previous_valid_until FROM ${this.t.secrets} WHERE hook_id = $1`,
       [hookId],
     );
-    return rows[0] && toSecret(rows[0] as Row);
+    return rows[0] && secretFromRow(rows[0] as Row);
   }
 
   async putSecret(s: HookSecretRecord): Promise<void> {
@@ -235,7 +235,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         'ON CONFLICT (hook_id) DO NOTHING RETURNING hook_id, secret, previous, previous_valid_until',
       [s.hookId, s.secret, s.previous, s.previousValidUntil],
     );
-    if (rows[0]) return toSecret(rows[0] as Row);
+    if (rows[0]) return secretFromRow(rows[0] as Row);
     // Another instance's secret won; read it in a statement of its own, which sees its commit.
     const existing = await this.getSecret(s.hookId);
     if (existing) return existing;
@@ -316,13 +316,4 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
 function toRecord(r: Row): DeliveryRecord {
   return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'));
-}
-
-function toSecret(r: Row): HookSecretRecord {
-  return {
-    hookId: r.hook_id as string,
-    secret: r.secret as string,
-    previous: r.previous as string | null,
-    previousValidUntil: r.previous_valid_until as number | null,
-  };
 }

@@ -1,13 +1,16 @@
 import type Database from 'better-sqlite3';
 import {
+  bucketFromRow,
   type DeliveryAggregates,
   HOOK_BUCKET_MS,
   LATENCY_BINS,
   type LastDelivery,
+  lastDeliveryFromRow,
   latencyBinSql,
   type OutcomeBucket,
   type OutcomeTotals,
   OWNER_BUCKET_MS,
+  pendingFromRow,
 } from '../delivery-aggregates.js';
 
 const O = OWNER_BUCKET_MS;
@@ -124,17 +127,17 @@ export class SqliteAggregates implements DeliveryAggregates {
   }
 
   async series(owner: string, since: number): Promise<OutcomeBucket[]> {
-    return (this.s.series.all(owner, since) as Row[]).map(bucketOf);
+    return (this.s.series.all(owner, since) as Row[]).map(bucketFromRow);
   }
 
   async pending(owner: string): Promise<{ count: number; oldest: number | null }> {
     const r = this.s.pending.get(owner) as Row;
-    return { count: Number(r.n), oldest: r.oldest === null ? null : Number(r.oldest) };
+    return pendingFromRow(r);
   }
 
   async hookSeries(hookIds: readonly string[], since: number): Promise<Map<string, OutcomeBucket[]>> {
     const out = new Map<string, OutcomeBucket[]>();
-    for (const id of hookIds) out.set(id, (this.s.hook.all(id, since) as Row[]).map(bucketOf));
+    for (const id of hookIds) out.set(id, (this.s.hook.all(id, since) as Row[]).map(bucketFromRow));
     return out;
   }
 
@@ -142,17 +145,8 @@ export class SqliteAggregates implements DeliveryAggregates {
     const out = new Map<string, LastDelivery>();
     for (const id of hookIds) {
       const r = this.s.last.get(id) as Row | undefined;
-      if (r)
-        out.set(id, {
-          status: r.status as LastDelivery['status'],
-          lastStatusCode: r.last_status as number | null,
-          created: Number(r.created),
-        });
+      if (r) out.set(id, lastDeliveryFromRow(r));
     }
     return out;
   }
-}
-
-function bucketOf(r: Row): OutcomeBucket {
-  return { bucket: Number(r.bucket), succeeded: Number(r.succeeded), failed: Number(r.failed) };
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, deliveryFromRow } from '../delivery-row.js';
+import { attemptFromRow, deliveryFromRow, secretFromRow } from '../delivery-row.js';
 import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -175,13 +175,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async getSecret(hookId: string): Promise<HookSecretRecord | undefined> {
     const r = this.stmts.getSecret.get(hookId) as Row | undefined;
-    if (!r) return undefined;
-    return {
-      hookId: r.hook_id as string,
-      secret: r.secret as string,
-      previous: r.previous as string | null,
-      previousValidUntil: r.previous_valid_until as number | null,
-    };
+    return r && secretFromRow(r);
   }
 
   async putSecret(s: HookSecretRecord): Promise<void> {

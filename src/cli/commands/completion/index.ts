@@ -87,60 +87,64 @@ function tables(root: CmdSpec): string {
   const optsOf = (c: CmdSpec) =>
     c === root ? c.options : [...c.options, ...globals.filter((g) => !g.flags.includes('--help'))];
   const lines: string[] = [];
-  lines.push('_hookctl_subs() {', '  case "$1" in');
-  for (const c of cmds)
-    if (c.subcommands.length)
-      lines.push(`    ${q(c.path)}) echo ${q(c.subcommands.map((s) => s.name).join(' '))} ;;`);
-  lines.push('  esac', '}');
-  lines.push('_hookctl_desc() {', '  case "$1" in');
-  for (const c of cmds)
-    if (c.path) lines.push(`    ${q(c.path)}) echo ${q(c.description.replace(/\s+/g, ' '))} ;;`);
-  lines.push('  esac', '}');
-  lines.push('_hookctl_opts() {', '  case "$1" in');
-  for (const c of cmds)
-    lines.push(
-      `    ${q(c.path)}) echo ${q(
-        optsOf(c)
-          .flatMap((o) => o.flags)
-          .join(' '),
-      )} ;;`,
-    );
-  lines.push('  esac', '}');
-  lines.push('_hookctl_valopts() {', '  case "$1" in');
-  for (const c of cmds) {
-    lines.push(
-      `    ${q(c.path)}) echo ${q(
-        optsOf(c)
-          .filter((o) => o.takesValue)
-          .flatMap((o) => o.flags)
-          .join(' '),
-      )} ;;`,
-    );
-  }
-  lines.push('  esac', '}');
+  // One shell function a table: `case <subject> in <pattern>) <command> ;; … esac`.
+  const table = (fn: string, subject: string, arms: Iterable<[string, string]>) => {
+    lines.push(`${fn}() {`, `  case ${subject} in`);
+    for (const [pattern, command] of arms) lines.push(`    ${pattern}) ${command} ;;`);
+    lines.push('  esac', '}');
+  };
+  const flagsOf = (opts: readonly OptSpec[]) => `echo ${q(opts.flatMap((o) => o.flags).join(' '))}`;
+  table(
+    '_hookctl_subs',
+    '"$1"',
+    cmds
+      .filter((c) => c.subcommands.length)
+      .map((c) => [q(c.path), `echo ${q(c.subcommands.map((s) => s.name).join(' '))}`]),
+  );
+  table(
+    '_hookctl_desc',
+    '"$1"',
+    cmds.filter((c) => c.path).map((c) => [q(c.path), `echo ${q(c.description.replace(/\s+/g, ' '))}`]),
+  );
+  table(
+    '_hookctl_opts',
+    '"$1"',
+    cmds.map((c) => [q(c.path), flagsOf(optsOf(c))]),
+  );
+  table(
+    '_hookctl_valopts',
+    '"$1"',
+    cmds.map((c) => [q(c.path), flagsOf(optsOf(c).filter((o) => o.takesValue))]),
+  );
   // "$1" path, "$2" option: prints the choices, or FILE for a file name.
-  lines.push('_hookctl_values() {', '  case "$1|$2" in');
-  for (const c of cmds) {
-    for (const o of optsOf(c).filter((x) => x.takesValue && (x.choices.length || x.file))) {
-      const pats = o.flags.map((f) => q(`${c.path}|${f}`)).join('|');
-      lines.push(`    ${pats}) echo ${o.file ? 'FILE' : q(o.choices.join(' '))} ;;`);
-    }
-  }
-  lines.push('  esac', '}');
-  lines.push('_hookctl_args() {', '  case "$1" in');
-  for (const c of cmds) {
-    if (c.subcommands.length || c.arg === 'none') continue;
-    const body =
-      c.arg === 'hook'
-        ? 'hookctl list 2>/dev/null | cut -f1'
-        : c.arg === 'profile'
-          ? 'hookctl profile list 2>/dev/null | cut -f2'
-          : c.arg === 'shell'
-            ? `echo ${q(SHELLS.join(' '))}`
-            : `[ "$2" = 0 ] && echo ${q(METHODS)}`;
-    lines.push(`    ${q(c.path)}) ${body} ;;`);
-  }
-  lines.push('  esac', '}');
+  table(
+    '_hookctl_values',
+    '"$1|$2"',
+    cmds.flatMap((c) =>
+      optsOf(c)
+        .filter((x) => x.takesValue && (x.choices.length || x.file))
+        .map((o): [string, string] => [
+          o.flags.map((f) => q(`${c.path}|${f}`)).join('|'),
+          `echo ${o.file ? 'FILE' : q(o.choices.join(' '))}`,
+        ]),
+    ),
+  );
+  table(
+    '_hookctl_args',
+    '"$1"',
+    cmds
+      .filter((c) => !c.subcommands.length && c.arg !== 'none')
+      .map((c) => [
+        q(c.path),
+        c.arg === 'hook'
+          ? 'hookctl list 2>/dev/null | cut -f1'
+          : c.arg === 'profile'
+            ? 'hookctl profile list 2>/dev/null | cut -f2'
+            : c.arg === 'shell'
+              ? `echo ${q(SHELLS.join(' '))}`
+              : `[ "$2" = 0 ] && echo ${q(METHODS)}`,
+      ]),
+  );
   // Walks the words typed so far: sets cmdpath (the command) and nargs (positional arguments).
   lines.push(
     '_hookctl_walk() {',

@@ -4,16 +4,9 @@
  * this URL; hookctl does, from the developer's machine, so the callback-target policy is not
  * involved.
  */
-export interface RelayedCallback {
-  DeliveryId: string;
-  HookId: string;
-  HookName?: string;
-  Method: string;
-  Url: string;
-  Headers: Record<string, string>;
-  Body: string | null;
-  Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
-}
+import type { RelayedCallback } from '../../../wire/index.js';
+
+export type { RelayedCallback };
 
 export interface ForwardResult {
   StatusCode: number | null;

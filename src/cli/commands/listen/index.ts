@@ -87,7 +87,7 @@ export async function runListen(opts: ListenOptions, ctx: CliContext): Promise<v
   const { default: WebSocketClass } = await import('ws');
 
   const onText: OnText<string> = (text, ws, ready) => {
-    let m: { kind?: string; Listener?: string } & Partial<RelayedCallback>;
+    let m: { kind?: string; Listener?: string } & Partial<Omit<RelayedCallback, 'kind'>>;
     try {
       m = JSON.parse(text) as typeof m;
     } catch {

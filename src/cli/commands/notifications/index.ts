@@ -1,27 +1,15 @@
 import { Command, Option } from 'commander';
 import { suggest } from '../../../util/suggest.js';
+import { NOTIFICATION_TYPES, type NotificationEndpointFields } from '../../../wire/index.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../exit-codes.js';
 import type { Column } from '../../output.js';
 
 /** A notification endpoint as the API returns it (`Secret` only in the answer to `add`). */
-export interface NotificationEndpointView {
-  Id: string;
-  Owner: string;
-  Url: string;
-  Events: string[];
-  Description: string;
-  Created: string;
+export interface NotificationEndpointView extends NotificationEndpointFields {
   Secret?: string;
 }
-
-export const NOTIFICATION_EVENT_TYPES = [
-  'hook.disabled',
-  'delivery.failed',
-  'endpoint.breaker_opened',
-  'endpoint.breaker_closed',
-] as const;
 
 const PATH = '/_hookd/notifications';
 
@@ -73,13 +61,13 @@ export function withEventHint(err: ApiError, events: readonly string[]): ApiErro
     .filter((v): v is string => v !== undefined);
   if (bad.length === 0) return err;
   const hints = bad.map((b) => {
-    const s = suggest(b, NOTIFICATION_EVENT_TYPES);
+    const s = suggest(b, NOTIFICATION_TYPES);
     return s ? `"${b}": did you mean ${s}?` : `"${b}" is not an event type`;
   });
   return new ApiError(
     err.status,
     err.problem,
-    `${hints.join('; ')} (the event types: ${NOTIFICATION_EVENT_TYPES.join(', ')}, or *)`,
+    `${hints.join('; ')} (the event types: ${NOTIFICATION_TYPES.join(', ')}, or *)`,
   );
 }
 
@@ -121,7 +109,7 @@ export function newNotificationsCommand(context: ContextFactory): Command {
         'hookctl notifications list',
         'hookctl notifications remove ne_01jd3k…',
       ])}
-Event types: ${NOTIFICATION_EVENT_TYPES.join(', ')} (default: all). The admin's endpoints hear
+Event types: ${NOTIFICATION_TYPES.join(', ')} (default: all). The admin's endpoints hear
 about every user's hooks; everyone else's only about their own. See man hookctl.
 `,
     );
@@ -138,7 +126,7 @@ about every user's hooks; everyone else's only about their own. See man hookctl.
       .addOption(
         new Option(
           '--events <types>',
-          `event types, comma-separated: ${NOTIFICATION_EVENT_TYPES.join(', ')} (default all)`,
+          `event types, comma-separated: ${NOTIFICATION_TYPES.join(', ')} (default all)`,
         ).argParser(splitList),
       )
       .option('--description <text>', 'a note for people')

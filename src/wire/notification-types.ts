@@ -1,0 +1,19 @@
+/** The operational events a notification endpoint can ask for: validated by hookd, offered and suggested by hookctl. */
+export const NOTIFICATION_TYPES = [
+  'hook.disabled',
+  'delivery.failed',
+  'endpoint.breaker_opened',
+  'endpoint.breaker_closed',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+/** A notification endpoint's fields as the API lists them (what hookd keeps and hookctl shows). */
+export interface NotificationEndpointFields {
+  Id: string;
+  Owner: string;
+  Url: string;
+  /** Event types it wants; `["*"]` (the default) means all. */
+  Events: string[];
+  Description: string;
+  Created: string;
+}
