@@ -1,6 +1,10 @@
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { HookdConfig } from '../config/config.js';
+import { onDemand } from '../util/on-demand.js';
+
+/** Only a terminal (or `--log-format pretty`) needs it. */
+const pretty = onDemand<typeof PinoPretty>('pino-pretty');
 
 /**
  * JSON lines on stdout when it is not a terminal (journald keeps them; `journalctl -o cat` shows
@@ -43,7 +47,7 @@ export function createLogger(
   const destination =
     opts.destination ??
     (prettyLogs(opts.format)
-      ? pretty({
+      ? pretty()({
           colorize: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
           singleLine: true,
           ignore: 'service',

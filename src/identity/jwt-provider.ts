@@ -1,7 +1,11 @@
 import { createHash, type KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import { onDemand } from '../util/on-demand.js';
 import type { IdentityProvider, IdentityRequest, IdentityResult } from './provider.js';
 import { bearerOf } from './provider.js';
+
+/** Loaded when a JWT provider is configured, not by every daemon. */
+const jose = onDemand<typeof import('jose')>('jose');
 
 /**
  * Asymmetric signatures only. `none` and the HMAC family are never accepted: an HS256 token
@@ -90,7 +94,7 @@ export class JwtProvider implements IdentityProvider {
 
   constructor(private readonly opts: JwtProviderOptions) {
     if (opts.jwksUrl !== undefined) {
-      this.key = createRemoteJWKSet(new URL(opts.jwksUrl), {
+      this.key = jose().createRemoteJWKSet(new URL(opts.jwksUrl), {
         cooldownDuration: opts.cooldownMs ?? JWKS_COOLDOWN_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         timeoutDuration: JWKS_TIMEOUT_MS,
@@ -141,7 +145,7 @@ export class JwtProvider implements IdentityProvider {
   private async verify(token: string): Promise<{ result: IdentityResult; exp?: number }> {
     let payload: JWTPayload;
     try {
-      const verified = await jwtVerify(token, this.verifyKey as JWTVerifyGetKey, {
+      const verified = await jose().jwtVerify(token, this.verifyKey as JWTVerifyGetKey, {
         algorithms: [...JWT_ALGORITHMS],
         clockTolerance: JWT_CLOCK_TOLERANCE_S,
         ...(this.opts.issuer !== undefined && { issuer: this.opts.issuer }),

@@ -2,15 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
 import type { Hook } from '../hook/hook.js';
 import { toProblem } from '../http-api/index.js';
 import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
 import type { DeliveryRecord } from '../store/index.js';
+import { onDemand } from '../util/on-demand.js';
 import type { ListenerAttemptStore } from './listener-attempts.js';
 import { relayedCallback } from './relay.js';
+
+const wsLibrary = onDemand<typeof import('ws')>('ws');
 
 /** What the listen socket needs from the daemon; each a narrow view of an existing part. */
 export interface ListenDeps {
@@ -61,7 +64,8 @@ const RESPONSE_LIMIT = 4096;
  * listen to it: another user's hook Id is 403, admin included (docs/DECISIONS.md).
  */
 export class ListenServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16_384 });
+  /** Made at the first upgrade: a daemon nobody tails never loads the WebSocket library. */
+  private server: WebSocketServer | undefined;
   private readonly byOwner = new Map<string, Set<Listener>>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly offFired: () => void;
@@ -87,8 +91,13 @@ export class ListenServer {
     this.heartbeat.unref();
   }
 
+  private wss(): WebSocketServer {
+    this.server ??= new (wsLibrary().WebSocketServer)({ noServer: true, maxPayload: 16_384 });
+    return this.server;
+  }
+
   get clients(): number {
-    return this.wss.clients.size;
+    return this.server?.clients.size ?? 0;
   }
 
   /** Whether an API upgrade request is this endpoint's (the tail takes the others). */
@@ -121,7 +130,7 @@ export class ListenServer {
     const principal = await this.deps.auth.authenticate(identityRequestOf(req));
     const hooks = new Set<string>();
     for (const ref of url.searchParams.getAll('hook')) hooks.add(await this.ownHook(principal.user, ref));
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, principal.user, hooks));
+    this.wss().handleUpgrade(req, socket, head, (ws) => this.serve(ws, principal.user, hooks));
   }
 
   /** The Id of the caller's hook `ref` (Id or Name); another user's hook is 403, an unknown one 404. */
@@ -236,15 +245,15 @@ export class ListenServer {
     this.closing ??= (async () => {
       clearInterval(this.heartbeat);
       this.offFired();
-      for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
-      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+      for (const ws of this.server?.clients ?? []) ws.close(1001, 'hookd is shutting down');
+      await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     })();
     return this.closing;
   }
 
   /** Destroys every listener's connection at once, as TailServer.terminate() does the tail's. */
   terminate(): void {
-    for (const ws of this.wss.clients) ws.terminate();
+    for (const ws of this.server?.clients ?? []) ws.terminate();
   }
 }
 

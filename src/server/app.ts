@@ -18,6 +18,7 @@ import { installAuth } from './auth-hook.js';
 import { registerFeatures } from './features.js';
 import { fromFrameworkError } from './framework-errors.js';
 import { openApiFeature } from './openapi.js';
+import { schemaCompilersOnDemand } from './schema-compilers.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Hook Ids and paths are case-sensitive; so are the routes.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     onProtoPoisoning: 'error',
+    schemaController: { compilersFactory: schemaCompilersOnDemand },
     onConstructorPoisoning: 'error',
     // Draining is answered by our own onRequest hook (the ops listener's /readyz reports it).
     return503OnClosing: false,

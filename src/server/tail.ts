@@ -1,11 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../auth/authenticator.js';
 import { HookdError } from '../errors/catalog.js';
 import { toProblem } from '../http-api/index.js';
 import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
+import { onDemand } from '../util/on-demand.js';
+
+const wsLibrary = onDemand<typeof import('ws')>('ws');
 
 /** One tail message (docs/API.md "Live tail"); `owner` is used for filtering and never sent. */
 export interface TailEvent {
@@ -45,14 +48,15 @@ type StatusFilter = '2xx' | '3xx' | '4xx' | '5xx' | 'failed';
  * skipped for that client and counted, and a `dropped` notice goes out once it has drained.
  */
 export class TailServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  /** Made at the first upgrade: a daemon nobody tails never loads the WebSocket library. */
+  private server: WebSocketServer | undefined;
   private readonly heartbeat: NodeJS.Timeout;
   /** The web console's session check: a browser cannot send an Authorization header on an upgrade. */
   private sessionAuth: ((req: IncomingMessage) => Promise<Principal | undefined>) | undefined;
 
   constructor(private readonly opts: TailOptions) {
     this.heartbeat = setInterval(() => {
-      for (const ws of this.wss.clients) {
+      for (const ws of this.server?.clients ?? []) {
         const state = ws as WebSocket & { alive?: boolean };
         if (state.alive === false) {
           ws.terminate();
@@ -70,8 +74,13 @@ export class TailServer {
     this.sessionAuth = fn;
   }
 
+  private wss(): WebSocketServer {
+    this.server ??= new (wsLibrary().WebSocketServer)({ noServer: true, maxPayload: 4096 });
+    return this.server;
+  }
+
   get clients(): number {
-    return this.wss.clients.size;
+    return this.server?.clients.size ?? 0;
   }
 
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -121,7 +130,7 @@ export class TailServer {
     if (status && !['2xx', '3xx', '4xx', '5xx', 'failed'].includes(status)) {
       return refuse(socket, new HookdError('BAD_REQUEST', 'status must be 2xx, 3xx, 4xx, 5xx or failed'));
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.serve(ws, principal.user, hooks, status));
+    this.wss().handleUpgrade(req, socket, head, (ws) => this.serve(ws, principal.user, hooks, status));
   }
 
   private serve(ws: WebSocket, owner: string, hooks: Set<string>, status: StatusFilter | null): void {
@@ -170,8 +179,8 @@ export class TailServer {
   /** Closes every client with 1001 (going away), as on daemon shutdown. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
-    for (const ws of this.wss.clients) ws.close(1001, 'hookd is shutting down');
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    for (const ws of this.server?.clients ?? []) ws.close(1001, 'hookd is shutting down');
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
   /**
@@ -179,7 +188,7 @@ export class TailServer {
    * passed, and one stalled client must not hold the daemon past `--shutdown-timeout`.
    */
   terminate(): void {
-    for (const ws of this.wss.clients) ws.terminate();
+    for (const ws of this.server?.clients ?? []) ws.terminate();
   }
 }
 

@@ -4,6 +4,7 @@ import type { HookdConfig } from '../config/config.js';
 import { RuntimeSettings } from '../daemon/runtime-settings.js';
 import { MatchEngine } from '../engine/match-engine.js';
 import type { Hook } from '../hook/hook.js';
+import { internHook } from '../hook/intern-hook.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
 import { Metrics } from '../observability/metrics.js';
@@ -14,6 +15,7 @@ import type { UserRecord } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
 import { OwnerScopes } from '../users/index.js';
 import { packageInfo } from '../util/package-info.js';
+import { withoutYoungGrowth } from '../util/young-generation.js';
 import { ApiForwarder } from './api-forward.js';
 import { IpcSink } from './ipc-sink.js';
 import { type Ask, ENV_API, ENV_LOOP_KEY, ENV_SECRET, type FromWorker, type ToWorker } from './messages.js';
@@ -63,6 +65,13 @@ export async function runWorker(
   });
 
   let gathering: Hook[] = [];
+  // The hook set arrives in chunks and all of it lives on, as at the primary's start-up: the
+  // young generation is held at its size until the set is loaded (src/util/young-generation.ts).
+  let loadDone: (() => void) | undefined;
+  const holdYoungGeneration = (): void => {
+    if (loadDone === undefined)
+      void withoutYoungGrowth(() => new Promise<void>((resolve) => (loadDone = resolve)));
+  };
   let firstSet: (() => void) | undefined;
   const loaded = new Promise<void>((resolve) => {
     firstSet = resolve;
@@ -72,11 +81,15 @@ export async function runWorker(
     const m = raw as ToWorker;
     switch (m.t) {
       case 'hooks':
-        for (const h of m.hooks) gathering.push(h);
+        holdYoungGeneration();
+        // Shared values at once, so that each hook's own copies die young (intern-hook.ts).
+        for (const h of m.hooks) gathering.push(internHook(h));
         return;
       case 'set':
         engine.load(gathering);
         gathering = [];
+        loadDone?.();
+        loadDone = undefined;
         scopes.clear();
         firstSet?.();
         firstSet = undefined;
