@@ -7,7 +7,7 @@
  *
  *   node dist/bench/workers.js [--rounds 5] [--seconds 5] [--cpu-quota 0.25] [--connections 50]
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
@@ -34,6 +34,14 @@ export interface WorkersBenchResult {
   two: Spread;
   /** Per-round ratio of 2 workers to one process. */
   ratio: Spread;
+  /** Per round of `--workers 2`: how the load fell on each worker. */
+  balance: WorkerBalance[];
+}
+
+/** One `--workers 2` round: the bench's connections each worker held, and its CPU seconds. */
+export interface WorkerBalance {
+  connections: number[];
+  cpuS: number[];
 }
 
 const DEFAULTS: WorkersBenchOptions = {
@@ -56,11 +64,50 @@ const childrenOf = (pid: number): number[] => {
   }
 };
 
+/** CPU seconds a process has used so far (utime + stime of /proc/PID/stat, at 100 ticks/s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * How many established connections to `port` each process holds: with a socket per worker the
+ * kernel spreads connections by a hash, so this is how evenly the bench's connections fell.
+ */
+function connectionsOn(port: number, pids: number[]): number[] {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(f, 'utf8').split('\n').slice(1)) {
+      const c = line.trim().split(/\s+/);
+      if (c.length > 9 && c[1]!.endsWith(hex) && c[3] === '01') inodes.add(c[9]!);
+    }
+  }
+  return pids.map((pid) => {
+    let n = 0;
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1]!)) n++;
+      } catch {
+        // closed meanwhile
+      }
+    }
+    return n;
+  });
+}
+
 async function measure(
   workers: 1 | 2,
   upstream: string,
   o: WorkersBenchOptions,
   round: number,
+  balance: WorkerBalance[],
 ): Promise<number> {
   const hookd = await startHookd({
     core: undefined,
@@ -81,7 +128,24 @@ async function measure(
     const url = `${hookd.url}${BENCH_PATH}`;
     const opts = { connections: o.connections, pin: false, ...(o.tool && { tool: o.tool }) };
     if (o.warmupS > 0) await saturate(url, { ...opts, durationS: o.warmupS });
+    const children = workers > 1 ? childrenOf(hookd.running.pid) : [];
+    const cpu0 = children.map(cpuSeconds);
+    let connections: number[] = [];
+    const mid = setTimeout(
+      () => {
+        connections = connectionsOn(Number(new URL(hookd.url).port), children);
+      },
+      (o.durationS * 1000) / 2,
+    );
     const r = await saturate(url, { ...opts, durationS: o.durationS });
+    clearTimeout(mid);
+    if (workers > 1) {
+      const cpuS = children.map((pid, i) => cpuSeconds(pid) - cpu0[i]!);
+      balance.push({ connections, cpuS });
+      o.log?.(
+        `workers: round ${round + 1}, per worker: connections ${connections.join('/')}, CPU ${cpuS.map((c) => fmt(c, 2)).join('/')} s`,
+      );
+    }
     if (r.errors > 0 || r.non2xx > 0) o.log?.(`workers ${workers}: ${r.errors} errors, ${r.non2xx} non-2xx`);
     return r.rps;
   } finally {
@@ -103,12 +167,13 @@ export async function runWorkersBench(
   const upstream = await startUpstream(undefined);
   const ones: number[] = [];
   const twos: number[] = [];
+  const balance: WorkerBalance[] = [];
   try {
     for (let r = 0; r < o.rounds; r++) {
       // The order alternates per round, so drift of the machine does not favour one.
       const order: (1 | 2)[] = r % 2 === 0 ? [1, 2] : [2, 1];
       for (const w of order) {
-        const rps = await measure(w, upstream.url, o, r);
+        const rps = await measure(w, upstream.url, o, r, balance);
         (w === 1 ? ones : twos).push(rps);
         o.log?.(
           `workers: round ${r + 1}/${o.rounds}, ${w === 1 ? 'one process' : '2 workers'}: ${fmt(rps, 0)} req/s`,
@@ -125,6 +190,7 @@ export async function runWorkersBench(
     one: spread(ones),
     two: spread(twos),
     ratio: ratio(twos, ones),
+    balance,
   };
 }
 
@@ -143,6 +209,9 @@ export function formatWorkersBench(r: WorkersBenchResult): string {
     '',
     `- 2 workers / one process: ${fmt(r.ratio.median, 2)}× (rounds ${fmt(r.ratio.min, 2)}–${fmt(r.ratio.max, 2)}); CPU quota: ${q}; ` +
       `${r.options.rounds} alternating rounds of ${r.options.durationS} s saturated (${r.options.connections} connections) after ${r.options.warmupS} s of warm-up; no hooks; \`GET ${BENCH_PATH}\`.`,
+    `- per worker, each round of \`--workers 2\` (connections held mid-run; CPU s in the measured run): ${r.balance
+      .map((b) => `${b.connections.join('/')} conns, ${b.cpuS.map((c) => fmt(c, 2)).join('/')} s`)
+      .join('; ')}.`,
   ].join('\n');
 }
 

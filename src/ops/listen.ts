@@ -16,6 +16,15 @@ export interface ListenerName {
 const MAIN: ListenerName = { what: 'the API and proxy listener', flag: '--listen' };
 
 /**
+ * `reusePort`: bind a socket of this process's own with SO_REUSEPORT, next to the other workers'
+ * on the same port; the kernel spreads connections over the listening sockets, and a dead
+ * worker's socket goes with it (docs/DECISIONS.md "Workers: own sockets"). TCP only.
+ */
+export interface TcpSharing {
+  reusePort?: boolean;
+}
+
+/**
  * Listens and resolves to the base URL (`http://127.0.0.1:8470`, `http://[::1]:8470`). A taken or
  * forbidden address fails with a message naming the listener and the option that moves it: with
  * three listeners, "EADDRINUSE 127.0.0.1:8471" alone leaves a newcomer guessing which one.
@@ -24,11 +33,14 @@ export async function listenOn(
   server: Server,
   at: { host: string; port: number },
   name: ListenerName = MAIN,
+  share: TcpSharing = {},
 ): Promise<string> {
+  // A socket of this process's own (`exclusive`), never the cluster primary's shared handle.
+  const own = share.reusePort ? { reusePort: true, exclusive: true } : {};
   await new Promise<void>((resolve, reject) => {
     const fail = (err: NodeJS.ErrnoException) => reject(explainListenError(err, at, name));
     server.once('error', fail);
-    server.listen({ host: at.host, port: at.port }, () => {
+    server.listen({ host: at.host, port: at.port, ...own }, () => {
       server.off('error', fail);
       resolve();
     });
@@ -78,10 +90,10 @@ export const UNIX_PEER = 'unix:';
 export async function listenAddress(
   server: Server,
   at: ListenAddress,
-  opts: { mode?: number; group?: string } = {},
+  opts: { mode?: number; group?: string } & TcpSharing = {},
   name: ListenerName = MAIN,
 ): Promise<string> {
-  if (!('path' in at)) return listenOn(server, at, name);
+  if (!('path' in at)) return listenOn(server, at, name, opts);
   const mode = opts.mode ?? DEFAULT_SOCKET_MODE;
   await removeStaleSocket(at.path);
   const umask = process.umask(0o777 & ~mode);

@@ -44,5 +44,7 @@ export const ENV_API = 'HOOKD_WORKER_API';
 export const ENV_SECRET = 'HOOKD_WORKER_SECRET';
 /** The loop-mark key (src/loops/): a worker's proxy cuts hookd's own requests as the primary's would. */
 export const ENV_LOOP_KEY = 'HOOKD_WORKER_LOOP_KEY';
+/** The public port the primary claimed (public-socket.ts): `--listen HOST:0` made one port for all. */
+export const ENV_PORT = 'HOOKD_WORKER_PORT';
 /** Hooks per message when a whole set is sent (100,000 hooks: 50 messages). */
 export const CHUNK = 2000;

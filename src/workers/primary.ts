@@ -4,8 +4,9 @@ import { Counter, Gauge } from 'prom-client';
 import type { HookdConfig } from '../config/config.js';
 import { createHookd } from '../daemon/hookd.js';
 import { packageInfo } from '../util/package-info.js';
-import { ENV_API, ENV_LOOP_KEY, ENV_SECRET } from './messages.js';
+import { ENV_API, ENV_LOOP_KEY, ENV_PORT, ENV_SECRET } from './messages.js';
 import { guardPrivateApi } from './private-api.js';
+import { claimPublicAddress } from './public-socket.js';
 import { WorkerHub } from './worker-hub.js';
 
 /** The primary's API listens here; only its workers reach it (private-api.ts). */
@@ -79,6 +80,8 @@ export async function startPrimary(
   try {
     guardPrivateApi(hookd.app.server, secret);
     const privateUrl = await hookd.listen();
+    // After the private port is bound, so that `--listen HOST:0` cannot be handed the same one.
+    const at = await claimPublicAddress(cfg.listen);
     const reloadAll = () => {
       hookd.reload().then(
         () => hub?.broadcast({ t: 'reload' }),
@@ -88,7 +91,10 @@ export async function startPrimary(
     hub = new WorkerHub({
       count: cfg.workers ?? 1,
       hookd,
-      env: { [ENV_API]: privateUrl, [ENV_SECRET]: secret, [ENV_LOOP_KEY]: hookd.loopKey },
+      env: {
+        ...{ [ENV_API]: privateUrl, [ENV_SECRET]: secret, [ENV_LOOP_KEY]: hookd.loopKey },
+        ...('port' in at && { [ENV_PORT]: String(at.port) }),
+      },
       log,
       reloadAll,
     });

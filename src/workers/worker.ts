@@ -8,7 +8,7 @@ import { internHook } from '../hook/intern-hook.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
 import { Metrics } from '../observability/metrics.js';
-import { closeServer, listenAddress } from '../ops/listen.js';
+import { closeServer } from '../ops/listen.js';
 import { apiPathMatcher } from '../server/api-paths.js';
 import { ReverseProxy } from '../server/proxy.js';
 import type { UserRecord } from '../store/index.js';
@@ -18,7 +18,16 @@ import { packageInfo } from '../util/package-info.js';
 import { withoutYoungGrowth } from '../util/young-generation.js';
 import { ApiForwarder } from './api-forward.js';
 import { IpcSink } from './ipc-sink.js';
-import { type Ask, ENV_API, ENV_LOOP_KEY, ENV_SECRET, type FromWorker, type ToWorker } from './messages.js';
+import {
+  type Ask,
+  ENV_API,
+  ENV_LOOP_KEY,
+  ENV_PORT,
+  ENV_SECRET,
+  type FromWorker,
+  type ToWorker,
+} from './messages.js';
+import { listenPublic } from './public-socket.js';
 
 /** How often a worker forgets cached owner scopes (a change made through another PostgreSQL instance). */
 const SCOPES_TTL_MS = 5000;
@@ -184,10 +193,18 @@ export async function runWorker(
     if (proxy === undefined || isApi(req.url ?? '/')) api.upgrade(req, socket, head);
     else proxy.handleUpgrade(req, socket, head, server);
   });
-  const url = await listenAddress(server, cfg.listen, {
-    ...(cfg.listenMode !== undefined && { mode: cfg.listenMode }),
-    ...(cfg.listenGroup !== undefined && { group: cfg.listenGroup }),
-  });
+  const claimed = process.env[ENV_PORT];
+  const at =
+    'path' in cfg.listen || claimed === undefined ? cfg.listen : { ...cfg.listen, port: Number(claimed) };
+  const url = await listenPublic(
+    server,
+    at,
+    {
+      ...(cfg.listenMode !== undefined && { mode: cfg.listenMode }),
+      ...(cfg.listenGroup !== undefined && { group: cfg.listenGroup }),
+    },
+    log,
+  );
   send({ t: 'listening', url });
 
   // Stop accepting, let in-flight requests (and their AfterCompletion acknowledgements) finish

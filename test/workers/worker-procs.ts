@@ -53,7 +53,7 @@ export function ownerOfPort(pids: number[], port: number): number | undefined {
   return undefined;
 }
 
-/** GET on a connection of its own (the cluster hands each new connection to the next worker). */
+/** GET on a connection of its own (the kernel gives each new connection to one worker's socket). */
 export function getFresh(url: string, path: string, timeoutMs = 0): Promise<number> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {

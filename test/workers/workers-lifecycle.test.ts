@@ -21,15 +21,16 @@ const until = (what: string, check: () => boolean) => poll(what, check, { ms: 60
 // stops them all within the drain deadline, a crash-looping worker is replaced with backoff.
 
 /**
- * A client's GET while a worker dies: a connection the cluster hands to a worker at the instant
- * it is killed dies with it (docs/DECISIONS.md "Using every core: workers"), so a client that
- * got no answer tries once more on a new connection, which a live worker takes.
+ * A client's GET while a worker dies: a connection queued on the dying worker's own socket is
+ * reset at once (docs/DECISIONS.md "Workers: own sockets"), never held; the client tries once
+ * more on a new connection, which the kernel gives to a live worker. A GET left unanswered fails.
  */
 async function getServed(url: string, path: string): Promise<number> {
   try {
-    return await getFresh(url, path, 5000);
-  } catch {
-    return getFresh(url, path, 5000);
+    return await getFresh(url, path, 10_000);
+  } catch (err) {
+    if (!/^(ECONNRESET|ECONNREFUSED)$/.test((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    return getFresh(url, path, 10_000);
   }
 }
 

@@ -73,8 +73,8 @@ describe('--workers 2', () => {
         CallbackContent: '$1',
       });
       // At once: the 201 came only after every worker had the hook.
-      // Pairs of fresh connections until both workers have proxied some (the cluster hands
-      // connections to whichever worker is free, so on a busy machine one may take several).
+      // Pairs of fresh connections until both workers have proxied some (the kernel spreads
+      // connections over the workers' sockets by a hash, so one may take several in a row).
       const owners = new Set<number | undefined>();
       let n = 0;
       while (n < 24 || (owners.size < 2 && n < 400)) {
