@@ -1,13 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RedeliveryFilter } from '../delivery/bulk-redelivery.js';
-import { triggerMessage } from '../delivery/delivery-events.js';
-import { DELIVERY_ID_SHAPE } from '../delivery/delivery-id.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import { isTestRequest } from '../delivery/test-event-marker.js';
-import { type FieldError, HookdError } from '../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
+import type { DeliveryPipeline, RedeliveryFilter } from '../delivery/index.js';
+import { DELIVERY_ID_SHAPE, isTestRequest, triggerMessage } from '../delivery/index.js';
+import { type FieldError, HookdError } from '../errors/index.js';
+import { type Hook, isoTimestamp } from '../hook/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
-import type { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/index.js';
 import { publicKeyOf } from '../signing/index.js';
 import {
   type AttemptRecord,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HOOK_TYPES } from '../hook/hook.js';
+import { HOOK_TYPES } from '../hook/index.js';
 import { resource } from '../http-api/index.js';
 
 export function hookTypeRoutes(app: FastifyInstance): void {

@@ -1,6 +1,6 @@
-import { HookdError } from '../errors/catalog.js';
-import type { Hook } from '../hook/hook.js';
-import { etagOf as hookEtag } from '../hook/hook-etag.js';
+import { HookdError } from '../errors/index.js';
+import type { Hook } from '../hook/index.js';
+import { etagOf as hookEtag } from '../hook/index.js';
 
 /** The ETag of a stored hook (src/hook/hook-etag.ts). */
 export function etagOf(hook: Pick<Hook, 'Modified'>): string {

@@ -1,4 +1,4 @@
-import { HOOK_SCHEMA } from '../hook/hook-schema.js';
+import { HOOK_SCHEMA } from '../hook/index.js';
 import { errors, hookIdParam as idParam, type OpenApiFragment, problem } from '../http-api/index.js';
 
 const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };

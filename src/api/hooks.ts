@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type FieldError, HookdError } from '../errors/catalog.js';
-import type { Hook } from '../hook/hook.js';
-import { HOOK_ID_SHAPE } from '../hook/hook-id.js';
-import { lintHook } from '../hook/lint-hook.js';
+import { type FieldError, HookdError } from '../errors/index.js';
+import type { Hook } from '../hook/index.js';
+import { HOOK_ID_SHAPE, lintHook } from '../hook/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
-import type { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/index.js';
 import { hookTypeRoutes } from './hook-types.js';
 import { checkIfMatch, etagOf } from './hook-version.js';
 import { hooksOpenApi } from './hooks-openapi.js';

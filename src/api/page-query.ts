@@ -1,4 +1,4 @@
-import type { FieldError } from '../errors/catalog.js';
+import type { FieldError } from '../errors/index.js';
 
 /** The largest `limit` a list endpoint accepts. */
 export const MAX_PAGE = 1000;

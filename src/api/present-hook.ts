@@ -1,4 +1,4 @@
-import type { Hook, ShownHookState } from '../hook/hook.js';
+import type { Hook, ShownHookState } from '../hook/index.js';
 
 /** Issue 24: the state the API shows when it is not the stored one (`unverified`). */
 export type HookStateView = (h: Hook) => ShownHookState | undefined;

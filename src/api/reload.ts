@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { type ApiFeature, errors, principalOf, resource } from '../http-api/index.js';
 
 export interface Reloadable {

@@ -5,16 +5,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import type { HookdError } from '../errors/catalog.js';
+import type { HookdConfig } from '../config/index.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { MatchEngine } from '../engine/index.js';
+import type { HookdError } from '../errors/index.js';
 import type { ApiFeature } from '../http-api/index.js';
 import { type IdempotencyStore, installIdempotency, isReportRequest } from '../idempotency/index.js';
 import type { LoopGuard } from '../loops/index.js';
 import type { UserStore } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { mayReportForAnyone } from '../users/permissions.js';
+import { mayReportForAnyone } from '../users/index.js';
 import { REPORT_OPENAPI } from './report-openapi.js';
 import { triggerRoutes } from './trigger-routes.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
-import type { MatchEngine, Trigger } from '../engine/match-engine.js';
-import { type FieldError, HookdError } from '../errors/catalog.js';
+import { isValidUserName, USER_NAME_RULE } from '../auth/index.js';
+import type { MatchEngine, Trigger } from '../engine/index.js';
+import { type FieldError, HookdError } from '../errors/index.js';
 import { principalOf, resource } from '../http-api/index.js';
-import type { Tracing } from '../tracing/types.js';
+import type { Tracing } from '../tracing/index.js';
 
 const MAX_BATCH = 1000;
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { type ApiFeature, OWN_PREFIX, principalOf, resource } from '../http-api/index.js';
-import type { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/index.js';
 import type { Store, TokenRecord, UserRecord } from '../store/index.js';
-import type { Accounts } from '../users/accounts.js';
-import { parsePermissions, permissionsOf } from '../users/permissions.js';
-import { ADMIN_USER } from '../users/scopes.js';
+import type { Accounts } from '../users/index.js';
+import { ADMIN_USER, parsePermissions, permissionsOf } from '../users/index.js';
 import { usersOpenApi } from './users-openapi.js';
 
 export interface UserRouteDeps {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { defaultDataDir } from '../config/load-config.js';
+import { defaultDataDir } from '../util/index.js';
 import { ApiClient } from './api-client.js';
 import { AuthError, UsageError } from './exit-codes.js';
 import { type Format, Output, type OutStream } from './output.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { JsonTextError, parseJsonText as parseJson } from '../util/json-text.js';
+import { JsonTextError, parseJsonText as parseJson } from '../util/index.js';
 import type { IOStreams } from './context.js';
 import { JsonFileError, UsageError } from './exit-codes.js';
 
-export { lineColumn, locateJsonError } from '../util/json-text.js';
+export { lineColumn, locateJsonError } from '../util/index.js';
 
 /** What `-f -` is called in messages. */
 export const STDIN_NAME = '<stdin>';

@@ -1,12 +1,11 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { HookdConfig } from '../config/config.js';
-import { ConfigError } from '../config/load-config.js';
-import { ALL_OPTIONS } from '../config/options.js';
+import type { HookdConfig } from '../config/index.js';
+import { ALL_OPTIONS, ConfigError } from '../config/index.js';
 import { openAdminStore } from '../daemon/index.js';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import type { Store } from '../store/index.js';
-import { Accounts } from '../users/accounts.js';
+import { Accounts } from '../users/index.js';
 
 /** The daemon options that say which store an admin command works on; the others do not apply. */
 const STORE_KEYS = new Set(['dataDir', 'databaseUrl']);

@@ -1,13 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
-import { ConfigError, loadConfig } from '../config/load-config.js';
-import { ALL_OPTIONS } from '../config/options.js';
+import type { HookdConfig } from '../config/index.js';
+import { ALL_OPTIONS, ConfigError, loadConfig } from '../config/index.js';
 import { createHookd, createLogger, RuntimeSettings, stopWithParent } from '../daemon/index.js';
-import { HookdError } from '../errors/catalog.js';
-import { identityProviderFrom } from '../identity/from-config.js';
+import { HookdError } from '../errors/index.js';
+import { identityProviderFrom } from '../identity/index.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
-import { packageInfo } from '../util/package-info.js';
+import { packageInfo } from '../util/index.js';
 // issue 23: --workers N (src/workers/).
 import { isWorkerProcess, runPrimary, runWorker } from '../workers/index.js';
 import { addAdminCommands } from './admin-commands.js';

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseJsonText } from '../util/json-text.js';
-import { suggest } from '../util/suggest.js';
+import { parseJsonText, suggest } from '../util/index.js';
 import { ConfigError } from './config-error.js';
 import { ALL_OPTIONS } from './options.js';
 

@@ -6,11 +6,14 @@
  */
 export {
   DEFAULT_CLUSTER_LEASE_MS,
+  DEFAULT_CONSOLE_LISTEN,
   DEFAULT_IDEMPOTENCY_TTL_MS,
   DEFAULT_LISTEN,
   DEFAULT_OPS_LISTEN,
   type HookdConfig,
+  type ListenAddress,
 } from './config.js';
+export { readTextFile } from './config-file.js';
 export {
   ConfigError,
   type ConfigSources,

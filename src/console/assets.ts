@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { packageInfo } from '../util/package-info.js';
+import { packageInfo } from '../util/index.js';
 
 export interface Asset {
   type: string;

@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import { HookdError } from '../errors/catalog.js';
+import type { Authenticator, Principal } from '../auth/index.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { MatchEngine } from '../engine/index.js';
+import { HookdError } from '../errors/index.js';
 import { type ApiFeature, OWN_PREFIX } from '../http-api/index.js';
-import type { ApiIdentity } from '../identity/api-identity.js';
-import { identityRequestOf } from '../identity/provider.js';
-import type { HookService } from '../service/hook-service.js';
+import type { ApiIdentity } from '../identity/index.js';
+import { identityRequestOf } from '../identity/index.js';
+import type { HookService } from '../service/index.js';
 import {
   CombinedAggregates,
   type DeliveryAggregates,
   type DeliveryStore,
   type UserStore,
 } from '../store/index.js';
-import type { Accounts } from '../users/accounts.js';
-import { ADMIN_USER } from '../users/scopes.js';
+import type { Accounts } from '../users/index.js';
+import { ADMIN_USER } from '../users/index.js';
 import { loadAssets } from './assets.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';

@@ -1,5 +1,5 @@
-import type { FieldError } from '../errors/catalog.js';
-import { CALLBACK_METHODS, type Hook } from '../hook/hook.js';
+import type { FieldError } from '../errors/index.js';
+import { CALLBACK_METHODS, type Hook } from '../hook/index.js';
 import { type Html, html } from './html.js';
 
 /** The form's fields, in order; each has an error slot `err-<name>` next to it. */

@@ -6,9 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DEFAULT_CONSOLE_LISTEN, type HookdConfig } from '../config/config.js';
-import { parseListen } from '../config/load-config.js';
-import { closeServer, listenOn } from '../ops/listen.js';
+import { DEFAULT_CONSOLE_LISTEN, type HookdConfig, parseListen } from '../config/index.js';
+import { closeServer, listenOn } from '../ops/index.js';
 import { CONSOLE_PATH } from './console.js';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;

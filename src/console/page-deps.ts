@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { HookStateView } from '../api/index.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import type { HookService } from '../service/hook-service.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { MatchEngine } from '../engine/index.js';
+import type { HookService } from '../service/index.js';
 import type { DeliveryAggregates } from '../store/index.js';
 
 /** What the console's pages use: the same services as the API. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import type { Html } from './html.js';
 import type { PageContext } from './layout.js';
 import type { Session } from './sessions.js';

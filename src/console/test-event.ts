@@ -1,9 +1,7 @@
-import { TEST_HEADER } from '../delivery/test-event-marker.js';
-import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import { HookdError } from '../errors/catalog.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
-import { compilePattern } from '../hook/pattern.js';
+import { TEST_HEADER } from '../delivery/index.js';
+import type { FiredEvent, FiredEventSink, MatchEngine } from '../engine/index.js';
+import { HookdError } from '../errors/index.js';
+import { compilePattern, type Hook, isoTimestamp } from '../hook/index.js';
 
 /** A request path the pattern matches: its literals, and `test` for every `*` and `(*)`. */
 export function samplePath(pattern: string): string {

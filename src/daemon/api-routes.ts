@@ -11,10 +11,10 @@ import {
   type UserRouteDeps,
   usersFeature,
 } from '../api/index.js';
-import { type ConsoleDeps, consoleFeature } from '../console/console.js';
+import { type ConsoleDeps, consoleFeature } from '../console/index.js';
 import type { ApiFeature } from '../http-api/index.js';
 import { LISTEN_FEATURE } from '../listen/index.js';
-import type { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/index.js';
 
 /** What each feature of the API needs, as the daemon hands it over. */
 export interface ApiParts {

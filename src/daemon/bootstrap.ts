@@ -2,8 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Store } from '../store/index.js';
-import { Accounts } from '../users/accounts.js';
-import { ADMIN_USER } from '../users/scopes.js';
+import { Accounts, ADMIN_USER } from '../users/index.js';
 
 export { ADMIN_USER };
 export const ADMIN_TOKEN_FILE = 'admin.token';

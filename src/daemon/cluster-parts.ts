@@ -4,10 +4,8 @@
  * registers its stop where it is made. Moved out of createHookd (issue 27).
  */
 import type { Logger } from 'pino';
-import { ClusterMember } from '../cluster/cluster-member.js';
-import { Reclaimer } from '../cluster/reclaimer.js';
-import { TailFanout } from '../cluster/tail-fanout.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
+import { ClusterMember, Reclaimer, TailFanout } from '../cluster/index.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { OpenedStores } from './open-store.js';
 

@@ -1,8 +1,8 @@
 /** What the daemon's configuration and hooks say about delivery, in the pipeline's terms. */
-import type { HookdConfig } from '../config/config.js';
-import type { BreakerOptions } from '../delivery/circuit-breaker.js';
-import { type RetrySchedule, retrySchedule } from '../delivery/retry-policy.js';
-import type { Hook } from '../hook/hook.js';
+import type { HookdConfig } from '../config/index.js';
+import type { BreakerOptions } from '../delivery/index.js';
+import { type RetrySchedule, retrySchedule } from '../delivery/index.js';
+import type { Hook } from '../hook/index.js';
 import type { Tracing } from '../tracing/index.js';
 
 const schedules = new WeakMap<Hook, RetrySchedule>();

@@ -5,13 +5,13 @@
  */
 
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
-import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/pipeline.js';
-import type { RetrySchedule } from '../delivery/retry-policy.js';
+import type { HookdConfig } from '../config/index.js';
+import type { RetrySchedule } from '../delivery/index.js';
+import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import { breakerEvents, type Operations } from '../notifications/operations.js';
-import type { Metrics } from '../observability/metrics.js';
+import type { MatchEngine } from '../engine/index.js';
+import { breakerEvents, type Operations } from '../notifications/index.js';
+import type { Metrics } from '../observability/index.js';
 import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';

@@ -1,5 +1,5 @@
-import { closeServer } from '../ops/listen.js';
-import type { App } from '../server/app.js';
+import { closeServer } from '../ops/index.js';
+import type { App } from '../server/index.js';
 
 /**
  * Connections an upgrade took away from the HTTP server (tail and `hookctl listen` clients,

@@ -4,13 +4,13 @@
  * of createHookd (issue 27).
  */
 import type { Logger } from 'pino';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { MatchEngine } from '../engine/match-engine.js';
-import type { Hook } from '../hook/hook.js';
-import type { HookChangeListener, HookService } from '../service/hook-service.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { MatchEngine } from '../engine/index.js';
+import type { Hook } from '../hook/index.js';
+import type { HookChangeListener, HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import type { UserScopes } from '../users/index.js';
-import { withoutYoungGrowth } from '../util/young-generation.js';
+import { withoutYoungGrowth } from '../util/index.js';
 import type { Lifecycle } from './lifecycle.js';
 
 export interface HookFollowing {

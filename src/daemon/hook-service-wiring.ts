@@ -1,6 +1,6 @@
-import type { Hook } from '../hook/hook.js';
-import { checkCallbackTarget } from '../policy/callback-target.js';
-import { HookService } from '../service/hook-service.js';
+import type { Hook } from '../hook/index.js';
+import { checkCallbackTarget } from '../policy/index.js';
+import { HookService } from '../service/index.js';
 import { ADMIN_USER, type UserScopes } from '../users/index.js';
 import type { OpenedStores } from './open-store.js';
 import type { RuntimeSettings } from './runtime-settings.js';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
-import { listenAddress } from '../ops/listen.js';
-import type { App } from '../server/app.js';
-import { packageInfo } from '../util/package-info.js';
+import type { HookdConfig } from '../config/index.js';
+import { listenAddress } from '../ops/index.js';
+import type { App } from '../server/index.js';
+import { packageInfo } from '../util/index.js';
 
 /**
  * Opens the daemon's listeners (API and proxy, operations, console) and writes the one start-up

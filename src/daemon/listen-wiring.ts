@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { assembleIdentity } from '../identity/assemble.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { assembleIdentity } from '../identity/index.js';
 import { ListenServer, presentListenerAttempt } from '../listen/index.js';
-import type { UpgradeHandler } from '../server/app.js';
-import type { TailServer } from '../server/tail.js';
-import type { HookService } from '../service/hook-service.js';
+import type { TailServer, UpgradeHandler } from '../server/index.js';
+import type { HookService } from '../service/index.js';
 import type { OpenedStores } from './open-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type PinoPretty from 'pino-pretty';
-import type { HookdConfig } from '../config/config.js';
-import { onDemand } from '../util/on-demand.js';
+import type { HookdConfig } from '../config/index.js';
+import { onDemand } from '../util/index.js';
 
 /** Only a terminal (or `--log-format pretty`) needs it. */
 const pretty = onDemand<typeof PinoPretty>('pino-pretty');

@@ -5,16 +5,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { newInstanceId } from '../cluster/cluster-member.js';
-import type { HookdConfig } from '../config/config.js';
+import { newInstanceId } from '../cluster/index.js';
+import type { HookdConfig } from '../config/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
-import { SqliteIdempotencyStore } from '../idempotency/sqlite-idempotency-store.js';
+import { SqliteIdempotencyStore } from '../idempotency/index.js';
 import { type ListenerAttemptStore, PgListenerAttempts, SqliteListenerAttempts } from '../listen/index.js';
 import {
   type NotificationStore,
   PgNotificationStore,
   SqliteNotificationStore,
-} from '../notifications/notification-store.js';
+} from '../notifications/index.js';
 import { type DeliveryStore, guardStore, type HookStore, type Store } from '../store/index.js';
 import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
 import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';

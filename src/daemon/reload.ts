@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
-import { ALL_OPTIONS } from '../config/options.js';
-import { HookdError } from '../errors/catalog.js';
-import { CidrError } from '../policy/address-policy.js';
+import type { HookdConfig } from '../config/index.js';
+import { ALL_OPTIONS } from '../config/index.js';
+import { HookdError } from '../errors/index.js';
+import { CidrError } from '../policy/index.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 
 /**

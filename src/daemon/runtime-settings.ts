@@ -1,10 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
-import type { HookdConfig } from '../config/config.js';
-import { AddressPolicy, SwitchablePolicy } from '../policy/address-policy.js';
-import { queryRedactor } from '../privacy/redact-query.js';
-import { requestUriBuilder } from '../server/request-uri.js';
-import { TrustedProxies } from '../server/trusted-proxies.js';
+import type { HookdConfig } from '../config/index.js';
+import { AddressPolicy, SwitchablePolicy } from '../policy/index.js';
+import { queryRedactor } from '../privacy/index.js';
+import { requestUriBuilder, TrustedProxies } from '../server/index.js';
 
 /**
  * The settings a reload may change while hookd runs, in one place. Components read them per

@@ -5,7 +5,7 @@
  * and what `/readyz` asks.
  */
 import type { Logger } from 'pino';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import {
   type DeliveryStore,
   describeStoreFault,

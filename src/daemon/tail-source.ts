@@ -1,6 +1,6 @@
-import type { TailFanout } from '../cluster/tail-fanout.js';
-import type { DeliveryPipeline } from '../delivery/pipeline.js';
-import type { TailEvent, TailSource } from '../server/tail.js';
+import type { TailFanout } from '../cluster/index.js';
+import type { DeliveryPipeline } from '../delivery/index.js';
+import type { TailEvent, TailSource } from '../server/index.js';
 
 /**
  * Where the live tail's events come from: this instance's fired callbacks and attempts, and in a

@@ -5,10 +5,9 @@
  */
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
-import type { AddressChecker } from '../policy/address-policy.js';
-import type { LookupAll } from '../policy/callback-target.js';
+import type { AddressChecker, LookupAll } from '../policy/index.js';
 import { signatureFor } from '../signing/index.js';
-import type { Tracing } from '../tracing/types.js';
+import type { Tracing } from '../tracing/index.js';
 import { internalFailure, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
 import type { Delivery } from './delivery.js';

@@ -3,7 +3,7 @@
  * the live tail's messages (docs/API.md "Live tail"), for the tail and for metrics. Messages are
  * only built when someone listens.
  */
-import { isoTimestamp } from '../hook/hook.js';
+import { isoTimestamp } from '../hook/index.js';
 
 export interface TriggerMessage {
   Method: string;

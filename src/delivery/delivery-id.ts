@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { CROCKFORD } from '../util/sortable-id.js';
+import { CROCKFORD } from '../util/index.js';
 
 const POOL_SIZE = 4096;
 const RANDOM_CHARS = 16;

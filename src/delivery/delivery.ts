@@ -1,4 +1,4 @@
-import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/fired-event.js';
+import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.js';
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
 

@@ -6,9 +6,14 @@
  * and retried.
  */
 import type { Logger } from 'pino';
-import { type AttemptRecord, type DeliveryStore, emptyBatch } from '../store/delivery-store.js';
-import { describeStoreFault, isStoreFault } from '../store/store-fault.js';
-import type { StoreHealth } from '../store/store-health.js';
+import type { StoreHealth } from '../store/index.js';
+import {
+  type AttemptRecord,
+  type DeliveryStore,
+  describeStoreFault,
+  emptyBatch,
+  isStoreFault,
+} from '../store/index.js';
 import type { Delivery } from './delivery.js';
 
 type Waiter = { resolve: () => void; reject: (err: Error) => void };

@@ -3,9 +3,9 @@
  * over from another cluster instance or let go to them. Moved out of pipeline.ts (issue 27).
  */
 import type { Logger } from 'pino';
-import type { FiredEvent } from '../engine/fired-event.js';
+import type { FiredEvent } from '../engine/index.js';
 import type { DeliveryRecord } from '../store/index.js';
-import type { Tracing } from '../tracing/types.js';
+import type { Tracing } from '../tracing/index.js';
 import { Delivery } from './delivery.js';
 import { type DeliveryEvents, firedMessage, isoTime } from './delivery-events.js';
 import type { Outbox } from './outbox.js';

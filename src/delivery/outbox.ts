@@ -9,8 +9,8 @@
  * (PERF-NOTES "Recording deliveries").
  */
 import type { Logger } from 'pino';
-import type { FiredEvent } from '../engine/fired-event.js';
-import type { AttemptRecord, DeliveryStore } from '../store/delivery-store.js';
+import type { FiredEvent } from '../engine/index.js';
+import type { AttemptRecord, DeliveryStore } from '../store/index.js';
 import { Delivery } from './delivery.js';
 import { newDeliveryId } from './delivery-id.js';
 import { GroupCommit, type GroupCommitOptions } from './group-commit.js';

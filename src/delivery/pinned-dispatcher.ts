@@ -4,9 +4,15 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
-import type { Tunnel } from '../egress/tunnel.js';
-import { type AddressChecker, type AddressDenial, describeDenial } from '../policy/address-policy.js';
-import { type LookupAll, REFUSED_NAME_RULE, systemLookupAll } from '../policy/callback-target.js';
+import type { Tunnel } from '../egress/index.js';
+import {
+  type AddressChecker,
+  type AddressDenial,
+  describeDenial,
+  type LookupAll,
+  REFUSED_NAME_RULE,
+  systemLookupAll,
+} from '../policy/index.js';
 
 /** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */
 export class CallbackTargetDeniedError extends Error {

@@ -3,8 +3,7 @@
 import type { Logger } from 'pino';
 import type { Tunnel } from '../egress/index.js';
 import type { KeyTrigger } from '../ordering/index.js';
-import type { AddressChecker } from '../policy/address-policy.js';
-import type { LookupAll } from '../policy/callback-target.js';
+import type { AddressChecker, LookupAll } from '../policy/index.js';
 import type { SignatureScheme } from '../signing/index.js';
 import type { DeliveryStore, StoreHealth } from '../store/index.js';
 import type { EndpointVerifierOptions } from '../verification/index.js';

@@ -6,10 +6,10 @@
  * this class holds the deliveries in memory and the order of the steps.
  */
 import pino, { type Logger } from 'pino';
-import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
-import { HookdError } from '../errors/catalog.js';
+import type { FiredEvent, FiredEventSink } from '../engine/index.js';
+import { HookdError } from '../errors/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
-import type { Tracing } from '../tracing/types.js';
+import type { Tracing } from '../tracing/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';

@@ -9,8 +9,8 @@
  * Per instance: in a cluster each instance sends the callbacks its own triggers fired at up to
  * the hook's rate (docs/DECISIONS.md "Rate limit per hook").
  */
-import type { RateLimit } from '../hook/hook.js';
-import type { Tracing } from '../tracing/types.js';
+import type { RateLimit } from '../hook/index.js';
+import type { Tracing } from '../tracing/index.js';
 import type { Delivery } from './delivery.js';
 
 export type { RateLimit };

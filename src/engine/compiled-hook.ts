@@ -1,6 +1,10 @@
-import type { Hook } from '../hook/hook.js';
-import { type CompiledPattern, compilePattern } from '../hook/pattern.js';
-import { type CompiledTemplate, compileTemplate } from '../hook/template.js';
+import type { Hook } from '../hook/index.js';
+import {
+  type CompiledPattern,
+  type CompiledTemplate,
+  compilePattern,
+  compileTemplate,
+} from '../hook/index.js';
 
 /*
  * The hot-path rules of a hook, read straight off the stored hook. An object per hook holding

@@ -4,7 +4,7 @@
  * sending are apart on purpose: the engine decides and renders, delivery makes it durable and
  * sends it.
  */
-import type { TraceRef } from '../tracing/types.js';
+import type { TraceRef } from '../tracing/index.js';
 
 export interface CallbackRequest {
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'GET';

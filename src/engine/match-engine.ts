@@ -1,6 +1,4 @@
-import { BEFORE_COMPLETION, type Hook, isoTimestamp } from '../hook/hook.js';
-import { internHook } from '../hook/intern-hook.js';
-import { TemplateSizeError } from '../hook/template.js';
+import { BEFORE_COMPLETION, type Hook, internHook, isoTimestamp, TemplateSizeError } from '../hook/index.js';
 import {
   hasBody,
   hasStatusLists,

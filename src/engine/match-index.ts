@@ -7,8 +7,8 @@
  * depths. Entries hang on the node their last segment leads to: an open entry (prefix semantics)
  * matches whenever the walk passes the node, an anchored one only when the path ends there.
  */
-import type { CompiledPattern } from '../hook/pattern.js';
-import { decodeRequestSegment } from '../hook/pattern.js';
+import type { CompiledPattern } from '../hook/index.js';
+import { decodeRequestSegment } from '../hook/index.js';
 
 /** One matching entry and the decoded segments its `(*)` groups captured (`$1` first). */
 export interface Match<T> {

@@ -1,4 +1,4 @@
-import { sortableId } from '../util/sortable-id.js';
+import { sortableId } from '../util/index.js';
 
 /**
  * Hook Ids: `hk_` + 10 characters of millisecond time + 20 random characters (100 bits), all

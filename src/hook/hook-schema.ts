@@ -1,4 +1,4 @@
-import { SIGNATURE_JSON_SCHEMA } from '../signing/schemes.js';
+import { SIGNATURE_JSON_SCHEMA } from '../signing/index.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 import { NAME_SHAPE } from './hook-name.js';
 

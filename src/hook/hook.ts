@@ -2,7 +2,7 @@
  * The hook resource (SPEC §2). Field names are the seed's, case-sensitive, and are the same in
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
-import type { SignatureConfig } from '../signing/schemes.js';
+import type { SignatureConfig } from '../signing/index.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {

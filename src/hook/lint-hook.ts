@@ -5,8 +5,8 @@
  * stored hook (`Warnings`), because hooks made before these checks existed must keep working and
  * some of them (the seed's bare `$REQUEST_PATH` under application/json) are used on purpose.
  */
-import type { FieldError } from '../errors/catalog.js';
-import { suggest } from '../util/suggest.js';
+import type { FieldError } from '../errors/index.js';
+import { suggest } from '../util/index.js';
 import { isRegisteredMethod, REGISTERED_METHODS } from './http-methods.js';
 import { mediaKind, parseMediaType } from './media-type.js';
 import { compilePattern } from './pattern.js';

@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { type FieldError, HookdError } from '../errors/catalog.js';
-import type { SignatureConfig } from '../signing/schemes.js';
-import { suggest } from '../util/suggest.js';
+import { type FieldError, HookdError } from '../errors/index.js';
+import type { SignatureConfig } from '../signing/index.js';
+import { suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/authenticator.js';
-import { HookdError } from '../errors/catalog.js';
+import type { Principal } from '../auth/index.js';
+import { HookdError } from '../errors/index.js';
 
 const PRINCIPAL = Symbol('principal');
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { type ErrorCode, type HookdError, problemType } from '../errors/catalog.js';
+import { type ErrorCode, type HookdError, problemType } from '../errors/index.js';
 
 /** RFC 9457 problem details, the one error shape of the API. */
 export interface Problem {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { sendProblem } from './problem.js';
 
 type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

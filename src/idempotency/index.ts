@@ -14,3 +14,4 @@ export {
   isReportRequest,
   REPLAYED_HEADER,
 } from './report-idempotency.js';
+export { SqliteIdempotencyStore } from './sqlite-idempotency-store.js';

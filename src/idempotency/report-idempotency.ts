@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../config/config.js';
-import { HookdError } from '../errors/catalog.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../config/index.js';
+import { HookdError } from '../errors/index.js';
 import { principalOf } from '../http-api/index.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 

@@ -1,8 +1,7 @@
-import type { Authenticator, Principal } from '../auth/authenticator.js';
-import { parseToken } from '../auth/token.js';
-import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
-import { HookdError } from '../errors/catalog.js';
-import type { Accounts } from '../users/accounts.js';
+import type { Authenticator, Principal } from '../auth/index.js';
+import { isValidUserName, parseToken, USER_NAME_RULE } from '../auth/index.js';
+import { HookdError } from '../errors/index.js';
+import type { Accounts } from '../users/index.js';
 import { bearerOf, type IdentityProvider, type IdentityRequest } from './provider.js';
 
 export interface ApiIdentityOptions {

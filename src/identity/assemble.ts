@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { Authenticator } from '../auth/authenticator.js';
-import type { HookdConfig } from '../config/config.js';
+import { Authenticator } from '../auth/index.js';
+import type { HookdConfig } from '../config/index.js';
 import type { Store } from '../store/index.js';
-import { Accounts } from '../users/accounts.js';
+import { Accounts } from '../users/index.js';
 import { ApiIdentity } from './api-identity.js';
 import { identityProviderFrom } from './from-config.js';
 import type { TrustCheck } from './header-provider.js';

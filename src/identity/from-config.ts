@@ -1,7 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { HookdConfig } from '../config/config.js';
-import { readTextFile } from '../config/config-file.js';
-import { ConfigError } from '../config/load-config.js';
+import type { HookdConfig } from '../config/index.js';
+import { ConfigError, readTextFile } from '../config/index.js';
 import { ForwardAuthProvider } from './forward-auth-provider.js';
 import { HeaderProvider, type TrustCheck } from './header-provider.js';
 import { JwtProvider } from './jwt-provider.js';

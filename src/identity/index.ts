@@ -5,6 +5,7 @@
  * hookd tokens first, then the provider), and the lazy resolver of proxied requests' users.
  */
 export { ApiIdentity, type ApiIdentityOptions } from './api-identity.js';
+export { assembleIdentity, type DaemonIdentity } from './assemble.js';
 export {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_FORWARD_TTL_MS,

@@ -1,6 +1,6 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
-import { onDemand } from '../util/on-demand.js';
+import { onDemand } from '../util/index.js';
 import type { IdentityProvider, IdentityRequest, IdentityResult } from './provider.js';
 import { bearerOf } from './provider.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { isValidUserName } from '../auth/user-name.js';
+import { isValidUserName } from '../auth/index.js';
 import { type IdentityProvider, identityRequestOf } from './provider.js';
 
 /** Resolves the user of one request, at most once, only when called. */

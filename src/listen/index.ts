@@ -2,7 +2,7 @@
  * `hookctl listen`'s server side (issue 26): the `/_hookd/listen` WebSocket that relays a user's
  * fired callbacks to their CLI, and the listener attempts it records in the delivery log.
  */
-import { isoTimestamp } from '../hook/hook.js';
+import { isoTimestamp } from '../hook/index.js';
 import type { ListenerAttempt } from './listener-attempts.js';
 
 export { type ListenDeps, ListenServer } from './listen-server.js';

@@ -3,13 +3,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
-import type { Principal } from '../auth/authenticator.js';
-import { HookdError } from '../errors/catalog.js';
-import type { Hook } from '../hook/hook.js';
+import type { Principal } from '../auth/index.js';
+import { HookdError } from '../errors/index.js';
+import type { Hook } from '../hook/index.js';
 import { toProblem } from '../http-api/index.js';
-import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
+import { type IdentityRequest, identityRequestOf } from '../identity/index.js';
 import type { DeliveryRecord } from '../store/index.js';
-import { onDemand } from '../util/on-demand.js';
+import { onDemand } from '../util/index.js';
 import type { ListenerAttemptStore } from './listener-attempts.js';
 import { relayedCallback } from './relay.js';
 

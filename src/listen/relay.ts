@@ -1,4 +1,4 @@
-import { SET_BY_SENDER } from '../delivery/callback-headers.js';
+import { SET_BY_SENDER } from '../delivery/index.js';
 import { secretKey, signatureHeader } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { RelayedCallback } from '../wire/index.js';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { toProblem } from '../http-api/index.js';
 import { MAX_PASSES } from './loop-guard.js';
 

@@ -3,9 +3,9 @@
  * about operational events of their hooks. Delivered through the delivery pipeline like hook
  * callbacks: durable, retried, signed (Standard Webhooks) with the endpoint's own secret.
  */
-import { type FieldError, HookdError } from '../errors/catalog.js';
-import { checkSignature, type SignatureConfig } from '../signing/schemes.js';
-import { sortableId } from '../util/sortable-id.js';
+import { type FieldError, HookdError } from '../errors/index.js';
+import { checkSignature, type SignatureConfig } from '../signing/index.js';
+import { sortableId } from '../util/index.js';
 import { NOTIFICATION_TYPES, type NotificationEndpointFields, type NotificationType } from '../wire/index.js';
 
 export { NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';

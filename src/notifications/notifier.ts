@@ -10,10 +10,10 @@
  * never told about itself.
  */
 import type { Logger } from 'pino';
-import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
-import { HookdError } from '../errors/catalog.js';
-import { isoTimestamp } from '../hook/hook.js';
-import type { SignatureScheme } from '../signing/schemes.js';
+import type { FiredEvent, FiredEventSink } from '../engine/index.js';
+import { HookdError } from '../errors/index.js';
+import { isoTimestamp } from '../hook/index.js';
+import type { SignatureScheme } from '../signing/index.js';
 import {
   ENDPOINT_ID_SHAPE,
   type NotificationEndpoint,

@@ -6,23 +6,22 @@
  */
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { HookdConfig } from '../config/config.js';
+import type { HookdConfig } from '../config/index.js';
+import type { AttemptMessage, BreakerListener, BreakerMessage, DeliveryEvents } from '../delivery/index.js';
 import {
   AutoDisable,
   DEFAULT_AUTO_DISABLE,
   type DisableCause,
   type DisableRequest,
-} from '../delivery/auto-disable.js';
-import type { BreakerListener } from '../delivery/circuit-breaker.js';
-import type { AttemptMessage, BreakerMessage, DeliveryEvents } from '../delivery/delivery-events.js';
-import type { FiredEventSink } from '../engine/fired-event.js';
-import { type Hook, isoTimestamp } from '../hook/hook.js';
+} from '../delivery/index.js';
+import type { FiredEventSink } from '../engine/index.js';
+import { type Hook, isoTimestamp } from '../hook/index.js';
 import type { ApiFeature } from '../http-api/index.js';
-import type { AddressChecker } from '../policy/address-policy.js';
-import { checkCallbackTarget } from '../policy/callback-target.js';
-import type { HookService } from '../service/hook-service.js';
+import type { AddressChecker } from '../policy/index.js';
+import { checkCallbackTarget } from '../policy/index.js';
+import type { HookService } from '../service/index.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
-import { ADMIN_USER } from '../users/scopes.js';
+import { ADMIN_USER } from '../users/index.js';
 import { isEndpointId } from './notification-endpoint.js';
 import type { NotificationStore } from './notification-store.js';
 import { Notifier } from './notifier.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { presentDelivery, presentHook } from '../api/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
-import type { HookService } from '../service/hook-service.js';
+import type { HookService } from '../service/index.js';
 import { publicKeyOf } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { NotificationEndpoint } from './notification-endpoint.js';

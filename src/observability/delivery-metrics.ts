@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { HOLD_KINDS, type HoldKind } from '../delivery/fairness.js';
+import { HOLD_KINDS, type HoldKind } from '../delivery/index.js';
 import type { StoreHealth } from '../store/index.js';
 
 /** What the delivery metrics read at scrape time (the pipeline's `stats` and `waitingByHost`). */

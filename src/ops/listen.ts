@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, lstatSync, readFileSync, unlinkSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { type AddressInfo, createConnection } from 'node:net';
-import type { ListenAddress } from '../config/config.js';
+import type { ListenAddress } from '../config/index.js';
 
 /** Which of hookd's listeners a server is, for the message when its address cannot be had. */
 export interface ListenerName {

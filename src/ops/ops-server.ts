@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { toProblem } from '../http-api/index.js';
 import { closeServer, listenOn } from './listen.js';
 

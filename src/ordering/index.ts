@@ -4,7 +4,7 @@
  * the daemon tells it each delivery's key with `orderingKeyOf`.
  */
 
-export type { OrderingConfig } from '../hook/hook.js';
+export type { OrderingConfig } from '../hook/index.js';
 export { KeyQueues, type OrderedItem } from './key-queues.js';
 export { OrderedLiveMap } from './live-map.js';
 export { type KeyTrigger, orderingKeyOf } from './ordering-key.js';

@@ -7,10 +7,9 @@
  * and as the path.
  */
 
-import { MatchIndex } from '../engine/match-index.js';
-import type { Hook } from '../hook/hook.js';
-import { compilePattern } from '../hook/pattern.js';
-import { type CompiledTemplate, compileTemplate } from '../hook/template.js';
+import { MatchIndex } from '../engine/index.js';
+import type { Hook } from '../hook/index.js';
+import { type CompiledTemplate, compilePattern, compileTemplate } from '../hook/index.js';
 
 /** What of a delivery the key is made from (its stored trigger). */
 export interface KeyTrigger {

@@ -7,12 +7,12 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { HookdConfig } from '../config/config.js';
-import { HookdError } from '../errors/catalog.js';
+import type { Authenticator } from '../auth/index.js';
+import type { HookdConfig } from '../config/index.js';
+import { HookdError } from '../errors/index.js';
 import { type ApiFeature, allowedMethods, sendProblem, toProblem } from '../http-api/index.js';
-import { ApiIdentity } from '../identity/api-identity.js';
-import { printable } from '../util/printable.js';
+import { ApiIdentity } from '../identity/index.js';
+import { printable } from '../util/index.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
 import { registerFeatures } from './features.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 import { attachPrincipal, type RouteFlags } from '../http-api/index.js';
-import type { ApiIdentity } from '../identity/api-identity.js';
-import { identityRequestOf } from '../identity/provider.js';
+import type { ApiIdentity } from '../identity/index.js';
+import { identityRequestOf } from '../identity/index.js';
 
 /**
  * Runs before every API route: the events switch first (SPEC §7: with events off the hook API is

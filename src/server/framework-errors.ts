@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { ERRORS, type ErrorCode, HookdError } from '../errors/catalog.js';
+import { ERRORS, type ErrorCode, HookdError } from '../errors/index.js';
 
 /**
  * Maps what Fastify and its body parser throw onto the catalog, so that nothing a client sent

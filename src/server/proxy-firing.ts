@@ -6,9 +6,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { MatchEngine } from '../engine/match-engine.js';
+import type { MatchEngine } from '../engine/index.js';
 import type { LoopVerdict } from '../loops/index.js';
-import type { TraceRef } from '../tracing/types.js';
+import type { TraceRef } from '../tracing/index.js';
 import type { AfterCompletion } from './proxy-exchange.js';
 
 export interface FiringOptions {

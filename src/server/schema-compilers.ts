@@ -8,7 +8,7 @@
  * schema would be given as written rather than with its property names lower-cased.
  */
 import type { FastifyServerOptions } from 'fastify';
-import { onDemand } from '../util/on-demand.js';
+import { onDemand } from '../util/index.js';
 
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type Factory = (...args: unknown[]) => unknown;

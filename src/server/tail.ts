@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebSocket, WebSocketServer } from 'ws';
-import type { Principal } from '../auth/authenticator.js';
-import { HookdError } from '../errors/catalog.js';
+import type { Principal } from '../auth/index.js';
+import { HookdError } from '../errors/index.js';
 import { toProblem } from '../http-api/index.js';
-import { type IdentityRequest, identityRequestOf } from '../identity/provider.js';
-import { onDemand } from '../util/on-demand.js';
+import { type IdentityRequest, identityRequestOf } from '../identity/index.js';
+import { onDemand } from '../util/index.js';
 
 const wsLibrary = onDemand<typeof import('ws')>('ws');
 

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { UNIX_PEER } from '../ops/listen.js';
+import { UNIX_PEER } from '../ops/index.js';
 
 /**
  * Which peers' `X-Forwarded-*` headers (and identity header) are believed (SPEC §5

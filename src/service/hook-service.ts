@@ -1,8 +1,14 @@
-import { HookdError } from '../errors/catalog.js';
-import { type Hook, type HookConfig, isoTimestamp } from '../hook/hook.js';
-import { HOOK_ID_SHAPE, newHookId } from '../hook/hook-id.js';
-import { isHookName } from '../hook/hook-name.js';
-import { type ValidateOptions, validateHook } from '../hook/validate-hook.js';
+import { HookdError } from '../errors/index.js';
+import {
+  HOOK_ID_SHAPE,
+  type Hook,
+  type HookConfig,
+  isHookName,
+  isoTimestamp,
+  newHookId,
+  type ValidateOptions,
+  validateHook,
+} from '../hook/index.js';
 import { type HookStore, nameConflict, type PageRequest } from '../store/index.js';
 
 /** Told of every change so the match index follows the stored hooks without a rebuild. */

@@ -3,7 +3,7 @@
  * `webhook-signature`: `v1` (HMAC-SHA256 with the shared secret, the default) and `v1a`
  * (ed25519; receivers verify with the public key only). Both at once while receivers move over.
  */
-import type { FieldError } from '../errors/catalog.js';
+import type { FieldError } from '../errors/index.js';
 
 export const SIGNATURE_SCHEMES = ['v1', 'v1a'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];

@@ -1,4 +1,4 @@
-import { HookdError } from '../errors/catalog.js';
+import { HookdError } from '../errors/index.js';
 
 /**
  * The 409 of a `Name` another of the owner's hooks already has, from the store's unique index

@@ -1,4 +1,4 @@
-import type { Hook } from '../hook/hook.js';
+import type { Hook } from '../hook/index.js';
 
 /**
  * The storage interface. Every backend (memory, SQLite, PostgreSQL) implements it and passes the

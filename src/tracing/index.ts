@@ -4,7 +4,7 @@
  * loaded and the proxy path pays one `undefined` check (docs/DECISIONS.md "OpenTelemetry").
  */
 import type { Logger } from 'pino';
-import type { HookdConfig } from '../config/config.js';
+import type { HookdConfig } from '../config/index.js';
 import type { Tracing } from './types.js';
 
 export type { AttemptSpan, RequestSpan, TraceRef, Tracing } from './types.js';

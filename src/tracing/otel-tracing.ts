@@ -46,7 +46,7 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import { packageInfo } from '../util/package-info.js';
+import { packageInfo } from '../util/index.js';
 import { otelEnvSettings, type SamplerChoice } from './otel-env.js';
 import type { AttemptInfo, AttemptSpan, FiredInfo, RequestSpan, TraceRef, Tracing } from './types.js';
 

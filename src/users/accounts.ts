@@ -1,7 +1,6 @@
-import { newToken } from '../auth/token.js';
-import { isValidUserName, USER_NAME_RULE } from '../auth/user-name.js';
-import { HookdError } from '../errors/catalog.js';
-import { isoTimestamp } from '../hook/hook.js';
+import { isValidUserName, newToken, USER_NAME_RULE } from '../auth/index.js';
+import { HookdError } from '../errors/index.js';
+import { isoTimestamp } from '../hook/index.js';
 import type { Store, TokenRecord, UserRecord } from '../store/index.js';
 import { parsePermissions } from './permissions.js';
 import { ADMIN_USER, defaultScopesFor, parseScopes } from './scopes.js';

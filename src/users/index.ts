@@ -28,3 +28,6 @@ export async function userScopes(store: Store): Promise<UserScopes> {
   accounts.onUserChanged((name) => scopes.changed(name));
   return { accounts, scopes, checkPattern: pathPatternCheck(scopes) };
 }
+export { Accounts } from './accounts.js';
+export { mayReportForAnyone, parsePermissions, permissionsOf } from './permissions.js';
+export { ADMIN_USER } from './scopes.js';

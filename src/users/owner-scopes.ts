@@ -1,4 +1,4 @@
-import type { ScopeVerdict } from '../engine/match-engine.js';
+import type { ScopeVerdict } from '../engine/index.js';
 import type { UserRecord } from '../store/index.js';
 import { type CompiledScopes, compileScopes, defaultScopesFor, pathInScopes } from './scopes.js';
 

@@ -1,5 +1,5 @@
-import { HookdError } from '../errors/catalog.js';
-import { compilePattern } from '../hook/pattern.js';
+import { HookdError } from '../errors/index.js';
+import { compilePattern } from '../hook/index.js';
 import type { OwnerScopes } from './owner-scopes.js';
 import { patternAllowed, SCOPE_RULE } from './scopes.js';
 

@@ -11,7 +11,7 @@
  * scopes; a hook may only be created with a PathPattern that some path scope covers, unless its
  * owner has `own` (it then fires for the owner's own requests anywhere).
  */
-import { type CompiledPattern, compilePattern, splitRequestPath } from '../hook/pattern.js';
+import { type CompiledPattern, compilePattern, splitRequestPath } from '../hook/index.js';
 
 /** The entry meaning "requests made by this user". */
 export const OWN = 'own';

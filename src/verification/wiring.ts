@@ -1,5 +1,5 @@
 /** How the daemon wires endpoint verification: per-hook mode, rate limits, the state the API shows. */
-import type { Hook, RateLimit, ShownHookState } from '../hook/hook.js';
+import type { Hook, RateLimit, ShownHookState } from '../hook/index.js';
 import type { EndpointVerifier, VerificationMode, VerifiedItem } from './endpoint-verifier.js';
 
 type HookLookup = () => { get(id: string): Hook | undefined };

@@ -1,4 +1,4 @@
-import type { FiredEvent, FiredEventSink } from '../engine/fired-event.js';
+import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import type { FromWorker } from './messages.js';
 
 /**

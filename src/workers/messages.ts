@@ -3,9 +3,9 @@
  * the cluster channel, in order. Every message that changes what a worker knows carries the
  * primary's sequence number; the worker answers `applied` with it, which is what a barrier waits on.
  */
-import type { FiredEvent } from '../engine/fired-event.js';
-import type { Hook } from '../hook/hook.js';
-import type { MetricsSnapshot } from '../observability/metrics.js';
+import type { FiredEvent } from '../engine/index.js';
+import type { Hook } from '../hook/index.js';
+import type { MetricsSnapshot } from '../observability/index.js';
 
 export type ToWorker =
   /** A chunk of a whole hook set; the `set` that follows makes the chunks since the last `set` the set. */

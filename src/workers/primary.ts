@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
-import type { HookdConfig } from '../config/config.js';
-import { createHookd } from '../daemon/hookd.js';
-import { packageInfo } from '../util/package-info.js';
+import type { HookdConfig } from '../config/index.js';
+import { createHookd } from '../daemon/index.js';
+import { packageInfo } from '../util/index.js';
 import { ENV_API, ENV_LOOP_KEY, ENV_PORT, ENV_SECRET } from './messages.js';
 import { guardPrivateApi } from './private-api.js';
 import { claimPublicAddress } from './public-socket.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { ListenAddress } from '../config/config.js';
-import { closeServer, listenAddress, listenOn } from '../ops/listen.js';
+import type { ListenAddress } from '../config/index.js';
+import { closeServer, listenAddress, listenOn } from '../ops/index.js';
 
 /**
  * The public listener with workers (docs/DECISIONS.md "Workers: own sockets"). On TCP each worker

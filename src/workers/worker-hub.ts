@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import type { Hookd } from '../daemon/hookd.js';
-import type { Hook } from '../hook/hook.js';
+import type { Hookd } from '../daemon/index.js';
+import type { Hook } from '../hook/index.js';
 import { CHUNK, type FromWorker, type ToWorker } from './messages.js';
 import { WorkerMetrics } from './worker-metrics.js';
 

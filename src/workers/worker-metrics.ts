@@ -1,5 +1,5 @@
 import { AggregatorRegistry } from 'prom-client';
-import type { MetricsSnapshot } from '../observability/metrics.js';
+import type { MetricsSnapshot } from '../observability/index.js';
 
 /** A worker that has not answered by then is counted with its last answer. */
 const ANSWER_MS = 1000;

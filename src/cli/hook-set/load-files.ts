@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isHookName, NAME_RULE } from '../../hook/hook-name.js';
+import { isHookName, NAME_RULE } from '../../hook/index.js';
 import type { IOStreams } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { parseJsonText, readInput } from '../json-file.js';

@@ -1,6 +1,5 @@
-import { HookdError } from '../../errors/catalog.js';
-import { etagOf } from '../../hook/hook-etag.js';
-import { validateHook } from '../../hook/validate-hook.js';
+import { HookdError } from '../../errors/index.js';
+import { etagOf, validateHook } from '../../hook/index.js';
 import type { HookView } from '../api-views.js';
 import type { HookFileEntry } from './load-files.js';
 

@@ -1,6 +1,6 @@
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { DEFAULT_REDACTED_QUERY_PARAMS } from '../../privacy/redact-query.js';
+import { resolve } from 'node:path';
+import { DEFAULT_REDACTED_QUERY_PARAMS } from '../../privacy/index.js';
+import { defaultDataDir } from '../../util/index.js';
 import { asBool, asList, asNumber, asText, type OptionSpec, refuse } from './spec.js';
 import {
   durationSeconds,
@@ -19,14 +19,6 @@ export const DEFAULT_LISTEN = '127.0.0.1:8470';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const MAX_RETRY_SECONDS = 7 * 86400;
 const MAX_AUTO_DISABLE_SECONDS = 365 * 86400;
-
-/** `$STATE_DIRECTORY` (systemd), else `$XDG_STATE_HOME/hookd`, else `~/.local/state/hookd`. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  // systemd may pass several colon-separated directories; the first is ours.
-  if (env.STATE_DIRECTORY) return env.STATE_DIRECTORY.split(':')[0]!;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'hookd');
-  return join(homedir(), '.local', 'state', 'hookd');
-}
 
 /** `--listen`: HOST:PORT, or `unix:` and an absolute path (the front proxy's socket). */
 function listenAddress(v: unknown): ListenAddress {
@@ -270,3 +262,5 @@ export const CORE_OPTIONS = {
     default: true,
   },
 } as const satisfies Record<string, OptionSpec>;
+
+export { defaultDataDir };

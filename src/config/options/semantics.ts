@@ -1,5 +1,5 @@
 /** Issue 24: delivery semantics (src/egress/, src/verification/). */
-import { proxyUrlProblem } from '../../egress/egress-proxy.js';
+import { proxyUrlProblem } from '../../egress/index.js';
 import { asText, type CrossCheck, type OptionSpec, refuse } from './spec.js';
 
 function callbackProxy(v: unknown): string {

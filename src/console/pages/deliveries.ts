@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
-import { isTestRequest, TEST_HEADER } from '../../delivery/test-event-marker.js';
-import { HookdError } from '../../errors/catalog.js';
+import { DELIVERY_ID_SHAPE, isTestRequest, TEST_HEADER } from '../../delivery/index.js';
+import { HookdError } from '../../errors/index.js';
 import type { AttemptRecord, DeliveryRecord } from '../../store/index.js';
 import { type Html, html, seg } from '../html.js';
 import { page, statusBadge, time } from '../layout.js';

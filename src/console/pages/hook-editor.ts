@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MatchEngine, type Preview } from '../../engine/match-engine.js';
-import { type FieldError, HookdError } from '../../errors/catalog.js';
-import type { Hook, HookConfig } from '../../hook/hook.js';
-import { type LintInput, lintHook } from '../../hook/lint-hook.js';
+import { MatchEngine, type Preview } from '../../engine/index.js';
+import { type FieldError, HookdError } from '../../errors/index.js';
+import type { Hook, HookConfig } from '../../hook/index.js';
+import { type LintInput, lintHook } from '../../hook/index.js';
 import {
   blankForm,
   EMPTY_FORM,

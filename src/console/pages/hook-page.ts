@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DELIVERY_ID_SHAPE } from '../../delivery/delivery-id.js';
-import { isTestRequest } from '../../delivery/test-event-marker.js';
-import type { Hook } from '../../hook/hook.js';
-import { lintHook } from '../../hook/lint-hook.js';
+import { DELIVERY_ID_SHAPE, isTestRequest } from '../../delivery/index.js';
+import type { Hook } from '../../hook/index.js';
+import { lintHook } from '../../hook/index.js';
 import {
   DELIVERY_STATUSES,
   type DeliveryQuery,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Hook } from '../../hook/hook.js';
+import type { Hook } from '../../hook/index.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';

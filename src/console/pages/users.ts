@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HookdError } from '../../errors/catalog.js';
-import type { HookService } from '../../service/hook-service.js';
+import { HookdError } from '../../errors/index.js';
+import type { HookService } from '../../service/index.js';
 import type { UserStore } from '../../store/index.js';
-import type { Accounts } from '../../users/accounts.js';
-import { ADMIN_USER } from '../../users/scopes.js';
+import type { Accounts } from '../../users/index.js';
+import { ADMIN_USER } from '../../users/index.js';
 import { type Html, html, seg } from '../html.js';
 import { copyable, page, time } from '../layout.js';
 import { formOf, sendHtml, sessionOf } from '../respond.js';

@@ -1,4 +1,4 @@
-import type { Hook } from '../../hook/hook.js';
+import type { Hook } from '../../hook/index.js';
 import { ALONE } from '../coordination.js';
 import { nameConflict } from '../name-conflict.js';
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';

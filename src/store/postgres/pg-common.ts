@@ -3,7 +3,7 @@
  * Kept apart so that a daemon on SQLite never loads `pg` (docs/BENCHMARKS.md "Size": start-up);
  * the PostgreSQL modules themselves are imported only when a database URL is configured.
  */
-import { redactDatabaseUrl } from '../../config/load-config.js';
+import { redactDatabaseUrl } from '../../config/index.js';
 
 /**
  * Advisory lock keys, in the two-int form: the first is hookd's class (`hook` in ASCII), the

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { redactDatabaseUrl } from '../../config/load-config.js';
+import { redactDatabaseUrl } from '../../config/index.js';
 import { MIGRATIONS } from './migrations.js';
 import { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './pg-common.js';
 import { PgListener } from './pg-listener.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Hook } from '../../hook/hook.js';
+import type { Hook } from '../../hook/index.js';
 import { sharedDatabase } from '../coordination.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
 import type {

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Hook } from '../../hook/hook.js';
-import { internHook } from '../../hook/intern-hook.js';
+import type { Hook } from '../../hook/index.js';
+import { internHook } from '../../hook/index.js';
 import { localFile } from '../coordination.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';

@@ -1,4 +1,4 @@
-import { HOOK_TYPES } from '../../../hook/hook.js';
+import { HOOK_TYPES } from '../../../hook/index.js';
 import type { HookView } from '../../api-views.js';
 import type { Column, Format } from '../../output.js';
 

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { suggest } from '../../../util/suggest.js';
+import { suggest } from '../../../util/index.js';
 import { NOTIFICATION_TYPES, type NotificationEndpointFields } from '../../../wire/index.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { HookdError } from '../../../errors/catalog.js';
+import { HookdError } from '../../../errors/index.js';
 import { type ContextFactory, examples, usageOf } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError } from '../../exit-codes.js';

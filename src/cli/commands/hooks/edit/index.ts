@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { HookdError } from '../../../../errors/catalog.js';
+import { HookdError } from '../../../../errors/index.js';
 import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples } from '../../../command.js';
 import type { CliContext } from '../../../context.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { etagOf } from '../../../../hook/hook-etag.js';
+import { etagOf } from '../../../../hook/index.js';
 import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';

@@ -1,0 +1,10 @@
+// The public surface of util/: what other folders may import. Everything else is its own.
+
+export { defaultDataDir } from './data-dir.js';
+export { JsonTextError, lineColumn, locateJsonError, parseJsonText } from './json-text.js';
+export { onDemand } from './on-demand.js';
+export { packageInfo } from './package-info.js';
+export { printable } from './printable.js';
+export { CROCKFORD, sortableId } from './sortable-id.js';
+export { suggest } from './suggest.js';
+export { withoutYoungGrowth } from './young-generation.js';
