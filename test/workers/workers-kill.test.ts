@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { startUpstream, type Upstream } from '../helpers/servers.js';
@@ -37,7 +39,7 @@ async function outcome(url: string, path: string): Promise<Outcome> {
   }
 }
 
-describe('--workers 2: kill -9 of a worker', () => {
+describe('--workers 2: a socket per worker', () => {
   let upstream: Upstream;
   let daemon: HookdProcess | undefined;
   const dataDir = tempDir('hookd-workers-kill-');
@@ -115,5 +117,50 @@ describe('--workers 2: kill -9 of a worker', () => {
       [],
       'every GET after the death served',
     );
+  });
+
+  it('a second hookd with workers on the same port is refused (EADDRINUSE), not let into the group', async () => {
+    const port = new URL(daemon!.url).port;
+    const other = tempDir('hookd-workers-kill-');
+    try {
+      const second = await spawnHookd(
+        ['--upstream', upstream.url, '--workers', '2', '--listen', `127.0.0.1:${port}`],
+        { dataDir: other, timeoutMs: 120_000 },
+      ).catch((err: Error) => err);
+      if (!(second instanceof Error)) {
+        await second.stop();
+        assert.fail('a second hookd listened on a port in use');
+      }
+      assert.match(second.message, /exited with 1 before listening: .*EADDRINUSE/s);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    assert.equal(await getFresh(daemon!.url, '/still', PATIENCE_MS), 200);
+  });
+
+  it('on a unix socket the workers share the primary one, and serve', async () => {
+    const dir = tempDir('hookd-workers-unix-');
+    const path = join(dir, 'hookd.sock');
+    const d = await spawnHookd(['--upstream', upstream.url, '--workers', '2', '--listen', `unix:${path}`], {
+      dataDir: dir,
+      timeoutMs: 120_000,
+    });
+    try {
+      assert.equal(d.url, `unix:${path}`);
+      for (let i = 0; i < 4; i++) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = request({ socketPath: path, path: `/u/${i}`, agent: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        assert.equal(status, 200);
+      }
+    } finally {
+      await d.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
