@@ -9,7 +9,7 @@ import { api, HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
-import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
+import { assertBuilt, type Instance, startInstances } from './cluster-helpers.js';
 
 // Auto-disable and notifications on a cluster: two hookd processes on one PostgreSQL database.
 // The notification endpoint is registered through instance A; the hook fails through instance B,
@@ -44,10 +44,10 @@ describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, (
     rcv = await startReceiver({
       reply: (c) => ({ status: c.url.startsWith('/hook') ? 500 : 200, body: 'x' }),
     });
-    [a, b] = await Promise.all([
-      startInstance('A', { databaseUrl: tdb.url, dataDir, env }),
-      startInstance('B', { databaseUrl: tdb.url, dataDir, env }),
-    ]);
+    [a, b] = await startInstances(
+      ['A', { databaseUrl: tdb.url, dataDir, env }],
+      ['B', { databaseUrl: tdb.url, dataDir, env }],
+    );
     assert.ok(readFileSync(join(dataDir, 'admin.token'), 'utf8').trim());
     // Scopes: alice's hooks observe every path (a new user's default, own, sees only her requests).
     await run('user', 'add', 'alice', '--scope', '/');

@@ -35,6 +35,37 @@ export interface InstanceOptions {
  * answers 200 (the log stays at `warn` so that thousands of callbacks do not flood the pipe).
  */
 export async function startInstance(name: string, opts: InstanceOptions): Promise<Instance> {
+  // A port found free can be taken before hookd binds it (test files run two at a time, and
+  // daemons listening on port 0 get whatever the kernel hands out): then another port, not a
+  // failed test.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(name, opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+}
+
+/**
+ * Starts several instances at once. If one fails, those already running are killed before the
+ * error is thrown: left running, they would keep the test file from ever ending.
+ */
+export async function startInstances<T extends [string, InstanceOptions][]>(
+  ...specs: T
+): Promise<{ [K in keyof T]: Instance }> {
+  const settled = await Promise.allSettled(specs.map(([name, opts]) => startInstance(name, opts)));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.kill() : undefined)));
+    throw failed.reason;
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<Instance>).value) as { [K in keyof T]: Instance };
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(name: string, opts: InstanceOptions): Promise<Instance> {
   const port = await closedPort();
   const opsPort = await closedPort();
   const args = [
@@ -78,8 +109,10 @@ export async function startInstance(name: string, opts: InstanceOptions): Promis
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (proc.exitCode !== null || proc.signalCode !== null)
-      throw new Error(`${name} exited before it was ready: ${err}\n${lines.join('\n')}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      const why = `${name} exited before it was ready: ${err}\n${lines.join('\n')}`;
+      throw err.includes('EADDRINUSE') ? new PortTaken(why) : new Error(why);
+    }
     const ok = await fetch(`http://127.0.0.1:${opsPort}/readyz`)
       .then((r) => r.status === 200)
       .catch(() => false);

@@ -12,7 +12,7 @@ import { api, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { firedCalls, fireMark, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
-import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js';
+import { assertBuilt, type Instance, startInstances } from './cluster-helpers.js';
 
 const skip = await pgSkipReason();
 const REPORT = '/_hookd/report';
@@ -30,10 +30,10 @@ describe('cluster: Idempotency-Key on two hookd instances', { skip, timeout: 90_
     tdb = await createTestDatabase();
     dataDir = tempDir('hookd-idem-cluster-');
     receiver = await startReceiver();
-    [a, b] = await Promise.all([
-      startInstance('A', { databaseUrl: tdb.url, dataDir }),
-      startInstance('B', { databaseUrl: tdb.url, dataDir }),
-    ]);
+    [a, b] = await startInstances(
+      ['A', { databaseUrl: tdb.url, dataDir }],
+      ['B', { databaseUrl: tdb.url, dataDir }],
+    );
     token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
     const r = await api(a.url, token, 'POST', '/hooks', {
       PathPattern: '/orders/(*)',

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, type Instance, startInstance } from '../cluster/cluster-helpers.js';
+import { assertBuilt, type Instance, startInstances } from '../cluster/cluster-helpers.js';
 import { api, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { until } from '../helpers/until.js';
@@ -51,10 +51,10 @@ describe('ordered delivery per key on two instances sharing PostgreSQL', { skip,
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const [a, b] = await Promise.all([
-      startInstance('A', { databaseUrl: tdb.url, dataDir, leaseMs: 2000 }),
-      startInstance('B', { databaseUrl: tdb.url, dataDir, leaseMs: 2000 }),
-    ]);
+    const [a, b] = await startInstances(
+      ['A', { databaseUrl: tdb.url, dataDir, leaseMs: 2000 }],
+      ['B', { databaseUrl: tdb.url, dataDir, leaseMs: 2000 }],
+    );
     instances.push(a!, b!);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, type Instance, startInstance } from '../cluster/cluster-helpers.js';
+import { assertBuilt, type Instance, startInstances } from '../cluster/cluster-helpers.js';
 import { api, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import {
@@ -343,7 +343,7 @@ describe('cross-user matrix on PostgreSQL (two hookd instances)', { skip, timeou
     receiver = await startReceiver();
     const env = { HOOKD_IDENTITY_HEADER: USER_HEADER, HOOKD_TRUSTED_PROXIES: '127.0.0.1' };
     const opts = { databaseUrl: tdb.url, dataDir, upstream: upstream.url, env };
-    [a, b] = await Promise.all([startInstance('A', opts), startInstance('B', opts)]);
+    [a, b] = await startInstances(['A', opts], ['B', opts]);
   });
   after(async () => {
     await a?.kill();
