@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
 import { saturate } from './lib/load.js';
 import { BENCH_PATH, startHookd, startUpstream, tempDir } from './lib/peers.js';
-import { sleep } from './lib/process.js';
+import { childrenOf, sleep } from './lib/process.js';
 import { fmt, ratio, type Spread, spread } from './lib/stats.js';
 
 export interface WorkersBenchOptions {
@@ -50,18 +50,6 @@ const DEFAULTS: WorkersBenchOptions = {
   warmupS: 2,
   connections: 50,
   cpuQuota: 0.25,
-};
-
-const childrenOf = (pid: number): number[] => {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
 };
 
 /** CPU seconds a process has used so far (utime + stime of /proc/PID/stat, at 100 ticks/s). */

@@ -155,6 +155,19 @@ const readStat = (pid: number): StatFields | undefined => {
   }
 };
 
+/** A process's children, from /proc (a --workers primary's workers). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * CPU seconds (user + system, every thread) used so far by a process and its descendants, so
  * that nginx's workers count, and `taskset` exec'ing into the real program does not matter.

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Forwarder, startForwarder } from '../helpers/forwarder.js';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { createHook, send, sleep, startUpstream, type Upstream } from '../helpers/servers.js';
+import type { Forwarder } from '../helpers/forwarder.js';
+import { api, type TestDaemon } from '../helpers/hookd.js';
+import { createHook, send, sleep, type Upstream } from '../helpers/servers.js';
 import { counter, until } from '../helpers/until.js';
+import { type LoopRig, startLoopRig } from './loop-rig.js';
 
 // Issue 22, residual gaps of "no loops": a callback aimed at hookd's report API (not its proxy)
 // is cut by the same signed mark, and a notification endpoint at hookd's own address is refused
@@ -12,20 +13,18 @@ import { counter, until } from '../helpers/until.js';
 const WINDOW_MS = 3000;
 
 describe('no loops: the report API and notification endpoints', () => {
+  let rig: LoopRig | undefined;
   let upstream: Upstream;
   let d: TestDaemon;
   /** hookd under another address: the create-time check cannot know it. */
   let alias: Forwarder;
 
   before(async () => {
-    upstream = await startUpstream();
-    d = await startHookd({ upstream: upstream.url });
-    alias = await startForwarder(d.url);
+    rig = await startLoopRig();
+    ({ upstream, d, alias } = rig);
   });
   after(async () => {
-    await alias?.close();
-    await d?.close();
-    await upstream?.close();
+    await rig?.close();
   });
 
   it('a hook whose callback reports to hookd itself: one callback, accepted, fires nothing, the loop counted', async () => {

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Forwarder, startForwarder } from '../helpers/forwarder.js';
+import type { Forwarder } from '../helpers/forwarder.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import {
@@ -16,6 +16,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 import { counter, until } from '../helpers/until.js';
+import { type LoopRig, startLoopRig } from './loop-rig.js';
 
 // Issue 22, findings 3 and 4: a callback or notification that reaches hookd's proxy fires
 // nothing, under any name; a chain back into hookd through another system is cut by CDN-Loop.
@@ -31,20 +32,18 @@ async function hitsWithin(upstream: Upstream, start: number, prefix: string): Pr
 }
 
 describe('no loops: hook and notification callbacks into hookd fire nothing', () => {
+  let rig: LoopRig | undefined;
   let upstream: Upstream;
   let d: TestDaemon;
   /** hookd under another address: the create-time check cannot know it. */
   let alias: Forwarder;
 
   before(async () => {
-    upstream = await startUpstream();
-    d = await startHookd({ upstream: upstream.url });
-    alias = await startForwarder(d.url);
+    rig = await startLoopRig();
+    ({ upstream, d, alias } = rig);
   });
   after(async () => {
-    await alias?.close();
-    await d?.close();
-    await upstream?.close();
+    await rig?.close();
   });
 
   it("finding 3: a hook whose callback is hookd's own proxy: one request, 2 upstream hits, the loop counted", async () => {

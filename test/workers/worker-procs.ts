@@ -1,18 +1,8 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
 
-/** The worker processes of a primary: its children, from /proc. */
-export function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
+/** The worker processes of a primary: its children (the bench's reading of /proc). */
+export { childrenOf } from '../../bench/lib/process.js';
 
 function socketInodes(pid: number): Set<string> {
   const out = new Set<string>();
