@@ -1,0 +1,9 @@
+// The public surface of transports/: the seam, the registry and the built-in transports.
+export { builtinTransports, TransportRegistry } from './registry.js';
+export type {
+  SendOutcome,
+  Transport,
+  TransportAttempt,
+  TransportContext,
+  TransportModule,
+} from './transport.js';

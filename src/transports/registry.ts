@@ -1,0 +1,32 @@
+/**
+ * The transports hookd knows, by scheme. A new transport is a folder of its own plus one line in
+ * `builtinTransports`.
+ */
+import type { TransportModule } from './transport.js';
+
+/** Every transport module built in, in the order `--callback-schemes` lists them. */
+export const builtinTransports: readonly TransportModule[] = [];
+
+/** Looks transport modules up by scheme. */
+export class TransportRegistry {
+  readonly #byScheme = new Map<string, TransportModule>();
+
+  constructor(modules: readonly TransportModule[] = builtinTransports) {
+    for (const m of modules) {
+      for (const s of m.schemes) {
+        if (this.#byScheme.has(s)) throw new Error(`two transports claim the scheme ${s}`);
+        this.#byScheme.set(s, m);
+      }
+    }
+  }
+
+  /** The module for a URL's scheme (`amqp:` or `amqp`), or undefined. */
+  forScheme(scheme: string): TransportModule | undefined {
+    return this.#byScheme.get(scheme.endsWith(':') ? scheme.slice(0, -1) : scheme);
+  }
+
+  /** Every scheme served, in registration order. */
+  get schemes(): string[] {
+    return [...this.#byScheme.keys()];
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The seam between the delivery core and the wire. The core decides what to send and when; a
+ * transport only knows how to hand one rendered attempt to one kind of receiver (an HTTP server,
+ * a RabbitMQ exchange, an MQTT topic, a NATS subject, a Redis stream) and what the receiver said.
+ * A transport never imports the core: it sees plain attempts and answers with plain outcomes.
+ */
+import type { AddressChecker, LookupAll } from '../policy/index.js';
+
+/** One attempt, rendered and signed by the core, ready for the wire. */
+export interface TransportAttempt {
+  /** The delivery's id: the Standard Webhooks `webhook-id`, a message id, a dedup id. */
+  readonly id: string;
+  /** The Callback URL with its template values filled in and escaped for their places. */
+  readonly url: string;
+  /** The callback method (HTTP only; the other transports publish). */
+  readonly method: string;
+  /** Flat `[name, value, …]` list: the hook's headers, the signature and trace headers. */
+  readonly headers: readonly string[];
+  /** The payload; absent for HTTP GET and DELETE callbacks. */
+  readonly body: string | undefined;
+  /** The payload's media type (`CallbackContentMediaType`). */
+  readonly contentType: string | undefined;
+  /** The send time as epoch ms (message timestamps). */
+  readonly sentAt: number;
+}
+
+/**
+ * What the receiver made of an attempt, in the core's words. `delivered` carries the receipt
+ * (an HTTP status line, "confirmed by …", an entry id); the others the cause.
+ */
+export interface SendOutcome {
+  readonly kind: 'delivered' | 'retry' | 'gone' | 'refused';
+  /** The receipt in words when delivered; the cause otherwise. Never holds credentials. */
+  readonly text: string;
+  readonly latencyMs: number;
+  /** retry: not before this many ms from now (an HTTP `Retry-After`, a broker's back-off). */
+  readonly retryAfterMs?: number;
+  /** The receiver's host could not be reached at all (refused, DNS, TLS, connect time-out). */
+  readonly unreachable?: boolean;
+  /** No answer came within the attempt's time limit. */
+  readonly timedOut?: boolean;
+  /** The address policy refused the target: nothing was sent. */
+  readonly denied?: boolean;
+  /** Shutdown ended the attempt: its outcome is unknown and the delivery stays pending. */
+  readonly aborted?: boolean;
+  /** HTTP only: the answer's status and the first bytes of its body, for the delivery log. */
+  readonly http?: { readonly statusCode: number; readonly responseBody: string };
+}
+
+/** What every transport instance is given when the daemon makes it. */
+export interface TransportContext {
+  /** The callback target policy: every resolved address of a receiver is checked before use. */
+  readonly policy: AddressChecker;
+  readonly lookup: LookupAll | undefined;
+  /** The whole attempt's time limit, ms. */
+  readonly timeoutMs: number;
+  readonly connectTimeoutMs: number;
+  /** At most this many attempts in flight per receiver (connections for HTTP). */
+  readonly perReceiver: number;
+  /** Where a transport says what happened to its connections (reconnects, closes). */
+  readonly log: (level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => void;
+  /**
+   * A transport tells the core that a receiver's connection is back, so its breaker may
+   * half-open at once instead of after the cool-down.
+   */
+  readonly onReconnect?: (receiverKey: string) => void;
+}
+
+/** A live transport: connections and sends. */
+export interface Transport {
+  /** Sends one attempt; never rejects: every fault is an outcome. */
+  send(attempt: TransportAttempt): Promise<SendOutcome>;
+  /** Ends the attempts in flight (shutdown): they answer `aborted`. */
+  abortAll(): void;
+  /** Closes every connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * A kind of transport, registered by scheme the way Caddy registers modules by name. The static
+ * parts (key, check, escape, describe) need no connection: the API uses them at create time.
+ */
+export interface TransportModule {
+  /** The URL schemes it serves, without the colon: `['amqp', 'amqps']`. */
+  readonly schemes: readonly string[];
+  /**
+   * The receiver's isolation key: breakers, fairness, rate limits and verification are keyed by
+   * it. Scheme, host, port and user (and what else makes a receiver, e.g. an AMQP vhost); never
+   * a password.
+   */
+  receiverKey(url: URL): string;
+  /**
+   * The create-time check of a Callback URL as the user wrote it (templates unrendered): the URL
+   * shape, wildcards, options. A message naming the rule (and the closest valid value), or
+   * undefined when it is well formed. The address policy is checked by the caller.
+   */
+  check(url: URL): string | undefined;
+  /**
+   * Escapes a template value for the place it fills in this scheme's URLs (an MQTT topic level,
+   * a NATS subject token), returned URL-encoded. Absent: the URL takes no template values.
+   */
+  escapeValue?(value: string): string;
+  /** The target as logs and pages show it: no credentials. */
+  describe(url: URL): string;
+  create(ctx: TransportContext): Transport;
+}
