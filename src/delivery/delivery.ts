@@ -2,8 +2,10 @@ import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.j
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
 
-/** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
+/** What the core keys a callback URL by, parsed once per URL. */
 interface Target {
+  /** `https:`, `amqp:`: picks the transport. */
+  protocol: string;
   origin: string;
   path: string;
   /** The endpoint key of the fairness limits: the URL without a fragment. */
@@ -19,6 +21,7 @@ function targetOf(url: string): Target {
   if (t === undefined) {
     const u = new URL(url);
     t = {
+      protocol: u.protocol,
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
       endpoint: `${u.origin}${u.pathname}${u.search}`,
@@ -58,6 +61,8 @@ export class Delivery implements DeliveryRecord {
   /** The endpoint key of the fairness limits and the endpoint's circuit breaker (the URL). */
   readonly endpoint: string;
   readonly path: string;
+  /** The Callback URL's scheme with its colon: which transport sends it. */
+  readonly protocol: string;
   /** Held in memory only: the store refused its write, which is retried (not yet durable). */
   buffered = false;
   /** What holds it back while it waits for a slot, e.g. `endpoint https://…` (the delivery log's `HeldBy`). */
@@ -101,6 +106,16 @@ export class Delivery implements DeliveryRecord {
     this.origin = t.origin;
     this.endpoint = t.endpoint;
     this.path = t.path;
+    this.protocol = t.protocol;
+  }
+
+  /** The payload's media type (the `content-type` the hook's template set), for the transport. */
+  get contentType(): string | undefined {
+    const h = this.request.headers;
+    const v = h['content-type'];
+    if (v !== undefined) return v;
+    for (const name in h) if (name.toLowerCase() === 'content-type') return h[name];
+    return undefined;
   }
 
   static fromEvent(id: string, e: FiredEvent, created: number): Delivery {

@@ -10,6 +10,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
+import { HttpTransport, TransportRegistry, TransportSet } from '../transports/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
@@ -82,6 +83,12 @@ export class DeliveryPipeline implements FiredEventSink {
     this.tracing = opts.tracing;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
+    const transports = new TransportSet(opts.transports ?? new TransportRegistry(), {
+      ...{ policy: opts.policy, lookup: opts.lookup, perReceiver: limits.perHost },
+      ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
+      ...(opts.tunnel && { tunnel: opts.tunnel }),
+      log: (level, msg, fields) => this.logger[level](fields ?? {}, msg),
+    });
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
@@ -97,13 +104,15 @@ export class DeliveryPipeline implements FiredEventSink {
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
-        ...{ policy: opts.policy, limits, lookup: opts.lookup, secrets: this.secrets, tracing: this.tracing },
-        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
-        ...{ schemesFor: opts.schemesFor, tunnel: opts.tunnel },
+        ...{ transports, secrets: this.secrets, tracing: this.tracing },
+        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
+    // The CloudEvents handshake is HTTP: it goes out on the HTTP transport's connections.
+    const http = transports.forProtocol('https:');
     this.semantics = new DeliverySemantics(opts, {
-      ...{ durable: opts.durable, ephemeral: opts.ephemeral, dispatcher: this.runner.dispatcher },
+      ...{ durable: opts.durable, ephemeral: opts.ephemeral },
+      ...(http instanceof HttpTransport && { dispatcher: http.dispatcher }),
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
       fail: (d, reason) => this.completion.endUnsent(d, reason),

@@ -1,6 +1,6 @@
 /**
  * The create/replace-time check of a hook's `Callback` URL against the callback target policy
- * (SPEC §10). The binding check happens again at connect time (`delivery/pinned-dispatcher.ts`);
+ * (SPEC §10). The binding check happens again at connect time (`transports/http/pinned-dispatcher.ts`);
  * this one exists so that a user learns at once, with a 400, that a hook could never deliver.
  */
 import { promises as dns } from 'node:dns';

@@ -1,4 +1,5 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
+export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,
@@ -7,3 +8,4 @@ export type {
   TransportContext,
   TransportModule,
 } from './transport.js';
+export { TransportSet } from './transport-set.js';

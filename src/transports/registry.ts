@@ -2,10 +2,11 @@
  * The transports hookd knows, by scheme. A new transport is a folder of its own plus one line in
  * `builtinTransports`.
  */
+import { httpTransport } from './http/http-transport.js';
 import type { TransportModule } from './transport.js';
 
 /** Every transport module built in, in the order `--callback-schemes` lists them. */
-export const builtinTransports: readonly TransportModule[] = [];
+export const builtinTransports: readonly TransportModule[] = [httpTransport];
 
 /** Looks transport modules up by scheme. */
 export class TransportRegistry {
