@@ -35,6 +35,7 @@ import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.j
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
 import { DeliverySemantics } from './semantics.js';
+import { Targets } from './targets.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
@@ -83,7 +84,8 @@ export class DeliveryPipeline implements FiredEventSink {
     this.tracing = opts.tracing;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
-    const transports = new TransportSet(opts.transports ?? new TransportRegistry(), {
+    const registry = opts.transports ?? new TransportRegistry();
+    const transports = new TransportSet(registry, {
       ...{ policy: opts.policy, lookup: opts.lookup, perReceiver: limits.perHost },
       ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
       ...(opts.tunnel && { tunnel: opts.tunnel }),
@@ -118,7 +120,7 @@ export class DeliveryPipeline implements FiredEventSink {
       fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, {
+    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, new Targets(registry), {
       log: this.logger,
       health: opts.health,
       ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),

@@ -58,6 +58,8 @@ export class DeliverySemantics {
   /** False when the delivery must wait: behind its key's head, or for its origin's handshake. */
   admit(d: Delivery, now: number): boolean {
     if (!this.order.admit(d)) return false;
+    // The CloudEvents handshake is an HTTP exchange: a broker has no way to answer it.
+    if (d.protocol !== 'https:' && d.protocol !== 'http:') return true;
     return !this.verifier?.hold(d, now);
   }
 
