@@ -14,6 +14,7 @@ import { TailServer } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
+import { TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { verificationModeFor } from '../verification/index.js';
@@ -134,8 +135,12 @@ async function assemble(
   const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
   // Issue 24: endpoint verification (src/verification/).
   const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
+  // The transports by Callback scheme: the pipeline sends through them, the engine escapes
+  // template values in broker Callback URLs as they say.
+  const transports = new TransportRegistry();
   const deliveries = createDeliveries({
     verifyMode,
+    transports,
     ...{ config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
     engine: () => engine,
@@ -162,6 +167,7 @@ async function assemble(
     scopes: users.scopes,
     redactUri: settings.redactUri,
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+    callbackEscape: (callback) => transports.escapeFor(callback),
   });
   metrics.observe({ hooks: () => engine.size });
   const clustered = cluster !== undefined;

@@ -26,6 +26,17 @@ export class TransportRegistry {
     return this.#byScheme.get(scheme.endsWith(':') ? scheme.slice(0, -1) : scheme);
   }
 
+  /**
+   * How template values are escaped in a Callback URL of this scheme; undefined when its
+   * transport takes none (HTTP) or no transport serves it. `callback` is the URL as written.
+   */
+  escapeFor(callback: string): ((value: string) => string) | undefined {
+    const colon = callback.indexOf(':');
+    if (colon <= 0) return undefined;
+    const m = this.forScheme(callback.slice(0, colon).toLowerCase());
+    return m?.escapeValue === undefined ? undefined : (v) => m.escapeValue!(v);
+  }
+
   /** Every scheme served, in registration order. */
   get schemes(): string[] {
     return [...this.#byScheme.keys()];
