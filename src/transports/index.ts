@@ -1,4 +1,10 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
+export {
+  callbackSchemeCheck,
+  DEFAULT_CALLBACK_SCHEMES,
+  defaultCallbackSchemes,
+  schemeProblem,
+} from './callback-schemes.js';
 export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
