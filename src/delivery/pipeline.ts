@@ -121,11 +121,17 @@ export class DeliveryPipeline implements FiredEventSink {
       fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, new Targets(registry), {
-      log: this.logger,
-      health: opts.health,
-      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
-    });
+    this.outbox = new Outbox(
+      opts.durable,
+      opts.ephemeral,
+      this.recorded,
+      new Targets(registry, opts.sourceOf),
+      {
+        log: this.logger,
+        health: opts.health,
+        ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
+      },
+    );
     this.scheduler = new Scheduler<Delivery>(this.due);
     this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, (d, kind, key) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
@@ -187,8 +193,11 @@ export class DeliveryPipeline implements FiredEventSink {
    * the others) and sends them once recorded. Never throws and never waits (intake.ts).
    */
   accept(events: FiredEvent[]): void {
-    this.intake.accept(events);
+    this.intake.accept(events, 'callback');
   }
+
+  /** The door of operational notifications: recorded and sent as callbacks are (intake.ts). */
+  readonly notifications: FiredEventSink = { accept: (events) => this.intake.accept(events, 'notification') };
 
   /** Takes over pending deliveries claimed from the store (intake.ts); returns how many. */
   adopt(records: readonly DeliveryRecord[], persist: boolean): number {
