@@ -9,13 +9,14 @@ import type { HookdConfig } from '../config/index.js';
 import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
-import type { MatchEngine } from '../engine/index.js';
-import { breakerEvents, type Operations } from '../notifications/index.js';
+import { breakerEvents, isEndpointId } from '../notifications/index.js';
 import type { Metrics } from '../observability/index.js';
 import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
+import type { TransportRegistry } from '../transports/index.js';
 import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
+import type { DeliverySubjects } from './delivery-subjects.js';
 import type { OpenedStores } from './open-store.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { StoreFaults } from './store-faults.js';
@@ -29,40 +30,45 @@ export interface DeliveryWiring {
   metrics: Metrics;
   log: Logger;
   /**
-   * The engine and the notifications, made after the pipeline (they send through it): the
-   * pipeline asks them per delivery whether its hook may still be sent to. The engine knows every
-   * hook and its state and answers from memory (a map of its own would be 100,000 entries more).
+   * The hooks and notification endpoints (delivery-subjects.ts): the pipeline asks per delivery
+   * whether its hook may still be sent to. The engine knows every hook and its state and answers
+   * from memory (a map of its own would be 100,000 entries more).
    */
-  engine: () => MatchEngine;
-  operations: () => Operations;
+  subjects: DeliverySubjects;
   /** Issue 24: which hooks verify their endpoint (src/verification/). */
   verifyMode: (hookId: string) => VerificationMode;
   /** Marks hookd's own requests (src/loops/, issue 22). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
+  /** The transports by Callback scheme. */
+  transports: TransportRegistry;
 }
 
 export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
-  const { config, opened, settings, metrics, log } = w;
+  const { config, opened, settings, metrics, log, subjects } = w;
+  const hooks = () => subjects.hooks;
   const deliveries: DeliveryPipeline = new DeliveryPipeline({
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
     policy: settings.policy,
+    transports: w.transports,
+    // A delivery to a notification endpoint came from the notifications' own door.
+    sourceOf: (id) => (isEndpointId(id) ? 'notification' : 'callback'),
     hookState: {
-      isActive: (id) => w.engine().isActive(id) || w.operations().isActive(id),
-      disable: (id) => w.operations().gone(id),
+      isActive: (id) => subjects.hooks.isActive(id) || subjects.endpoints.isActive(id),
+      disable: (id) => subjects.endpoints.gone(id),
     },
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
-    scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(w.engine().get(id)),
-    ...perHookDelivery(w.engine, () => metrics, w.tracing),
+    scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(subjects.hooks.get(id)),
+    ...perHookDelivery(hooks, () => metrics, w.tracing),
     // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
-    schemesFor: (id) => w.engine().get(id)?.Signature?.Schemes ?? w.operations().notifier.schemesOf(id),
-    orderingKeyFor: (id, trigger) => orderingKeyOf(w.engine().get(id), trigger),
+    schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
+    orderingKeyFor: (id, trigger) => orderingKeyOf(subjects.hooks.get(id), trigger),
     verification: { modeFor: w.verifyMode },
     ...(config.callbackProxy && {
       tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
     }),
     // A verified origin's WebHook-Allowed-Rate, unless the hook has its own RateLimit.
-    rateLimitFor: rateLimitWithAllowedRate(w.engine, () => deliveries.verifier),
+    rateLimitFor: rateLimitWithAllowedRate(hooks, () => deliveries.verifier),
     logger: log,
     health: w.faults.health,
     ...(w.loopMark && { loopMark: w.loopMark }),
@@ -72,9 +78,14 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
 }
 
 /** Each attempt's log line and metrics (after the notifications' listeners, as they were made first). */
-export function recordAttempts(deliveries: DeliveryPipeline, metrics: Metrics, log: Logger): void {
+export function recordAttempts(
+  deliveries: DeliveryPipeline,
+  metrics: Metrics,
+  log: Logger,
+  transports: TransportRegistry,
+): void {
   deliveries.events.on('attempt', (m) => {
-    metrics.attempt(m.Outcome, m.LatencyMs);
+    metrics.attempt(m.Outcome, m.LatencyMs, transports.family(m.Url));
     // At the usual production level (warn) the line would be built only to be dropped.
     if (!log.isLevelEnabled('info')) return;
     const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;

@@ -14,11 +14,13 @@ import { TailServer } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
+import { callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { verificationModeFor } from '../verification/index.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
+import { DeliverySubjects } from './delivery-subjects.js';
 import { createDeliveries, recordAttempts } from './delivery-wiring.js';
 import { drainListener } from './drain.js';
 import { type FrontDoorParts, frontDoorApp, reverseProxyFor } from './front-door.js';
@@ -125,34 +127,32 @@ async function assemble(
   // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
-  const hooks = hookServiceFor({ opened, settings, users, selfTarget }, (hook) =>
-    deliveries.secretFor(hook.Id, hook.Persist),
-  );
+  // The transports by Callback scheme: the hook service checks Callbacks by them, the pipeline
+  // sends through them, the engine escapes template values in broker Callback URLs as they say.
+  const transports = new TransportRegistry();
+  const checkScheme = callbackSchemeCheck(transports, config.callbackSchemes);
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
   const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
+  // The hooks and notification endpoints the pipeline asks about: the engine and the
+  // notifications send through the pipeline, so they are made after it and attached below.
+  const subjects = new DeliverySubjects();
   // Issue 24: endpoint verification (src/verification/).
-  const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
+  const verifyMode = verificationModeFor(() => subjects.hooks, config.callbackVerification);
   const deliveries = createDeliveries({
-    verifyMode,
-    ...{ config, opened, settings, faults, tracing, metrics, log },
+    ...{ verifyMode, transports, subjects, config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
-    engine: () => engine,
-    operations: () => operations,
   });
   pipeline = deliveries;
   metrics.observe({ outboxDepth: () => deliveries.stats().live, breakers: () => deliveries.breakers() });
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.
   life.defer('delivery', () => deliveries.close(life.remaining()));
-  // Auto-disable, operational notifications and their routes (src/notifications/). They stop
-  // after the pipeline has drained, so that its last attempts still count.
-  const operations: Operations = new Operations({
-    ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
-  });
-  life.defer('notifications', () => operations.stop());
-  recordAttempts(deliveries, metrics, log);
+  const hooks = hookServiceFor(
+    { opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes },
+    (hook) => deliveries.secretFor(hook.Id, hook.Persist),
+  );
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,
@@ -162,8 +162,21 @@ async function assemble(
     scopes: users.scopes,
     redactUri: settings.redactUri,
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+    callbackEscape: (callback) => transports.escapeFor(callback),
   });
   metrics.observe({ hooks: () => engine.size });
+  // Auto-disable, operational notifications and their routes (src/notifications/). They stop
+  // after the pipeline has drained, so that its last attempts still count.
+  const operations: Operations = new Operations({
+    ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
+  });
+  life.defer('notifications', () => operations.stop());
+  subjects.attach(engine, {
+    isActive: (id) => operations.isActive(id),
+    gone: (id) => operations.gone(id),
+    schemesOf: (id) => operations.notifier.schemesOf(id),
+  });
+  recordAttempts(deliveries, metrics, log, transports);
   const clustered = cluster !== undefined;
   await followHookChanges({ store, hooks, engine, deliveries, users, clustered, log, life });
   await operations.start();

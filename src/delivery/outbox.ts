@@ -11,9 +11,10 @@
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/index.js';
 import type { AttemptRecord, DeliveryStore } from '../store/index.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliverySource } from './delivery.js';
 import { newDeliveryId } from './delivery-id.js';
 import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
+import type { Targets } from './targets.js';
 
 /** Routes the writes of each delivery to its store and creates deliveries from fired events. */
 export class Outbox {
@@ -25,6 +26,8 @@ export class Outbox {
     durable: DeliveryStore,
     ephemeral: DeliveryStore,
     onRecorded: (deliveries: Delivery[]) => void,
+    /** What each delivery's Callback URL is keyed by (its receiver and endpoint). */
+    readonly targets: Targets,
     opts: GroupCommitOptions = {},
   ) {
     this.log = opts.log;
@@ -77,7 +80,12 @@ export class Outbox {
    * Creates and queues one delivery per fired event, due `firstDelay` ms from now. They are handed
    * to `onRecorded` once committed; nothing is attempted before.
    */
-  accept(events: readonly FiredEvent[], now: number, firstDelay: (hookId: string) => number): Delivery[] {
+  accept(
+    events: readonly FiredEvent[],
+    now: number,
+    firstDelay: (hookId: string) => number,
+    source: DeliverySource,
+  ): Delivery[] {
     const out: Delivery[] = [];
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
@@ -91,7 +99,7 @@ export class Outbox {
           );
         continue;
       }
-      const d = Delivery.fromEvent(newDeliveryId(now), e, now);
+      const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets, source);
       d.nextAttempt = now + firstDelay(e.hookId);
       commit.insert(d);
       out.push(d);
@@ -131,8 +139,8 @@ export class Outbox {
     const durable = await this.durable.store.sharing.resumable();
     const ephemeral = await this.ephemeral.store.sharing.resumable();
     const out: Delivery[] = [];
-    for (const r of durable) out.push(Delivery.fromRecord(r, true));
-    for (const r of ephemeral) out.push(Delivery.fromRecord(r, false));
+    for (const r of durable) out.push(Delivery.fromRecord(r, true, this.targets));
+    for (const r of ephemeral) out.push(Delivery.fromRecord(r, false, this.targets));
     return out;
   }
 }

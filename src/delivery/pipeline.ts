@@ -10,6 +10,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
+import { HttpTransport } from '../transports/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
@@ -34,6 +35,8 @@ import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.j
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
 import { DeliverySemantics } from './semantics.js';
+import { Targets } from './targets.js';
+import { heldByCircuit, transportsOf } from './transport-wiring.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
@@ -82,6 +85,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.tracing = opts.tracing;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
+    const { registry, transports } = transportsOf(opts, limits, () => this.logger, this.reconnected);
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
@@ -97,23 +101,31 @@ export class DeliveryPipeline implements FiredEventSink {
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
-        ...{ policy: opts.policy, limits, lookup: opts.lookup, secrets: this.secrets, tracing: this.tracing },
-        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
-        ...{ schemesFor: opts.schemesFor, tunnel: opts.tunnel },
+        ...{ transports, secrets: this.secrets, tracing: this.tracing },
+        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
+    // The CloudEvents handshake is HTTP: it goes out on the HTTP transport's connections.
+    const http = transports.forProtocol('https:');
     this.semantics = new DeliverySemantics(opts, {
-      ...{ durable: opts.durable, ephemeral: opts.ephemeral, dispatcher: this.runner.dispatcher },
+      ...{ durable: opts.durable, ephemeral: opts.ephemeral },
+      ...(http instanceof HttpTransport && { dispatcher: http.dispatcher }),
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
       fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, {
-      log: this.logger,
-      health: opts.health,
-      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
-    });
+    this.outbox = new Outbox(
+      opts.durable,
+      opts.ephemeral,
+      this.recorded,
+      new Targets(registry, opts.sourceOf),
+      {
+        log: this.logger,
+        health: opts.health,
+        ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
+      },
+    );
     this.scheduler = new Scheduler<Delivery>(this.due);
     this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, (d, kind, key) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
@@ -175,8 +187,11 @@ export class DeliveryPipeline implements FiredEventSink {
    * the others) and sends them once recorded. Never throws and never waits (intake.ts).
    */
   accept(events: FiredEvent[]): void {
-    this.intake.accept(events);
+    this.intake.accept(events, 'callback');
   }
+
+  /** The door of operational notifications: recorded and sent as callbacks are (intake.ts). */
+  readonly notifications: FiredEventSink = { accept: (events) => this.intake.accept(events, 'notification') };
 
   /** Takes over pending deliveries claimed from the store (intake.ts); returns how many. */
   adopt(records: readonly DeliveryRecord[], persist: boolean): number {
@@ -362,6 +377,19 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
+    d.shedByCircuit = true;
     this.completion.complete(d, Date.now(), notSent(reason));
+  };
+
+  /** A receiver's connection is back: its open circuits probe now, and what they held back goes. */
+  private readonly reconnected = (key: string): void => {
+    if (this.state !== 'running') return;
+    this.limiter.reconnected(key);
+    const now = Date.now();
+    for (const d of [...heldByCircuit(this.live.values(), key)]) {
+      this.scheduler.remove(d);
+      d.nextAttempt = now;
+      this.enqueue(d, now);
+    }
   };
 }

@@ -1,4 +1,11 @@
-import { BEFORE_COMPLETION, type Hook, internHook, isoTimestamp, TemplateSizeError } from '../hook/index.js';
+import {
+  BEFORE_COMPLETION,
+  type Hook,
+  internHook,
+  isoTimestamp,
+  TemplateSizeError,
+  type UrlValueEscape,
+} from '../hook/index.js';
 import {
   hasBody,
   hasStatusLists,
@@ -8,6 +15,7 @@ import {
   TemplateCache,
 } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
+import { HookSetObservers } from './hook-set-observers.js';
 import { type Match, MatchIndex } from './match-index.js';
 
 export type { Trigger } from './fired-event.js';
@@ -33,6 +41,12 @@ export interface EngineOptions {
   scopes?: { verdict(owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> };
   /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
   redactUri?: (uri: string) => string;
+  /**
+   * How template values are escaped in a Callback URL of this scheme (a broker's topic, subject,
+   * routing key); undefined: the Callback goes out as written (HTTP). The daemon answers from
+   * its transports, so that the engine knows none of them.
+   */
+  callbackEscape?: (callback: string) => UrlValueEscape | undefined;
 }
 
 export type ScopeVerdict = 'in' | 'out' | 'own';
@@ -72,12 +86,14 @@ export class MatchEngine {
    */
   private readonly disabled = new Map<string, Hook>();
   private readonly templates: TemplateCache;
+  /** Told of every change to the hook set (`changes.observe`): the workers follow it so. */
+  readonly changes = new HookSetObservers();
 
   constructor(
     private readonly sink: FiredEventSink,
     private readonly opts: EngineOptions = {},
   ) {
-    this.templates = new TemplateCache(opts.maxBodyBytes);
+    this.templates = new TemplateCache(opts.maxBodyBytes, opts.callbackEscape);
   }
 
   /**
@@ -90,6 +106,7 @@ export class MatchEngine {
     this.disabled.clear();
     // Nothing to replace in emptied indexes (Ids are unique across the stores).
     for (const h of hooks) this.add(internHook(h));
+    this.changes.loaded();
   }
 
   /**
@@ -98,8 +115,9 @@ export class MatchEngine {
    */
   hookSaved(hook: Hook): void {
     internHook(hook);
-    this.hookDeleted(hook.Id);
+    this.remove(hook.Id);
     this.add(hook);
+    this.changes.saved(hook);
   }
 
   private add(hook: Hook): void {
@@ -112,6 +130,11 @@ export class MatchEngine {
   }
 
   hookDeleted(id: string): void {
+    this.remove(id);
+    this.changes.deleted(id);
+  }
+
+  private remove(id: string): void {
     if (!this.indexes.before.delete(id) && !this.indexes.after.delete(id)) this.disabled.delete(id);
   }
 
@@ -343,19 +366,24 @@ export class MatchEngine {
       headers: { ...hook.Headers },
     };
     if (t.loop !== undefined) request.headers['cdn-loop'] = t.loop;
-    if (!hasBody(hook)) return request;
+    const url = this.templates.url(hook);
+    const body = hasBody(hook);
+    if (url === undefined && !body) return request;
+    const ctx = {
+      requestPath: t.path,
+      requestUri: uri,
+      requestMethod: t.method,
+      requestUser: user,
+      statusCode: t.statusCode,
+      hookId: hook.Id,
+      hookType: hook.Type,
+      timestamp: isoTimestamp(at),
+      captures,
+    };
+    if (url !== undefined) request.url = url.render(ctx);
+    if (!body) return request;
     try {
-      request.body = this.templates.of(hook).render({
-        requestPath: t.path,
-        requestUri: uri,
-        requestMethod: t.method,
-        requestUser: user,
-        statusCode: t.statusCode,
-        hookId: hook.Id,
-        hookType: hook.Type,
-        timestamp: isoTimestamp(at),
-        captures,
-      });
+      request.body = this.templates.of(hook).render(ctx);
     } catch (err) {
       if (!(err instanceof TemplateSizeError)) throw err;
       this.opts.onRenderError?.(hook, err);
