@@ -18,7 +18,8 @@ import { DELIVERIES_OPENAPI } from './deliveries-openapi.js';
 import { parsePageQuery } from './page-query.js';
 
 /** The delivery side as the routes use it: the log as recorded, redelivery, the signing secrets. */
-export type DeliveryRouteView = Pick<DeliveryPipeline, 'reads' | 'signing' | 'redeliver' | 'redeliverBulk'>;
+export type DeliveryRouteView = Pick<DeliveryPipeline, 'reads' | 'signing' | 'redeliver' | 'redeliverBulk'> &
+  Partial<Pick<DeliveryPipeline, 'pace'>>;
 
 export interface DeliveryRouteDeps {
   hooks: HookService;
@@ -48,6 +49,12 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         const hook = await hooks.get(principalOf(req).user, idOf(req));
         const query = parseListQuery(req);
         const page = await pipeline.reads.list(hook.Id, query);
+        // The pace its receiver sets now (src/pace/): `hookctl deliveries` prints it.
+        const receiver = pipeline.pace?.receiverOf(hook.Callback);
+        if (receiver !== undefined && pipeline.pace !== undefined) {
+          const { limit, max } = pipeline.pace.current(receiver);
+          reply.header('Hookd-Receiver-Concurrency', `limit=${limit}; max=${max}; receiver="${receiver}"`);
+        }
         if (page.next !== undefined) {
           const params = new URLSearchParams();
           params.set('limit', String(query.limit));

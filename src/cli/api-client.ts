@@ -147,11 +147,16 @@ export class ApiClient {
   }
 
   /** GETs every page of a `Link: rel="next"` listing, up to `max` items. */
-  async paginate<T>(path: string, max = Number.POSITIVE_INFINITY): Promise<T[]> {
+  async paginate<T>(
+    path: string,
+    max = Number.POSITIVE_INFINITY,
+    firstHeaders?: (h: ApiResponse<T[]>['headers']) => void,
+  ): Promise<T[]> {
     const items: T[] = [];
     let url: string | undefined = `${this.server}${path}`;
     while (url !== undefined && items.length < max) {
       const res: ApiResponse<T[]> = await this.#send<T[]>('GET', url, pathOf(url, this.server));
+      if (items.length === 0) firstHeaders?.(res.headers);
       if (!Array.isArray(res.body)) {
         throw new ApiError(res.status, { detail: `expected a JSON array from GET ${path}` });
       }
@@ -222,13 +227,18 @@ export class ApiClient {
     hookId: string,
     filter: { status?: string; since?: string; until?: string },
     max: number,
+    /** Told the `Hookd-Receiver-Concurrency` header: the pace the hook's receiver sets now. */
+    pace?: (header: string) => void,
   ): Promise<DeliveryView[]> {
     const q = new URLSearchParams();
     if (filter.status) q.set('status', filter.status);
     if (filter.since) q.set('since', filter.since);
     if (filter.until) q.set('until', filter.until);
     q.set('limit', String(Math.min(max, MAX_PAGE)));
-    return this.paginate<DeliveryView>(`/hooks/${enc(hookId)}/deliveries?${q}`, max);
+    return this.paginate<DeliveryView>(`/hooks/${enc(hookId)}/deliveries?${q}`, max, (h) => {
+      const v = h['hookd-receiver-concurrency'];
+      if (typeof v === 'string') pace?.(v);
+    });
   }
 
   async redeliver(deliveryId: string): Promise<DeliveryView> {

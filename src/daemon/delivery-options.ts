@@ -30,6 +30,7 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
       ...(c.deliveryConcurrency !== undefined && { concurrency: c.deliveryConcurrency }),
       ...(c.deliveryPerHost !== undefined && { perHost: c.deliveryPerHost }),
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
+      adaptive: c.adaptiveConcurrency,
     },
     ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
     retention: { maxAgeMs: c.deliveryRetentionMs },

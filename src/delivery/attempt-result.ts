@@ -3,6 +3,7 @@
  * circuit breakers), what the delivery log records of it, and the outcomes of attempts hookd
  * made no send for (a circuit is open, hookd failed to prepare it, no transport serves it).
  */
+import type { PaceSample } from '../pace/index.js';
 import type { SendOutcome } from '../transports/index.js';
 import type { AttemptVerdict } from './fairness.js';
 
@@ -57,4 +58,15 @@ export function internalFailure(err: Error): SendOutcome {
 /** The outcome of an attempt that was not sent (a circuit is open). */
 export function notSent(reason: string): SendOutcome {
   return { kind: 'retry', text: reason, latencyMs: 0 };
+}
+
+/**
+ * What an outcome says about the receiver's load (src/pace/): 429, 503 and no answer in time say
+ * "too much"; a delivered answer its latency; the rest (a 4xx, a 500, refused) nothing.
+ */
+export function paceSampleOf(o: SendOutcome, inFlight: number): PaceSample {
+  const status = o.http?.statusCode;
+  const overload = status === 429 || status === 503 || (o.timedOut === true && !o.aborted);
+  const verdict = overload ? 'overload' : o.kind === 'delivered' && !o.aborted ? 'ok' : 'other';
+  return { latencyMs: o.latencyMs, inFlight, verdict };
 }

@@ -5,10 +5,11 @@
  * or abort them.
  */
 import type { Logger } from 'pino';
+import type { ReceiverPace } from '../pace/index.js';
 import { signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
 import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
-import { internalFailure, recordedAttempt, verdictOf } from './attempt-result.js';
+import { internalFailure, paceSampleOf, recordedAttempt, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
@@ -40,6 +41,8 @@ export interface RunnerOptions {
   loopMark?: DeliveryPipelineOptions['loopMark'];
   /** A hook's signature schemes (src/signing/). */
   schemesFor?: DeliveryPipelineOptions['schemesFor'];
+  /** Learns each receiver's pace from its answers (src/pace/). */
+  pace?: ReceiverPace;
 }
 
 export class AttemptRunner {
@@ -54,6 +57,7 @@ export class AttemptRunner {
   private readonly userAgent: string;
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
+  private readonly pace: ReceiverPace | undefined;
 
   constructor(
     private readonly host: AttemptHost,
@@ -65,6 +69,7 @@ export class AttemptRunner {
     this.userAgent = o.userAgent;
     this.loopMark = o.loopMark;
     this.schemesFor = o.schemesFor;
+    this.pace = o.pace;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -165,7 +170,9 @@ export class AttemptRunner {
       });
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
       this.loopMark?.(headers, d.source, d.request.method, d.path);
+      const load = this.pace?.sent(d.origin);
       const result = await this.send(d, headers, start);
+      if (load !== undefined) this.pace?.answered(d.origin, paceSampleOf(result, load));
       if (span !== undefined) {
         const r = recordedAttempt(result);
         span.end(r.statusCode, r.error, d.rateWaitMs);

@@ -15,6 +15,7 @@
  *   answer in time), and one per host, fed by connection-level failures (refused, DNS, TLS,
  *   connect time-out), which say nothing about one endpoint and everything about the host.
  */
+import type { EndpointCap } from '../pace/index.js';
 import { type BreakerOptions, CircuitBreaker, DEFAULT_BREAKER } from './circuit-breaker.js';
 
 export interface FairnessLimits {
@@ -149,13 +150,7 @@ export class FairLimiter<J extends Routed> {
   private waiting = 0;
   private paused = false;
   /** How often each limit or circuit held an attempt back, since start. */
-  readonly heldCounts: Record<HoldKind, number> = {
-    endpoint: 0,
-    host: 0,
-    global: 0,
-    endpoint_circuit: 0,
-    host_circuit: 0,
-  };
+  readonly heldCounts = Object.fromEntries(HOLD_KINDS.map((k) => [k, 0])) as Record<HoldKind, number>;
 
   constructor(
     private readonly limits: FairnessLimits,
@@ -163,14 +158,14 @@ export class FairLimiter<J extends Routed> {
     private readonly shed: (job: J, reason: string) => void,
     private readonly now: () => number = Date.now,
     private readonly held?: (job: J, kind: HoldKind, key: string) => void,
+    /** The receiver's own pace (src/pace/): its endpoints' limit, at most `perEndpoint`. */
+    private readonly cap?: EndpointCap,
   ) {}
 
-  /** Attempts in flight. */
+  /** Attempts in flight, and jobs waiting for a slot. */
   get inFlight(): number {
     return this.running;
   }
-
-  /** Jobs waiting for a slot. */
   get queued(): number {
     return this.waiting;
   }
@@ -201,13 +196,13 @@ export class FairLimiter<J extends Routed> {
       !this.paused &&
       this.running < l.concurrency &&
       host.inFlight < l.perHost &&
-      ep.inFlight < l.perEndpoint &&
+      ep.inFlight < this.perEndpoint(host) &&
       ep.queue.length === 0
     ) {
       this.start(ep, job, now);
       return;
     }
-    if (ep.inFlight >= l.perEndpoint || ep.queue.length > 0) this.hold(job, 'endpoint', ep.key);
+    if (ep.inFlight >= this.perEndpoint(host) || ep.queue.length > 0) this.hold(job, 'endpoint', ep.key);
     else if (host.inFlight >= l.perHost) this.hold(job, 'host', host.key);
     else this.hold(job, 'global', 'all hosts');
     ep.queue.push(job);
@@ -262,7 +257,6 @@ export class FairLimiter<J extends Routed> {
     this.paused = false;
     this.pump();
   }
-
   /** The circuit state of every endpoint and host that has one other than a fresh closed circuit. */
   *breakers(): Generator<BreakerView> {
     for (const h of this.hosts.values()) {
@@ -332,7 +326,7 @@ export class FairLimiter<J extends Routed> {
       const ep = host.ring.shift();
       if (ep === undefined) continue;
       ep.inRing = false;
-      if (ep.inFlight < l.perEndpoint) {
+      if (ep.inFlight < this.perEndpoint(host)) {
         const job = ep.queue.shift();
         if (job !== undefined) {
           host.waiting--;
@@ -347,11 +341,15 @@ export class FairLimiter<J extends Routed> {
 
   /** Puts an endpoint with startable work in its host's ring, and the host in the global ring. */
   private ready(ep: Endpoint<J>): void {
-    if (!ep.inRing && ep.queue.length > 0 && ep.inFlight < this.limits.perEndpoint) {
+    if (!ep.inRing && ep.queue.length > 0 && ep.inFlight < this.perEndpoint(ep.host)) {
       ep.inRing = true;
       ep.host.ring.push(ep);
     }
     this.readyHost(ep.host);
+  }
+
+  private perEndpoint(host: Host<J>): number {
+    return Math.min(this.limits.perEndpoint, this.cap?.limitFor(host.key) ?? this.limits.perEndpoint);
   }
 
   private readyHost(host: Host<J>): void {

@@ -10,6 +10,8 @@ export interface DeliveryLimits extends FairnessLimits {
   timeoutMs: number;
   /** Time limit of name resolution plus connect, ms (default 10 s). */
   connectTimeoutMs: number;
+  /** Each receiver's limit adapts to its answers, up to `perEndpoint` (src/pace/) (default on). */
+  adaptive: boolean;
 }
 
 export type DeliveryLimitOptions = Partial<Omit<DeliveryLimits, 'breaker'>> & {
@@ -26,5 +28,6 @@ export function resolveLimits(l: DeliveryLimitOptions = {}): DeliveryLimits {
     breaker: { ...DEFAULT_BREAKER, ...l.breaker },
     timeoutMs: l.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
     connectTimeoutMs: l.connectTimeoutMs ?? 10_000,
+    adaptive: l.adaptive ?? true,
   };
 }

@@ -8,6 +8,7 @@
 import pino, { type Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
+import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { HttpTransport } from '../transports/index.js';
@@ -54,6 +55,8 @@ export class DeliveryPipeline implements FiredEventSink {
   readonly reads: DeliveryReader;
   /** The signing secrets (hook-secrets.ts): what the API's routes hand out and rotate. */
   readonly signing: SigningSecrets;
+  /** Each receiver's adaptive concurrency limit (src/pace/): what metrics and pages show. */
+  readonly pace: ReceiverPace;
   private readonly live: Map<string, Delivery>;
   // Issue 24: ordering per key and endpoint verification (semantics.ts).
   private readonly semantics: DeliverySemantics;
@@ -86,6 +89,8 @@ export class DeliveryPipeline implements FiredEventSink {
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
     const { registry, transports } = transportsOf(opts, limits, () => this.logger, this.reconnected);
+    const targets = new Targets(registry, opts.sourceOf);
+    this.pace = new ReceiverPace(limits.perEndpoint, limits.adaptive, (u) => targets.of(u.href).receiver);
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
@@ -101,7 +106,7 @@ export class DeliveryPipeline implements FiredEventSink {
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
-        ...{ transports, secrets: this.secrets, tracing: this.tracing },
+        ...{ transports, secrets: this.secrets, tracing: this.tracing, pace: this.pace },
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
@@ -115,21 +120,16 @@ export class DeliveryPipeline implements FiredEventSink {
       fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
-    this.outbox = new Outbox(
-      opts.durable,
-      opts.ephemeral,
-      this.recorded,
-      new Targets(registry, opts.sourceOf),
-      {
-        log: this.logger,
-        health: opts.health,
-        ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
-      },
-    );
-    this.scheduler = new Scheduler<Delivery>(this.due);
-    this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, (d, kind, key) => {
-      d.heldBy = `${kind.replace('_', ' ')} ${key}`;
+    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, targets, {
+      log: this.logger,
+      health: opts.health,
+      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
     });
+    this.scheduler = new Scheduler<Delivery>(this.due);
+    const heldBy = (d: Delivery, kind: string, key: string) => {
+      d.heldBy = `${kind.replace('_', ' ')} ${key}`;
+    };
+    this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, heldBy, this.pace);
     this.log = new DeliveryLog(
       opts.durable,
       opts.ephemeral,
@@ -208,7 +208,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.secrets.forget(hookId);
   }
 
-  // The pipeline's reads and secrets as before issue 27, for its callers (tests, console, notifications).
+  // The pipeline's reads and secrets, for its callers (tests, console, notifications).
   list(hookId: string, query?: DeliveryQuery): Promise<DeliveryPage> {
     return this.reads.list(hookId, query);
   }
@@ -265,9 +265,7 @@ export class DeliveryPipeline implements FiredEventSink {
   }
 
   /** Attempts waiting for a slot, per host that has any (metrics). */
-  waitingByHost(): Iterable<{ host: string; waiting: number }> {
-    return this.limiter.waitingByHost();
-  }
+  waitingByHost = (): Iterable<{ host: string; waiting: number }> => this.limiter.waitingByHost();
 
   /** Issue 24: endpoint verification, when any hook can ask for it. */
   get verifier(): DeliverySemantics['verifier'] {

@@ -10,6 +10,8 @@ export interface DeliveryMetricsSource {
   orderingStats?(): { heldKeys: number; held: number; heldTotal: number };
   /** Issue 24 (src/verification/): callback origins per verification state. */
   readonly verifier?: { counts(): Record<'verified' | 'unverified', number> } | undefined;
+  /** Each receiver's adaptive concurrency limit (src/pace/); absent: no such metric. */
+  readonly pace?: { limits(): Iterable<{ receiver: string; limit: number }> };
 }
 
 /**
@@ -79,6 +81,19 @@ export function registerDeliveryMetrics(
       for (const w of source.waitingByHost()) this.set({ host: w.host }, w.waiting);
     },
   });
+  const pace = source.pace;
+  if (pace) {
+    new Gauge({
+      name: 'hookd_receiver_concurrency_limit',
+      help: 'Attempts one endpoint of a receiver may have in flight now: learned from its answers (adaptive concurrency), at most --delivery-per-endpoint',
+      labelNames: ['receiver'],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of pace.limits()) this.set({ receiver: p.receiver }, p.limit);
+      },
+    });
+  }
   new Gauge({
     name: 'hookd_delivery_buffered',
     help: 'Deliveries held in memory only because the store refuses writes (not yet durable)',

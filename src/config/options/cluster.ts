@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { asNumber, asText, type OptionSpec, refuse } from './spec.js';
-import { durationMs, text, wholeNumber } from './values.js';
+import { asBool, asNumber, asText, type OptionSpec, refuse } from './spec.js';
+import { durationMs, text, trueOrFalse, wholeNumber } from './values.js';
 
 /** Default `clusterLeaseMs`: failover after 10 s of silence, tolerant of a short database hiccup. */
 export const DEFAULT_CLUSTER_LEASE_MS = 10_000;
@@ -100,6 +100,20 @@ export const DELIVERY_OPTIONS = {
     fromText: asNumber,
     parse: wholeNumber(1, 10_000),
     shownDefault: '8',
+  },
+  /**
+   * Each receiver's concurrency limit adapts to its answers (latency against its own baseline,
+   * 429/503), between 1 and `deliveryPerEndpoint`; off: every receiver gets the maximum.
+   */
+  adaptiveConcurrency: {
+    fileKey: 'delivery.adaptiveConcurrency',
+    flag: '--adaptive-concurrency <on|off>',
+    env: 'HOOKD_ADAPTIVE_CONCURRENCY',
+    description:
+      "adapt each receiver's concurrency to its answers (latency above its own baseline, 429, 503), up to --delivery-per-endpoint (default on)",
+    fromText: asBool,
+    parse: trueOrFalse('must be on or off (true, false)'),
+    default: true,
   },
   /** Deliveries kept in memory while the store refuses writes (default 10,000); more are dropped. */
   storeFaultBuffer: {

@@ -35,7 +35,7 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     if (isHtmx(req) && q.part === 'log') return sendHtml(reply, log);
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
-${fields(hook, deps.hookStateView?.(hook) ?? hook.State)}
+${fields(hook, deps.hookStateView?.(hook) ?? hook.State, paceOf(deps, hook))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -125,8 +125,17 @@ ${log}
   });
 }
 
+/** The concurrency limit the hook's receiver sets now (src/pace/). */
+function paceOf(deps: PageDeps, hook: Hook): Html | string {
+  const receiver = deps.pipeline.pace.receiverOf(hook.Callback);
+  if (receiver === undefined) return '';
+  const { limit, max } = deps.pipeline.pace.current(receiver);
+  const why = limit < max ? ' (it answered slowly or asked for less)' : '';
+  return html`<dt>Receiver pace</dt><dd class="receiver-pace">at most <span class="pace-limit">${limit}</span> of ${max} attempts at once${why}</dd>`;
+}
+
 /** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
-function fields(hook: Hook, state: string): Html {
+function fields(hook: Hook, state: string, pace: Html | string): Html {
   const name = (hook as Hook & { Name?: unknown }).Name;
   const headers = Object.entries(hook.Headers);
   const list = (l: readonly number[]) =>
@@ -144,6 +153,7 @@ ${
     : ''
 }
 <dt>Callback</dt><dd>${hook.CallbackMethod} <code>${hook.Callback}</code></dd>
+${pace}
 <dt>Headers</dt><dd>${
     headers.length === 0
       ? html`<span class="hint">none of its own</span>`

@@ -47,9 +47,17 @@ function columns(wide: boolean): Column<DeliveryView>[] {
   return cols;
 }
 
+/** `limit=5; max=8; receiver="http://…"` as a line for the person at the terminal. */
+export function paceLine(header: string): string | undefined {
+  const m = /limit=(\d+); max=(\d+); receiver="([^"]*)"/.exec(header);
+  if (m === null) return undefined;
+  return `receiver ${m[3]}: concurrency limit ${m[1]} of ${m[2]}${m[1] === m[2] ? '' : ' (it answers slowly or asks for less)'}`;
+}
+
 /** Lists a hook's deliveries, newest first (GET /hooks/{id}/deliveries). */
 export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
+  let pace: string | undefined;
   const list = await (await ctx.client()).deliveries(
     opts.hookId,
     {
@@ -58,8 +66,13 @@ export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): P
       ...(opts.until && { until: opts.until }),
     },
     opts.limit,
+    (h) => {
+      pace = paceLine(h);
+    },
   );
   if (out.format === 'json') return out.json(list);
+  // The receiver's adaptive concurrency limit, on stderr so stdout stays the table.
+  if (pace !== undefined) out.info(pace);
   if (list.length === 0) {
     if (out.isTTY)
       out.info(`no deliveries for ${opts.hookId}${opts.status ? ` with status ${opts.status}` : ''}`);

@@ -1,0 +1,86 @@
+/**
+ * One receiver's concurrency limit, learned from its answers: additive increase while answers
+ * come back fast and well, multiplicative decrease when the latency rises above the receiver's
+ * own baseline or it says it is overloaded (429, 503, no answer in time). docs/DECISIONS.md
+ * says why AIMD with a latency signal rather than a pure gradient.
+ */
+
+/** What one answer says about the receiver's load. */
+export interface PaceSample {
+  /** Time from send to the end of the answer, ms. */
+  readonly latencyMs: number;
+  /** Attempts to this receiver in flight when this one was sent, itself included. */
+  readonly inFlight: number;
+  /**
+   * `ok`: a good answer; `overload`: 429, 503 or no answer in time; `other`: an answer that says
+   * nothing about load (a 4xx, a 500, a refused connection): the limit stays as it is.
+   */
+  readonly verdict: 'ok' | 'overload' | 'other';
+}
+
+export interface AdaptiveOptions {
+  /** The limit's ceiling (`--delivery-per-endpoint`); it also starts there. */
+  readonly max: number;
+  /** Latency above this many times the baseline is "slow" (default 2). */
+  readonly tolerance?: number;
+  /** …and above the baseline by at least this many ms, so loopback jitter is not load (default 5). */
+  readonly slackMs?: number;
+  /** The factor a slow answer shrinks the limit by (default 0.9); an overload halves it. */
+  readonly backoff?: number;
+}
+
+/** How fast the smoothed latency follows new answers. */
+const SMOOTHING = 0.3;
+/** How fast the baseline forgets a low it no longer sees (per answer), so it follows a receiver that got slower for good. */
+const BASELINE_DRIFT = 1.002;
+
+export class AdaptiveLimit {
+  private value: number;
+  private baseline = Number.POSITIVE_INFINITY;
+  private smoothed = 0;
+  /** Answers still to come from attempts sent before the last decrease: they do not decrease it again. */
+  private settling = 0;
+  private readonly tolerance: number;
+  private readonly slackMs: number;
+  private readonly backoff: number;
+
+  constructor(private readonly opts: AdaptiveOptions) {
+    this.value = opts.max;
+    this.tolerance = opts.tolerance ?? 2;
+    this.slackMs = opts.slackMs ?? 5;
+    this.backoff = opts.backoff ?? 0.9;
+  }
+
+  /** The whole number of attempts allowed in flight now, 1 to max. */
+  get limit(): number {
+    return Math.max(1, Math.min(this.opts.max, Math.floor(this.value)));
+  }
+
+  /** The latency the receiver shows without load, ms (undefined before its first answer). */
+  get baselineMs(): number | undefined {
+    return Number.isFinite(this.baseline) ? this.baseline : undefined;
+  }
+
+  observe(s: PaceSample): void {
+    if (s.verdict === 'other') return;
+    if (this.settling > 0) this.settling--;
+    if (s.verdict === 'overload') {
+      this.decrease(0.5);
+      return;
+    }
+    const ms = Math.max(0, s.latencyMs);
+    this.baseline = Math.min(ms, this.baseline * BASELINE_DRIFT);
+    this.smoothed = this.smoothed === 0 ? ms : this.smoothed + SMOOTHING * (ms - this.smoothed);
+    const bound = Math.max(this.baseline * this.tolerance, this.baseline + this.slackMs);
+    if (this.smoothed > bound) this.decrease(this.backoff);
+    // Grows only while the limit is used: an idle receiver's limit says nothing about its pace.
+    else if (s.inFlight >= this.limit - 1) this.value = Math.min(this.opts.max, this.value + 1 / this.limit);
+  }
+
+  /** Shrinks once per round trip: the answers to attempts sent under the old limit are its effect. */
+  private decrease(factor: number): void {
+    if (this.settling > 0) return;
+    this.value = Math.max(1, this.value * factor);
+    this.settling = Math.ceil(this.value / factor);
+  }
+}
