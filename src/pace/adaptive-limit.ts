@@ -19,7 +19,7 @@ export interface PaceSample {
 }
 
 export interface AdaptiveOptions {
-  /** The limit's ceiling (`--delivery-per-endpoint`); it also starts there. */
+  /** The limit's ceiling (`--delivery-per-endpoint`). */
   readonly max: number;
   /** Latency above this many times the baseline is "slow" (default 2). */
   readonly tolerance?: number;
@@ -31,11 +31,13 @@ export interface AdaptiveOptions {
 
 /** How fast the smoothed latency follows new answers. */
 const SMOOTHING = 0.3;
-/** How fast the baseline forgets a low it no longer sees (per answer), so it follows a receiver that got slower for good. */
-const BASELINE_DRIFT = 1.002;
+/** How fast an answer without load lifts the baseline, so it follows a receiver that got slower for good. */
+const BASELINE_LIFT = 0.1;
 
 export class AdaptiveLimit {
   private value: number;
+  /** Until the first sign of load the limit doubles per round trip (as TCP's slow start), then grows by one. */
+  private slowStart = true;
   private baseline = Number.POSITIVE_INFINITY;
   private smoothed = 0;
   /** Answers still to come from attempts sent before the last decrease: they do not decrease it again. */
@@ -45,7 +47,9 @@ export class AdaptiveLimit {
   private readonly backoff: number;
 
   constructor(private readonly opts: AdaptiveOptions) {
-    this.value = opts.max;
+    // It starts low so that the first answers show the receiver's latency without load: the
+    // baseline everything later is measured against.
+    this.value = Math.max(1, Math.ceil(opts.max / 4));
     this.tolerance = opts.tolerance ?? 2;
     this.slackMs = opts.slackMs ?? 5;
     this.backoff = opts.backoff ?? 0.9;
@@ -69,17 +73,22 @@ export class AdaptiveLimit {
       return;
     }
     const ms = Math.max(0, s.latencyMs);
-    this.baseline = Math.min(ms, this.baseline * BASELINE_DRIFT);
+    // The baseline is the lowest latency seen; only an answer to a lone attempt (no load by
+    // definition) may lift it, so a receiver held at its knee does not raise its own baseline.
+    if (s.inFlight <= 1 && ms > this.baseline) this.baseline += BASELINE_LIFT * (ms - this.baseline);
+    else this.baseline = Math.min(ms, this.baseline);
     this.smoothed = this.smoothed === 0 ? ms : this.smoothed + SMOOTHING * (ms - this.smoothed);
     const bound = Math.max(this.baseline * this.tolerance, this.baseline + this.slackMs);
     if (this.smoothed > bound) this.decrease(this.backoff);
     // Grows only while the limit is used: an idle receiver's limit says nothing about its pace.
-    else if (s.inFlight >= this.limit - 1) this.value = Math.min(this.opts.max, this.value + 1 / this.limit);
+    else if (s.inFlight >= this.limit - 1)
+      this.value = Math.min(this.opts.max, this.value + (this.slowStart ? 1 : 1 / this.limit));
   }
 
   /** Shrinks once per round trip: the answers to attempts sent under the old limit are its effect. */
   private decrease(factor: number): void {
     if (this.settling > 0) return;
+    this.slowStart = false;
     this.value = Math.max(1, this.value * factor);
     this.settling = Math.ceil(this.value / factor);
   }
