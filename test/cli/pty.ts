@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { HOOKCTL_BIN } from '../helpers/hookd.js';
 import { type RunResult, runProcess } from './helpers.js';
 
@@ -6,7 +7,15 @@ import { type RunResult, runProcess } from './helpers.js';
 // (a child of a test has none otherwise). Python's pty module does the forking; its output is
 // what the terminal showed (stdout and stderr together, with the echo of what was typed).
 
-const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => existsSync(p));
+// python3 wherever PATH finds it (pyenv, /usr/local, /usr), then the usual places.
+const PYTHON = [
+  ...(process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'python3')),
+  '/usr/bin/python3',
+  '/usr/local/bin/python3',
+].find((p) => existsSync(p));
 
 const DRIVER = `
 import fcntl, os, pty, struct, sys, termios, time
@@ -34,7 +43,7 @@ sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, 'waitstatus_to_exitcod
 
 /** Why a pty test is skipped here, or undefined when it can run. */
 export function ptyUnavailable(): string | undefined {
-  return PYTHON ? undefined : 'no python3 at /usr/bin or /usr/local/bin to drive a pseudo-terminal';
+  return PYTHON ? undefined : 'no python3 on PATH to drive a pseudo-terminal (apt-get install python3)';
 }
 
 /** Runs `hookctl ARGS` on a pseudo-terminal; `input` is typed after a short delay. */

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { requireOrSkip } from '../helpers/require.js';
 import { type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 import { assertBuilt, cleanEnv, HOOKCTL_BIN, hookctl } from './helpers.js';
@@ -73,7 +74,7 @@ async function settled(id: string, count: number): Promise<void> {
 
 function skipWithoutPty(t: { skip: (m: string) => void }): boolean {
   const why = ptyUnavailable();
-  if (why) t.skip(why);
+  if (why) requireOrSkip(t, why);
   return why !== undefined;
 }
 

@@ -266,7 +266,7 @@ describe('delivery routes', () => {
     ] as const) {
       const res = await call(bob, method, path);
       assert.equal(res.status, 404, `${method} ${path}`);
-      if (path.startsWith('/deliveries')) {
+      if (path.startsWith('/_hookd/deliveries/')) {
         assert.ok(
           !JSON.stringify(res.body).includes(hook.Id),
           'the hook Id behind a delivery is not revealed',
