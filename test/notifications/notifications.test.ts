@@ -402,10 +402,29 @@ describe('delivery.failed and the breaker events', () => {
         () => ofType('/ops', 'delivery.failed').filter((x) => x.data.HookId === h.Id),
         (l) => l.length >= 1,
       );
-      assert.equal(received('/bob').length, 0);
+      // A marker: Bob's own failure, made after Alice's, reaches his endpoint; by then every
+      // notification sent to it is there, and none is about Alice's hook.
+      const mine = await createHook(
+        d,
+        { PathPattern: '/dead/bob', Methods: ['GET'], Callback: `${dead.url}/b`, RetrySchedule: [0] },
+        { token: bobToken },
+      );
+      await report(bobToken, ['/dead/bob']);
+      await until(
+        "delivery.failed of Bob's hook at /bob",
+        () => ofType('/bob', 'delivery.failed').filter((x) => x.data.HookId === mine.Id),
+        (l) => l.length >= 1,
+      );
+      await quiet(h.Id, [[bobToken, '/bob']]);
+      assert.deepEqual(
+        received('/bob').filter((x) => x.data.HookId === h.Id),
+        [],
+        "Alice's failure is not told to Bob",
+      );
       // Still active: 2 failures are under the auto-disable count.
       assert.equal((await api<Hook>(d.url, aliceToken, 'GET', `/hooks/${h.Id}`)).body.State, 'active');
       await api(d.url, aliceToken, 'DELETE', `/hooks/${h.Id}`);
+      await api(d.url, bobToken, 'DELETE', `/hooks/${mine.Id}`);
     } finally {
       await dead.close();
     }
