@@ -73,7 +73,9 @@ describe('Idempotency-Key in use, in the daemon (SQLite)', () => {
         contentType: 'application/json; charset=utf-8',
         body: '{"accepted":1,"fired":1}',
       });
-      const again = await api(d.url, d.token, 'POST', REPORT, served, { 'Idempotency-Key': 'held-elsewhere' });
+      const again = await api(d.url, d.token, 'POST', REPORT, served, {
+        'Idempotency-Key': 'held-elsewhere',
+      });
       assert.equal(again.status, 202, again.text);
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
       // A marker fired after both: once it arrives, nothing else came from the two sends above.
