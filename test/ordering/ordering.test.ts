@@ -118,6 +118,9 @@ describe('ordered delivery per key (daemon)', () => {
     assert.equal(heads.size, 1, 'all behind one head (A-3)');
     const metrics = await (await fetch(`${d.opsUrl}/metrics`)).text();
     assert.match(metrics, /^hookd_ordering_held_keys 1$/m);
+    // The deliveries behind A-3 (A-4 onwards, those already in) are counted one by one.
+    const heldDeliveries = Number(/^hookd_ordering_held_deliveries (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(heldDeliveries >= 1 && heldDeliveries <= 3, `hookd_ordering_held_deliveries ${heldDeliveries}`);
 
     await until(
       'all',
@@ -126,6 +129,9 @@ describe('ordered delivery per key (daemon)', () => {
     );
     assert.deepEqual(ofKey(rcv.arrivals, 'A'), ['A-1', 'A-2', 'A-3', 'A-3', 'A-3', 'A-4', 'A-5', 'A-6']);
     assert.deepEqual(successes(rcv.arrivals, 'B'), ['B-1', 'B-2', 'B-3']);
+    await until('nothing held any more', async () =>
+      /^hookd_ordering_held_deliveries 0$/m.test(await (await fetch(`${d.opsUrl}/metrics`)).text()),
+    );
     const a3Done = rcv.arrivals.findIndex((a) => a.name === 'A-3' && a.status === 200);
     const b3 = rcv.arrivals.findIndex((a) => a.name === 'B-3');
     assert.ok(b3 < a3Done, "B is not held back by A's failing head");
