@@ -280,7 +280,8 @@ describe('cluster: three hookd instances on one PostgreSQL database', { skip, ti
       await until(
         'tail shows an attempt for every fired event',
         () =>
-          events.filter((e) => e.kind === 'attempt').length >= events.filter((e) => e.kind === 'fired').length,
+          events.filter((e) => e.kind === 'attempt').length >=
+          events.filter((e) => e.kind === 'fired').length,
         10_000,
       );
       const fired = events.filter((e) => e.kind === 'fired').map((e) => (e.Trigger as { Path: string }).Path);
