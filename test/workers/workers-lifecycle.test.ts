@@ -194,7 +194,9 @@ describe('--workers 2: metrics, reload, shutdown, crash loop', () => {
     }
   });
 
-  it('SIGTERM stops the primary and every worker at --shutdown-timeout, not before', { timeout: 60_000 }, async () => {
+  it('SIGTERM stops the primary and every worker at --shutdown-timeout, not before', {
+    timeout: 60_000,
+  }, async () => {
     const daemon = await start(['--shutdown-timeout', '2000']);
     const workers = childrenOf(daemon.proc.pid!);
     assert.equal(workers.length, 2);
