@@ -28,11 +28,19 @@ const child = spawn(
   ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected.sort()],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
-// The summary is the last lines of the spec reporter's output: only a tail is kept.
+// The summary is the last lines of the spec reporter's output: only a tail is kept. Its
+// `skipped` counts tests only; a skipped suite (describe with `skip`) shows as a `﹣` line, as a
+// skipped test does, so those lines are counted as they pass.
 let tail = '';
+let partial = '';
+let skipLines = 0;
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
-  tail = (tail + chunk.toString()).slice(-4096);
+  const text = chunk.toString();
+  tail = (tail + text).slice(-4096);
+  const lines = (partial + text).split('\n');
+  partial = lines.pop() ?? '';
+  for (const line of lines) if (/^\s*﹣ /.test(line)) skipLines++;
 });
 const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 const plain = tail.replace(/\u001b\[[0-9;]*m/g, '');
@@ -40,7 +48,10 @@ const count = (name) => {
   const m = plain.match(new RegExp(`ℹ ${name} (\\d+)`));
   return m ? Number(m[1]) : undefined;
 };
-const [pass, fail, skipped, todo] = ['pass', 'fail', 'skipped', 'todo'].map(count);
+const [pass, fail, skippedTests, todo] = ['pass', 'fail', 'skipped', 'todo'].map(count);
+if (/^\s*﹣ /.test(partial)) skipLines++;
+// Every skipped test and suite, whichever way the runner counted it.
+const skipped = skippedTests === undefined ? undefined : Math.max(skippedTests, skipLines);
 if (skipped === undefined) {
   console.log('\nhookd tests: no summary from the test runner');
   process.exit(status === 0 ? 1 : status);
