@@ -76,6 +76,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const life = new Lifecycle(log);
   const opened = await openStores(config, log);
   life.defer('store', () => opened.store.close());
+  life.defer('secrets key file', async () => opened.unfollowKeyFile());
   try {
     return await assemble(config, log, opts, life, opened);
   } catch (err) {
@@ -125,9 +126,7 @@ async function assemble(
   // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
-  const hooks = hookServiceFor({ opened, settings, users, selfTarget }, (hook) =>
-    deliveries.secretFor(hook.Id, hook.Persist),
-  );
+  const hooks = hookServiceFor({ opened, settings, users, selfTarget });
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);

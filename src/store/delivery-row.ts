@@ -6,6 +6,7 @@ import type {
   HookSecretRecord,
   StoredRequest,
 } from './delivery-store.js';
+import { openRecord, type SecretCodec, type StoredSecretRow } from './secret-codec.js';
 
 /**
  * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
@@ -66,12 +67,17 @@ export function dedupeUpdates(updates: readonly DeliveryState[]): readonly Deliv
   return last.size === updates.length ? updates : [...last.values()];
 }
 
-/** A hook's signing secrets from their SQL row (the same columns in both dialects). */
-export function secretFromRow(r: Record<string, unknown>): HookSecretRecord {
-  return {
+/** A hook's signing secrets from their SQL row (the same columns in both dialects), opened. */
+export function secretFromRow(r: Record<string, unknown>, codec: SecretCodec): HookSecretRecord {
+  return openRecord(codec, {
     hookId: r.hook_id as string,
     secret: r.secret as string,
     previous: r.previous as string | null,
-    previousValidUntil: r.previous_valid_until as number | null,
-  };
+    previousValidUntil: r.previous_valid_until === null ? null : Number(r.previous_valid_until),
+  });
+}
+
+/** A secrets table's row as stored (not opened), for re-sealing. */
+export function storedSecretFromRow(r: Record<string, unknown>): StoredSecretRow {
+  return { hookId: r.hook_id as string, secret: r.secret as string, previous: r.previous as string | null };
 }

@@ -34,6 +34,12 @@ export {
 } from './delivery-store.js';
 export { isUniqueViolation, nameConflict } from './name-conflict.js';
 export { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './postgres/pg-common.js';
+export {
+  PLAIN_SECRETS,
+  type SealedSecretTable,
+  type SecretCodec,
+  type StoredSecretRow,
+} from './secret-codec.js';
 export type {
   ChangeFollower,
   Coordination,

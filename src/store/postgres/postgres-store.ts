@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { Hook } from '../../hook/index.js';
 import { sharedDatabase } from '../coordination.js';
+import type { HookSecretRecord } from '../delivery-store.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
+import { PLAIN_SECRETS, type SecretCodec, sealRecord } from '../secret-codec.js';
 import type {
   Coordination,
   HookChangeWatcher,
@@ -26,18 +28,38 @@ const RETRY_FETCH_MS = 1000;
  * JSON.stringify writes for a lone surrogate, and the document must come back exactly.
  */
 export class PgHookTable implements HookStore {
-  constructor(
-    private readonly db: Queryable,
-    readonly table: 'hooks' | 'eph_hooks',
-  ) {}
+  private readonly db: Queryable;
 
-  async putHook(hook: Hook): Promise<void> {
-    try {
-      await this.db.query(
+  constructor(
+    private readonly database: PgDatabase,
+    readonly table: 'hooks' | 'eph_hooks',
+    /** How a new hook's first secret is written (the daemon's sealer; give the delivery store the same). */
+    private readonly secrets: SecretCodec = PLAIN_SECRETS,
+  ) {
+    this.db = database.pool;
+  }
+
+  async putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
+    const write = (q: Queryable) =>
+      q.query(
         `INSERT INTO ${this.table} (id, owner, doc, modified, name) VALUES ($1, $2, $3, $4, $5) ` +
           'ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified, name = excluded.name',
         [hook.Id, hook.Owner, JSON.stringify(hook), hook.Modified, hook.Name ?? null],
       );
+    try {
+      if (firstSecret === undefined) {
+        await write(this.db);
+        return;
+      }
+      const sealed = sealRecord(this.secrets, firstSecret);
+      const secrets = this.table === 'hooks' ? 'hook_secrets' : 'eph_hook_secrets';
+      await this.database.transaction(async (c) => {
+        await c.query(
+          `INSERT INTO ${secrets} (hook_id, secret, previous, previous_valid_until) VALUES ($1, $2, $3, $4)`,
+          [sealed.hookId, sealed.secret, sealed.previous, firstSecret.previousValidUntil],
+        );
+        await write(c);
+      });
     } catch (err) {
       if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
       throw err;
@@ -100,14 +122,14 @@ export class PostgresStore implements Store {
 
   constructor(
     readonly db: PgDatabase,
-    private readonly opts: { ownsDatabase?: boolean } = {},
+    private readonly opts: { ownsDatabase?: boolean; secrets?: SecretCodec } = {},
   ) {
-    this.hooks = new PgHookTable(db.pool, 'hooks');
-    this.ephemeralHooks = new PgHookTable(db.pool, 'eph_hooks');
+    this.hooks = new PgHookTable(db, 'hooks', opts.secrets);
+    this.ephemeralHooks = new PgHookTable(db, 'eph_hooks', opts.secrets);
   }
 
-  putHook(hook: Hook): Promise<void> {
-    return this.hooks.putHook(hook);
+  putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
+    return this.hooks.putHook(hook, firstSecret);
   }
 
   deleteHook(id: string): Promise<boolean> {

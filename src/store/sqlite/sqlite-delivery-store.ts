@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, deliveryFromRow, secretFromRow } from '../delivery-row.js';
+import { attemptFromRow, deliveryFromRow, secretFromRow, storedSecretFromRow } from '../delivery-row.js';
 import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -11,6 +11,7 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
+import { PLAIN_SECRETS, type SecretCodec, type StoredSecretRow, sealRecord } from '../secret-codec.js';
 import { SqliteAggregates } from './sqlite-aggregates.js';
 import { SqliteOutcomes } from './sqlite-outcomes.js';
 
@@ -43,8 +44,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
   /** The delivery-log query of each filter set seen, by its text (delivery-list-filter.ts). */
   private readonly listStmts = new Map<string, Database.Statement>();
 
-  /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
-  constructor(private readonly db: Database.Database) {
+  /**
+   * @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated.
+   * @param secrets how secrets are written (the daemon's sealer; plain text by default).
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly secrets: SecretCodec = PLAIN_SECRETS,
+  ) {
     this.aggregates = new SqliteAggregates(db);
     this.stmts = {
       insert: db.prepare(
@@ -68,6 +75,12 @@ export class SqliteDeliveryStore implements DeliveryStore {
         'INSERT INTO hook_secrets (hook_id, secret, previous, previous_valid_until) VALUES (?, ?, ?, ?) ' +
           'ON CONFLICT(hook_id) DO UPDATE SET secret = excluded.secret, previous = excluded.previous, ' +
           'previous_valid_until = excluded.previous_valid_until',
+      ),
+      storedSecrets: db.prepare(
+        'SELECT hook_id, secret, previous FROM hook_secrets WHERE hook_id > ? ORDER BY hook_id LIMIT ?',
+      ),
+      replaceStoredSecret: db.prepare(
+        'UPDATE hook_secrets SET secret = ?, previous = ? WHERE hook_id = ? AND secret = ? AND previous IS ?',
       ),
       // Rows are in creation order by `seq`, so the oldest young row bounds the range of old ones.
       firstYoung: db.prepare('SELECT seq FROM deliveries WHERE created >= ? ORDER BY seq LIMIT 1'),
@@ -175,11 +188,27 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async getSecret(hookId: string): Promise<HookSecretRecord | undefined> {
     const r = this.stmts.getSecret.get(hookId) as Row | undefined;
-    return r && secretFromRow(r);
+    return r && secretFromRow(r, this.secrets);
   }
 
   async putSecret(s: HookSecretRecord): Promise<void> {
-    this.stmts.putSecret.run(s.hookId, s.secret, s.previous, s.previousValidUntil);
+    const sealed = sealRecord(this.secrets, s);
+    this.stmts.putSecret.run(s.hookId, sealed.secret, sealed.previous, s.previousValidUntil);
+  }
+
+  async storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]> {
+    return (this.stmts.storedSecrets.all(after, limit) as Row[]).map(storedSecretFromRow);
+  }
+
+  async replaceStoredSecret(before: StoredSecretRow, next: StoredSecretRow): Promise<boolean> {
+    const r = this.stmts.replaceStoredSecret.run(
+      next.secret,
+      next.previous,
+      before.hookId,
+      before.secret,
+      before.previous,
+    );
+    return r.changes > 0;
   }
 
   async deleteSecret(hookId: string): Promise<boolean> {

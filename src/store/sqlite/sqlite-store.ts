@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/index.js';
 import { internHook } from '../../hook/index.js';
 import { localFile } from '../coordination.js';
+import type { HookSecretRecord } from '../delivery-store.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
+import { PLAIN_SECRETS, type SecretCodec, sealRecord } from '../secret-codec.js';
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
@@ -18,6 +20,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** Checkpoint the WAL from a worker thread instead of inside commits (the daemon turns this on). */
   backgroundCheckpoint?: boolean;
+  /** How secrets are written (the daemon's sealer; give SqliteDeliveryStore the same). Default: as they are. */
+  secrets?: SecretCodec;
 }
 
 type Row = Record<string, unknown>;
@@ -38,6 +42,8 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly stmts;
   private readonly checkpointer: Checkpointer | undefined;
+  private readonly secrets: SecretCodec;
+  private readonly putHookTx: (hook: Hook, firstSecret: HookSecretRecord | undefined) => void;
 
   constructor(
     readonly file: string,
@@ -61,6 +67,7 @@ export class SqliteStore implements Store {
       this.checkpointer = new Checkpointer(file);
     }
     const db = this.db;
+    this.secrets = opts.secrets ?? PLAIN_SECRETS;
     this.stmts = {
       putHook: db.prepare(
         'INSERT INTO hooks (id, owner, doc, modified, name) VALUES (@id, @owner, @doc, @modified, @name) ' +
@@ -88,7 +95,28 @@ export class SqliteStore implements Store {
       touchToken: db.prepare('UPDATE tokens SET last_used = ? WHERE id = ?'),
       listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
+      insertSecret: db.prepare(
+        'INSERT INTO hook_secrets (hook_id, secret, previous, previous_valid_until) VALUES (?, ?, ?, ?)',
+      ),
     };
+    this.putHookTx = db.transaction((hook: Hook, firstSecret: HookSecretRecord | undefined) => {
+      if (firstSecret !== undefined) {
+        const sealed = sealRecord(this.secrets, firstSecret);
+        this.stmts.insertSecret.run(
+          sealed.hookId,
+          sealed.secret,
+          sealed.previous,
+          firstSecret.previousValidUntil,
+        );
+      }
+      this.stmts.putHook.run({
+        id: hook.Id,
+        owner: hook.Owner,
+        doc: JSON.stringify(hook),
+        modified: hook.Modified,
+        name: hook.Name ?? null,
+      });
+    });
   }
 
   private migrate(): void {
@@ -102,15 +130,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  async putHook(hook: Hook): Promise<void> {
+  async putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
     try {
-      this.stmts.putHook.run({
-        id: hook.Id,
-        owner: hook.Owner,
-        doc: JSON.stringify(hook),
-        modified: hook.Modified,
-        name: hook.Name ?? null,
-      });
+      this.putHookTx(hook, firstSecret);
     } catch (err) {
       if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
       throw err;
