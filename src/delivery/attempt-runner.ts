@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
-import { signatureFor } from '../signing/index.js';
+import { receiverSignatures, signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { internalFailure, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
@@ -176,6 +176,8 @@ export class AttemptRunner {
           d.request.body ?? '',
           start,
         ),
+        // The receivers' own formats (`github`, templates), in headers of their own.
+        extra: receiverSignatures(this.schemesFor?.(d.hookId), keys, d.id, timestamp, d.request.body ?? ''),
         traceparent: span?.traceparent,
       });
       // Issue 22 (src/loops/): hookd's own requests carry a signed mark and a CDN-Loop entry.

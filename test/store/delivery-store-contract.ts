@@ -278,9 +278,19 @@ export function deliveryStoreContract(
 
     it('hands out its secret rows as stored, in hookId order, and rewrites one only over what was read', async () => {
       for (const id of ['hk_raw_c', 'hk_raw_a', 'hk_raw_b']) {
-        await store.putSecret({ hookId: id, secret: `whsec_${id}`, previous: null, previousValidUntil: null });
+        await store.putSecret({
+          hookId: id,
+          secret: `whsec_${id}`,
+          previous: null,
+          previousValidUntil: null,
+        });
       }
-      await store.putSecret({ hookId: 'hk_raw_b', secret: 'whsec_b2', previous: 'whsec_b1', previousValidUntil: 9 });
+      await store.putSecret({
+        hookId: 'hk_raw_b',
+        secret: 'whsec_b2',
+        previous: 'whsec_b1',
+        previousValidUntil: 9,
+      });
       const mine = async (after: string, limit: number) =>
         (await store.storedSecrets(after, limit)).filter((r) => r.hookId.startsWith('hk_raw_'));
       const rows = await mine('hk_raw_', 10);
