@@ -15,14 +15,8 @@ import {
   PgNotificationStore,
   SqliteNotificationStore,
 } from '../notifications/index.js';
-import { DEFAULT_KEY_FILE, openSecretsKey, SecretSealer } from '../secrets/index.js';
-import {
-  type DeliveryStore,
-  guardStore,
-  type HookStore,
-  type SealedSecretTable,
-  type Store,
-} from '../store/index.js';
+import { DEFAULT_KEY_FILE, openSecretsKey, type SealedTables, SecretSealer } from '../secrets/index.js';
+import { type DeliveryStore, guardStore, type HookStore, type Store } from '../store/index.js';
 import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
 import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
 import { SqliteDeliveryStore, SqliteStore } from '../store/sqlite/index.js';
@@ -63,7 +57,7 @@ export function secretsKeyFile(config: HookdConfig): string {
  */
 async function openKey(
   sealer: SecretSealer,
-  tables: SealedSecretTable[],
+  tables: SealedTables,
   store: Store,
   log: Logger,
 ): Promise<() => void> {
@@ -103,7 +97,12 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     const lease: LeaseIdentity = { id: newInstanceId() };
     const durable = new PostgresDeliveryStore(db, { lease, secrets });
     const ephemeral = new PostgresDeliveryStore(db, { lease, ephemeral: true, secrets });
-    const unfollowKeyFile = await openKey(secrets, [durable, ephemeral], store, log);
+    const unfollowKeyFile = await openKey(
+      secrets,
+      { secrets: [durable, ephemeral], credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral] },
+      store,
+      log,
+    );
     return guarded({
       store,
       ephemeralHooks: store.ephemeralHooks,
@@ -121,7 +120,12 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
   const secrets = new SecretSealer(secretsKeyFile(config));
   const store = new SqliteStore(file, { backgroundCheckpoint: true, secrets });
   const durable = new SqliteDeliveryStore(store.db, secrets);
-  const unfollowKeyFile = await openKey(secrets, [durable], store, log);
+  const unfollowKeyFile = await openKey(
+    secrets,
+    { secrets: [durable], credentials: [store, durable] },
+    store,
+    log,
+  );
   // `Persist: false` hooks and their secrets live in process memory, never on disk.
   const ephemeral = new MemoryDeliveryStore();
   return guarded({
@@ -165,15 +169,25 @@ export async function openAdminStore(config: HookdConfig): Promise<Store> {
  */
 export async function openSecretTables(
   config: HookdConfig,
-): Promise<{ tables: SealedSecretTable[]; close: () => Promise<void> }> {
+): Promise<{ tables: SealedTables; close: () => Promise<void> }> {
   if (config.databaseUrl) {
-    const { PgDatabase, PostgresDeliveryStore } = await postgres();
+    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl);
+    const store = new PostgresStore(db);
+    const durable = new PostgresDeliveryStore(db);
+    const ephemeral = new PostgresDeliveryStore(db, { ephemeral: true });
     return {
-      tables: [new PostgresDeliveryStore(db), new PostgresDeliveryStore(db, { ephemeral: true })],
+      tables: {
+        secrets: [durable, ephemeral],
+        credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral],
+      },
       close: () => db.close(),
     };
   }
   const store = new SqliteStore(join(config.dataDir, STORE_FILE));
-  return { tables: [new SqliteDeliveryStore(store.db)], close: () => store.close() };
+  const deliveries = new SqliteDeliveryStore(store.db);
+  return {
+    tables: { secrets: [deliveries], credentials: [store, deliveries] },
+    close: () => store.close(),
+  };
 }

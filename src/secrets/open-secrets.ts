@@ -6,7 +6,17 @@
  * rotating a hook's secret meanwhile, never lose a write.
  */
 import { existsSync } from 'node:fs';
-import type { SealedSecretTable, StoredSecretRow } from '../store/index.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  hasUserInfo,
+  hookDocument,
+  hookFromDocument,
+  openUrl,
+  PLAIN_SECRETS,
+  type SealedSecretTable,
+  sealUrl,
+} from '../store/index.js';
 import {
   createKeyFile,
   type KeySet,
@@ -20,52 +30,101 @@ import { isSealed, SecretSealer, sealedKeyId } from './sealer.js';
 
 const PAGE = 500;
 
-async function eachRow(
-  tables: readonly SealedSecretTable[],
-  visit: (t: SealedSecretTable, r: StoredSecretRow) => Promise<void> | void,
-): Promise<void> {
-  for (const t of tables) {
+/** One stored row that holds sealed (or plain, from before sealing) values. */
+interface Item {
+  id: string;
+  /** Its values as stored. */
+  values: string[];
+  /** Writes the row again with every value sealed with the sealer's current key. */
+  reseal(sealer: SecretSealer): Promise<boolean>;
+}
+
+/** What the walks read: the secrets tables, hook documents, delivery URLs. */
+export interface SealedTables {
+  secrets: readonly SealedSecretTable[];
+  /** Hook documents and delivery URLs that may carry a Callback's credentials. */
+  credentials?: readonly CredentialTable[];
+}
+
+function secretItems(t: SealedSecretTable): (after: string) => Promise<Item[]> {
+  return async (after) =>
+    (await t.storedSecrets(after, PAGE)).map((r) => ({
+      id: r.hookId,
+      values: r.previous === null ? [r.secret] : [r.secret, r.previous],
+      reseal: (sealer) =>
+        t.replaceStoredSecret(r, {
+          hookId: r.hookId,
+          secret: sealer.seal(r.hookId, sealer.open(r.hookId, r.secret)),
+          previous: r.previous === null ? null : sealer.seal(r.hookId, sealer.open(r.hookId, r.previous)),
+        }),
+    }));
+}
+
+/** The credential a row holds as stored, if any (a document may hold `@` elsewhere). */
+function credentialOf(t: CredentialTable, row: CredentialRow): string | undefined {
+  if (t.credentialKind === 'url') {
+    const opened = openUrl(PLAIN_SECRETS, row.hookId, row.text);
+    return opened !== row.text || hasUserInfo(row.text) ? opened : undefined;
+  }
+  const doc = JSON.parse(row.text) as { Callback?: unknown; SealedCallback?: unknown };
+  if (typeof doc.SealedCallback === 'string') return doc.SealedCallback;
+  return typeof doc.Callback === 'string' && hasUserInfo(doc.Callback) ? doc.Callback : undefined;
+}
+
+function credentialItems(t: CredentialTable): (after: string) => Promise<Item[]> {
+  return async (after) => {
+    const rows = await t.credentialRows(after, PAGE);
+    const items: Item[] = [];
+    for (const row of rows) {
+      const value = credentialOf(t, row);
+      // Rows without one still move the page on.
+      items.push({
+        id: row.id,
+        values: value === undefined ? [] : [value],
+        reseal: (sealer) =>
+          t.replaceCredentialRow(
+            row,
+            t.credentialKind === 'url'
+              ? sealUrl(sealer, row.hookId, openUrl(sealer, row.hookId, row.text))
+              : hookDocument(sealer, hookFromDocument(sealer, row.text)),
+          ),
+      });
+    }
+    return items;
+  };
+}
+
+async function eachItem(tables: SealedTables, visit: (item: Item) => Promise<void> | void): Promise<void> {
+  const sources = [...tables.secrets.map(secretItems), ...(tables.credentials ?? []).map(credentialItems)];
+  for (const page of sources) {
     let after = '';
     for (;;) {
-      const rows = await t.storedSecrets(after, PAGE);
-      for (const r of rows) await visit(t, r);
-      if (rows.length < PAGE) break;
-      after = rows[rows.length - 1]!.hookId;
+      const items = await page(after);
+      for (const item of items) await visit(item);
+      if (items.length < PAGE) break;
+      after = items[items.length - 1]!.id;
     }
   }
 }
 
-const valuesOf = (r: StoredSecretRow): string[] =>
-  r.previous === null ? [r.secret] : [r.secret, r.previous];
-
 /** The first key id named by a sealed value that `known` lacks, if any. */
-async function unknownKey(
-  tables: readonly SealedSecretTable[],
-  known: (id: string) => boolean,
-): Promise<string | undefined> {
+async function unknownKey(tables: SealedTables, known: (id: string) => boolean): Promise<string | undefined> {
   let missing: string | undefined;
-  await eachRow(tables, (_t, r) => {
-    for (const v of valuesOf(r))
+  await eachItem(tables, (item) => {
+    for (const v of item.values) {
       if (missing === undefined && isSealed(v) && !known(sealedKeyId(v))) missing = sealedKeyId(v);
+    }
   });
   return missing;
 }
 
 /** Re-seals what is not sealed with the current key; returns how many rows were rewritten. */
-export async function resealSecrets(
-  tables: readonly SealedSecretTable[],
-  sealer: SecretSealer,
-): Promise<number> {
+export async function resealSecrets(tables: SealedTables, sealer: SecretSealer): Promise<number> {
   let n = 0;
   const current = sealer.currentKeyId;
-  await eachRow(tables, async (t, r) => {
-    if (valuesOf(r).every((v) => isSealed(v) && sealedKeyId(v) === current)) return;
-    const next: StoredSecretRow = {
-      hookId: r.hookId,
-      secret: sealer.seal(r.hookId, sealer.open(r.hookId, r.secret)),
-      previous: r.previous === null ? null : sealer.seal(r.hookId, sealer.open(r.hookId, r.previous)),
-    };
-    if (await t.replaceStoredSecret(r, next)) n++;
+  await eachItem(tables, async (item) => {
+    if (item.values.every((v) => isSealed(v) && sealedKeyId(v) === current)) return;
+    if (await item.reseal(sealer)) n++;
   });
   return n;
 }
@@ -78,7 +137,7 @@ export async function resealSecrets(
  */
 export async function openSecretsKey(
   sealer: SecretSealer,
-  tables: readonly SealedSecretTable[],
+  tables: SealedTables,
 ): Promise<{ resealed: number; created: boolean }> {
   const file = sealer.file;
   let created = false;
@@ -110,7 +169,7 @@ export async function openSecretsKey(
  */
 export async function rotateSecretsKey(
   file: string,
-  tables: readonly SealedSecretTable[],
+  tables: SealedTables,
 ): Promise<{ current: string; resealed: number; retired: string[] }> {
   const old = readKeyFile(file);
   const missing = await unknownKey(tables, (id) => old.keys.has(id));
@@ -125,8 +184,8 @@ export async function rotateSecretsKey(
   const sealer = new SecretSealer(file).load();
   const resealed = await resealSecrets(tables, sealer);
   const named = new Set<string>();
-  await eachRow(tables, (_t, r) => {
-    for (const v of valuesOf(r)) if (isSealed(v)) named.add(sealedKeyId(v));
+  await eachItem(tables, (item) => {
+    for (const v of item.values) if (isSealed(v)) named.add(sealedKeyId(v));
   });
   const keep = new Map<string, Buffer>();
   const retired: string[] = [];

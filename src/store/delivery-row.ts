@@ -6,16 +6,20 @@ import type {
   HookSecretRecord,
   StoredRequest,
 } from './delivery-store.js';
-import { openRecord, type SecretCodec, type StoredSecretRow } from './secret-codec.js';
+import { openRecord, openUrl, type SecretCodec, type StoredSecretRow } from './secret-codec.js';
 
 /**
  * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
  * dialects); only the body's type differs (TEXT vs BYTEA), so the caller decodes it.
  */
-export function deliveryFromRow(r: Record<string, unknown>, body: string | undefined): DeliveryRecord {
+export function deliveryFromRow(
+  r: Record<string, unknown>,
+  body: string | undefined,
+  codec: SecretCodec,
+): DeliveryRecord {
   const request: StoredRequest = {
     method: r.method as StoredRequest['method'],
-    url: r.url as string,
+    url: openUrl(codec, r.hook_id as string, r.url as string),
     headers: JSON.parse(r.headers as string) as Record<string, string>,
   };
   if (body !== undefined) request.body = body;

@@ -4,6 +4,7 @@
  * The stores know nothing of keys; they apply `seal` before a write and `open` after a read, and
  * offer their raw rows for re-sealing (a migration from plain text, a key rotation).
  */
+import type { Hook } from '../hook/index.js';
 import type { HookSecretRecord } from './delivery-store.js';
 
 export interface SecretCodec {
@@ -61,3 +62,70 @@ export function openRecord(
     previousValidUntil: row.previousValidUntil,
   };
 }
+
+/** Whether a URL carries credentials (user info before its host). */
+export function hasUserInfo(url: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+}
+
+/** Marks a stored URL that is sealed (a delivery's URL with credentials). */
+const SEALED_URL = 'sealed:';
+
+/** A URL as stored: sealed, and marked so, when it carries credentials. */
+export function sealUrl(codec: SecretCodec, hookId: string, url: string): string {
+  return hasUserInfo(url) ? SEALED_URL + codec.seal(hookId, url) : url;
+}
+
+/** A stored URL as it was given. */
+export function openUrl(codec: SecretCodec, hookId: string, stored: string): string {
+  return stored.startsWith(SEALED_URL) ? codec.open(hookId, stored.slice(SEALED_URL.length)) : stored;
+}
+
+/**
+ * The document stored for a hook. A Callback with credentials (`https://user:pass@host/…`, a
+ * broker's `amqp://user:pass@…`) is kept sealed in `SealedCallback`, and `Callback` without them.
+ */
+export function hookDocument(codec: SecretCodec, hook: Hook): string {
+  if (!hasUserInfo(hook.Callback)) return JSON.stringify(hook);
+  return JSON.stringify({
+    ...hook,
+    Callback: hook.Callback.replace(/\/\/[^/?#]*@/, '//'),
+    SealedCallback: codec.seal(hook.Id, hook.Callback),
+  });
+}
+
+/** A hook from its stored document, its Callback as given. */
+export function hookFromDocument(codec: SecretCodec, doc: string): Hook {
+  const h = JSON.parse(doc) as Hook & { SealedCallback?: string };
+  if (h.SealedCallback !== undefined) {
+    h.Callback = codec.open(h.Id, h.SealedCallback);
+    delete h.SealedCallback;
+  }
+  return h;
+}
+
+/** One row of a table whose text may hold a sealed value or a credential. */
+export interface CredentialRow {
+  id: string;
+  hookId: string;
+  /** A hook's document, or a delivery's URL, as stored. */
+  text: string;
+}
+
+/**
+ * Hook documents (`hook`) or delivery URLs (`url`) that carry a credential, plain (from before
+ * sealing) or sealed: what a migration or key rotation walks besides the secrets.
+ */
+export interface CredentialTable {
+  readonly credentialKind: 'hook' | 'url';
+  /** Up to `limit` rows with an id greater than `after`, ordered by id, that may carry one. */
+  credentialRows(after: string, limit: number): Promise<CredentialRow[]>;
+  /** Writes `text` over the row if it still holds what was read; true when written. */
+  replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean>;
+}
+
+/** An SQL condition on a hook document's column that holds for every document that may carry one. */
+export const HOOK_DOC_WITH_CREDENTIALS = (col: string) =>
+  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%@%')`;
+/** The same for a delivery's URL column. */
+export const URL_WITH_CREDENTIALS = (col: string) => `(${col} LIKE '${SEALED_URL}%' OR ${col} LIKE '%@%')`;

@@ -49,7 +49,7 @@ const rec = (hookId: string, secret: string, previous: string | null = null): Ho
 /** A new key file in `dir`, loaded. */
 async function sealerIn(dir: string): Promise<SecretSealer> {
   const sealer = new SecretSealer(join(dir, 'secrets.key'));
-  await openSecretsKey(sealer, []);
+  await openSecretsKey(sealer, { secrets: [] });
   return sealer;
 }
 
@@ -137,7 +137,7 @@ describe('a SQLite store', () => {
       'the plain store shows its secrets (the check can fail)',
     );
     const s = open(dir);
-    const r = await openSecretsKey(s.sealer, [s.deliveries]);
+    const r = await openSecretsKey(s.sealer, { secrets: [s.deliveries] });
     assert.deepEqual(r, { resealed: 3, created: true });
     assert.deepEqual(await s.deliveries.getSecret('hk_two'), rec('hk_two', secretNo(2), secretNo(3)));
     // A new hook's first secret, written with the hook.
@@ -153,7 +153,10 @@ describe('a SQLite store', () => {
     assert.ok(!dump.includes('bG9vcCBtYXJrZXIga2V5'), 'the loop-marker key is sealed too');
     // Opened again: nothing left to seal.
     const again = open(dir);
-    assert.deepEqual(await openSecretsKey(again.sealer, [again.deliveries]), { resealed: 0, created: false });
+    assert.deepEqual(await openSecretsKey(again.sealer, { secrets: [again.deliveries] }), {
+      resealed: 0,
+      created: false,
+    });
     await again.store.close();
   });
 
@@ -161,11 +164,11 @@ describe('a SQLite store', () => {
     const dir = tmp();
     plainStore(dir);
     const s = open(dir);
-    await openSecretsKey(s.sealer, [s.deliveries]);
+    await openSecretsKey(s.sealer, { secrets: [s.deliveries] });
     await s.store.close();
     rmSync(join(dir, 'secrets.key'));
     const missing = open(dir);
-    await assert.rejects(openSecretsKey(missing.sealer, [missing.deliveries]), (e: Error) => {
+    await assert.rejects(openSecretsKey(missing.sealer, { secrets: [missing.deliveries] }), (e: Error) => {
       assert.ok(e instanceof SecretsKeyError);
       assert.match(e.message, /does not exist, but the store holds secrets sealed with key k[0-9a-f]{16}/);
       assert.ok(e.message.includes(join(dir, 'secrets.key')));
@@ -173,8 +176,8 @@ describe('a SQLite store', () => {
     });
     assert.ok(!existsSync(join(dir, 'secrets.key')), 'no new key file made over sealed secrets');
     const wrong = open(dir, join(tmp(), 'other.key'));
-    await openSecretsKey(new SecretSealer(wrong.sealer.file), []);
-    await assert.rejects(openSecretsKey(wrong.sealer, [wrong.deliveries]), (e: Error) => {
+    await openSecretsKey(new SecretSealer(wrong.sealer.file), { secrets: [] });
+    await assert.rejects(openSecretsKey(wrong.sealer, { secrets: [wrong.deliveries] }), (e: Error) => {
       assert.ok(e instanceof SecretsKeyError);
       assert.ok(e.message.includes(wrong.sealer.file), e.message);
       assert.match(e.message, /a wrong or an older key file/);
@@ -188,10 +191,10 @@ describe('a SQLite store', () => {
     const dir = tmp();
     plainStore(dir);
     const running = open(dir);
-    await openSecretsKey(running.sealer, [running.deliveries]);
+    await openSecretsKey(running.sealer, { secrets: [running.deliveries] });
     const first = running.sealer.currentKeyId;
     const tool = new SqliteStore(join(dir, 'hookd.db'));
-    const r = await rotateSecretsKey(running.sealer.file, [new SqliteDeliveryStore(tool.db)]);
+    const r = await rotateSecretsKey(running.sealer.file, { secrets: [new SqliteDeliveryStore(tool.db)] });
     assert.notEqual(r.current, first);
     assert.equal(r.resealed, 3);
     // The running reader meets the new key's values and picks the file up.
@@ -201,12 +204,12 @@ describe('a SQLite store', () => {
     }
     assert.deepEqual([...readKeyFile(running.sealer.file).keys.keys()], [r.current, first]);
     // A second rotation retires the first key, which no value names any more.
-    const r2 = await rotateSecretsKey(running.sealer.file, [new SqliteDeliveryStore(tool.db)]);
+    const r2 = await rotateSecretsKey(running.sealer.file, { secrets: [new SqliteDeliveryStore(tool.db)] });
     assert.deepEqual(r2.retired, [first]);
     await tool.close();
     await running.store.close();
     const reopened = open(dir);
-    assert.deepEqual(await openSecretsKey(reopened.sealer, [reopened.deliveries]), {
+    assert.deepEqual(await openSecretsKey(reopened.sealer, { secrets: [reopened.deliveries] }), {
       resealed: 0,
       created: false,
     });
@@ -245,7 +248,10 @@ describe('a PostgreSQL database', {
     const sealer = new SecretSealer(join(tmp(), 'secrets.key'));
     const durable = new PostgresDeliveryStore(db, { secrets: sealer });
     const ephemeral = new PostgresDeliveryStore(db, { ephemeral: true, secrets: sealer });
-    assert.deepEqual(await openSecretsKey(sealer, [durable, ephemeral]), { resealed: 2, created: true });
+    assert.deepEqual(await openSecretsKey(sealer, { secrets: [durable, ephemeral] }), {
+      resealed: 2,
+      created: true,
+    });
     const store = new PostgresStore(db, { secrets: sealer });
     const hook = storedHook();
     await store.putHook(hook, rec(hook.Id, secretNo(14)));

@@ -17,7 +17,15 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
-import { PLAIN_SECRETS, type SecretCodec, type StoredSecretRow, sealRecord } from '../secret-codec.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  type StoredSecretRow,
+  sealRecord,
+  URL_WITH_CREDENTIALS,
+} from '../secret-codec.js';
 import { LOCK_CLASS, LOCKS, type PgDatabase } from './pg-database.js';
 import { attemptArrays, insertArrays, overlaps, updateArrays } from './pg-delivery-arrays.js';
 import { PostgresAggregates } from './postgres-aggregates.js';
@@ -57,8 +65,9 @@ const PG_FILTER: FilterDialect = {
  * one commit for a whole event-loop turn of inserts, outcomes and attempt records), using
  * `unnest` over column arrays rather than a statement per row.
  */
-export class PostgresDeliveryStore implements DeliveryStore {
+export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
   readonly kind: string;
+  readonly credentialKind = 'url';
   readonly aggregates: PostgresAggregates;
   readonly sharing = shared(this);
   private readonly t: { deliveries: string; attempts: string; secrets: string };
@@ -130,7 +139,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   private async writeOnce(batch: DeliveryBatch): Promise<void> {
     for (const r of batch.inserts) this.touched.add(r.hookId);
     const updates = dedupeUpdates(batch.updates);
-    const ins = insertArrays(batch.inserts);
+    const ins = insertArrays(batch.inserts, this.secrets);
     const upd = updateArrays(updates);
     const att = attemptArrays(batch.attempts);
     const owner = this.lease.id;
@@ -167,7 +176,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
     const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE id = $1`, [id]);
-    return rows[0] && toRecord(rows[0] as Row);
+    return rows[0] && toRecord(rows[0] as Row, this.secrets);
   }
 
   async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
@@ -176,7 +185,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE ${f.where} ORDER BY id DESC LIMIT $${f.values.length + 1}`,
       [...f.values, query.limit ?? null],
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
@@ -194,7 +203,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const { rows } = await this.pool.query(
       `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE status = 'pending' ORDER BY seq`,
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   /**
@@ -212,7 +221,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         `RETURNING ${COLUMNS}`,
       [this.lease.id, dead.rows.map((r) => r.id), limit],
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   async releasePending(): Promise<number> {
@@ -258,6 +267,23 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async deleteSecret(hookId: string): Promise<boolean> {
     const r = await this.pool.query(`DELETE FROM ${this.t.secrets} WHERE hook_id = $1`, [hookId]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    const { rows } = await this.pool.query<CredentialRow>(
+      `SELECT id, hook_id AS "hookId", url AS text FROM ${this.t.deliveries} WHERE id > $1 AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT $2`,
+      [after, limit],
+    );
+    return rows;
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    const r = await this.pool.query(`UPDATE ${this.t.deliveries} SET url = $1 WHERE id = $2 AND url = $3`, [
+      text,
+      row.id,
+      row.text,
+    ]);
     return (r.rowCount ?? 0) > 0;
   }
 
@@ -344,6 +370,6 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 }
 
-function toRecord(r: Row): DeliveryRecord {
-  return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'));
+function toRecord(r: Row, codec: SecretCodec): DeliveryRecord {
+  return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'), codec);
 }

@@ -11,7 +11,16 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
-import { PLAIN_SECRETS, type SecretCodec, type StoredSecretRow, sealRecord } from '../secret-codec.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  type StoredSecretRow,
+  sealRecord,
+  sealUrl,
+  URL_WITH_CREDENTIALS,
+} from '../secret-codec.js';
 import { SqliteAggregates } from './sqlite-aggregates.js';
 import { SqliteOutcomes } from './sqlite-outcomes.js';
 
@@ -31,8 +40,9 @@ const SQLITE_FILTER: FilterDialect = {
  * `write` is one transaction per batch: the pipeline hands it everything of one event-loop turn,
  * so a burst pays one commit, not one per callback (PERF-NOTES "Recording deliveries").
  */
-export class SqliteDeliveryStore implements DeliveryStore {
+export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   readonly kind = 'sqlite';
+  readonly credentialKind = 'url';
   readonly aggregates: SqliteAggregates;
   readonly sharing = singleProcess(this);
   private readonly stmts;
@@ -76,6 +86,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
           'ON CONFLICT(hook_id) DO UPDATE SET secret = excluded.secret, previous = excluded.previous, ' +
           'previous_valid_until = excluded.previous_valid_until',
       ),
+      credentialRows: db.prepare(
+        `SELECT id, hook_id AS hookId, url AS text FROM deliveries WHERE id > ? AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT ?`,
+      ),
+      replaceUrl: db.prepare('UPDATE deliveries SET url = ? WHERE id = ? AND url = ?'),
       storedSecrets: db.prepare(
         'SELECT hook_id, secret, previous FROM hook_secrets WHERE hook_id > ? ORDER BY hook_id LIMIT ?',
       ),
@@ -119,7 +133,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           r.trigger.path,
           r.trigger.statusCode ?? null,
           q.method,
-          q.url,
+          sealUrl(this.secrets, r.hookId, q.url),
           JSON.stringify(q.headers),
           q.body ?? null,
           r.trigger.user ?? null,
@@ -150,7 +164,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
     const row = this.stmts.get.get(id) as Row | undefined;
-    return row && toRecord(row);
+    return row && toRecord(row, this.secrets);
   }
 
   async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
@@ -173,7 +187,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
     f.values.forEach((v, i) => {
       params[`p${i + 1}`] = v;
     });
-    return (stmt.all(params) as Row[]).map(toRecord);
+    return (stmt.all(params) as Row[]).map((r) => toRecord(r, this.secrets));
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
@@ -183,7 +197,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async pendingDeliveries(): Promise<DeliveryRecord[]> {
-    return (this.stmts.pending.all() as Row[]).map(toRecord);
+    return (this.stmts.pending.all() as Row[]).map((r) => toRecord(r, this.secrets));
   }
 
   async getSecret(hookId: string): Promise<HookSecretRecord | undefined> {
@@ -194,6 +208,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
   async putSecret(s: HookSecretRecord): Promise<void> {
     const sealed = sealRecord(this.secrets, s);
     this.stmts.putSecret.run(s.hookId, sealed.secret, sealed.previous, s.previousValidUntil);
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    return this.stmts.credentialRows.all(after, limit) as CredentialRow[];
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    return this.stmts.replaceUrl.run(text, row.id, row.text).changes > 0;
   }
 
   async storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]> {
@@ -251,6 +273,6 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 }
 
-function toRecord(r: Row): DeliveryRecord {
-  return deliveryFromRow(r, r.body === null ? undefined : (r.body as string));
+function toRecord(r: Row, codec: SecretCodec): DeliveryRecord {
+  return deliveryFromRow(r, r.body === null ? undefined : (r.body as string), codec);
 }
