@@ -14,6 +14,7 @@ import { TailServer } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
+import { callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { verificationModeFor } from '../verification/index.js';
@@ -126,7 +127,18 @@ async function assemble(
   // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
-  const hooks = hookServiceFor({ opened, settings, users, selfTarget });
+  // The transports by Callback scheme: the hook service checks Callbacks by them, the pipeline
+  // sends through them, the engine escapes template values in broker Callback URLs as they say.
+  const transports = new TransportRegistry();
+  const checkScheme = callbackSchemeCheck(transports, config.callbackSchemes);
+  const hooks = hookServiceFor({
+    opened,
+    settings,
+    users,
+    selfTarget,
+    checkScheme,
+    schemes: transports.schemes,
+  });
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
@@ -135,6 +147,7 @@ async function assemble(
   const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
   const deliveries = createDeliveries({
     verifyMode,
+    transports,
     ...{ config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
     engine: () => engine,
@@ -151,7 +164,7 @@ async function assemble(
     ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
   });
   life.defer('notifications', () => operations.stop());
-  recordAttempts(deliveries, metrics, log);
+  recordAttempts(deliveries, metrics, log, transports);
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,
@@ -161,6 +174,7 @@ async function assemble(
     scopes: users.scopes,
     redactUri: settings.redactUri,
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+    callbackEscape: (callback) => transports.escapeFor(callback),
   });
   metrics.observe({ hooks: () => engine.size });
   const clustered = cluster !== undefined;

@@ -1,4 +1,11 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
+export {
+  callbackSchemeCheck,
+  DEFAULT_CALLBACK_SCHEMES,
+  defaultCallbackSchemes,
+  schemeProblem,
+} from './callback-schemes.js';
+export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,
@@ -7,3 +14,4 @@ export type {
   TransportContext,
   TransportModule,
 } from './transport.js';
+export { TransportSet } from './transport-set.js';
