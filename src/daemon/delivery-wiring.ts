@@ -5,6 +5,7 @@
  */
 
 import type { Logger } from 'pino';
+import { tlsConnectOptions } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
 import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
@@ -60,6 +61,10 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     ...perHookDelivery(w.engine, () => metrics, w.tracing),
     // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
     schemesFor: (id) => w.engine().get(id)?.Signature?.Schemes ?? w.operations().notifier.schemesOf(id),
+    tlsFor: (id) => {
+      const tls = w.engine().get(id)?.Tls;
+      return tls && tlsConnectOptions(tls);
+    },
     orderingKeyFor: (id, trigger) => orderingKeyOf(w.engine().get(id), trigger),
     verification: { modeFor: w.verifyMode },
     ...(config.callbackProxy && {

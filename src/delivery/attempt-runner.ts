@@ -40,6 +40,7 @@ export interface RunnerOptions {
   loopMark?: DeliveryPipelineOptions['loopMark'];
   /** A hook's signature schemes (src/signing/). */
   schemesFor?: DeliveryPipelineOptions['schemesFor'];
+  tlsFor?: DeliveryPipelineOptions['tlsFor'];
 }
 
 export class AttemptRunner {
@@ -54,6 +55,7 @@ export class AttemptRunner {
   private readonly userAgent: string;
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
+  private readonly tlsFor: DeliveryPipelineOptions['tlsFor'];
 
   constructor(
     private readonly host: AttemptHost,
@@ -65,6 +67,7 @@ export class AttemptRunner {
     this.userAgent = o.userAgent;
     this.loopMark = o.loopMark;
     this.schemesFor = o.schemesFor;
+    this.tlsFor = o.tlsFor;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -208,6 +211,7 @@ export class AttemptRunner {
         latencyMs: 0,
       });
     }
+    const tls = this.tlsFor?.(d.hookId);
     const attempt: TransportAttempt = {
       id: d.id,
       url: d.request.url,
@@ -216,6 +220,7 @@ export class AttemptRunner {
       body: d.request.body,
       contentType: d.contentType,
       sentAt: start,
+      ...(tls !== undefined && { tls }),
     };
     return t.send(attempt);
   }

@@ -1,4 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
 import { checkSignature, schemeHeader } from '../signing/index.js';
 import { suggest } from '../util/index.js';
@@ -97,10 +98,15 @@ export async function validateHook(
   // Signature is checked by its own room, which names each template problem and the closest value.
   if (!shape(doc))
     errors.push(
-      ...(shape.errors ?? []).filter((e) => !e.instancePath.startsWith('/Signature')).map(describe),
+      ...(shape.errors ?? [])
+        .filter((e) => !e.instancePath.startsWith('/Signature') && !e.instancePath.startsWith('/Tls'))
+        .map(describe),
     );
   const signature = 'Signature' in doc ? checkSignature(doc.Signature) : undefined;
   if (signature) errors.push(...signature.errors);
+  const tls =
+    'Tls' in doc ? checkTls(doc.Tls, typeof doc.Callback === 'string' ? doc.Callback : undefined) : undefined;
+  if (tls) errors.push(...tls.errors);
   // The receivers' own signature headers (webhook-signature is reserved below anyway).
   const signedHeaders = new Set((signature?.config?.Schemes ?? []).map(schemeHeader));
   const bad = new Set(errors.map((e) => e.field.replace(/[[.].*$/, '')));
@@ -235,6 +241,7 @@ export async function validateHook(
   if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (signature?.config) config.Signature = signature.config;
+  if (tls?.tls) config.Tls = tls.tls;
   return config;
 }
 

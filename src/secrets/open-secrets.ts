@@ -60,15 +60,18 @@ function secretItems(t: SealedSecretTable): (after: string) => Promise<Item[]> {
     }));
 }
 
-/** The credential a row holds as stored, if any (a document may hold `@` elsewhere). */
-function credentialOf(t: CredentialTable, row: CredentialRow): string | undefined {
+/** The credentials a row holds as stored, if any (a document may hold `@` elsewhere). */
+function credentialsOf(t: CredentialTable, row: CredentialRow): string[] {
   if (t.credentialKind === 'url') {
     const opened = openUrl(PLAIN_SECRETS, row.hookId, row.text);
-    return opened !== row.text || hasUserInfo(row.text) ? opened : undefined;
+    return opened !== row.text || hasUserInfo(row.text) ? [opened] : [];
   }
-  const doc = JSON.parse(row.text) as { Callback?: unknown; SealedCallback?: unknown };
-  if (typeof doc.SealedCallback === 'string') return doc.SealedCallback;
-  return typeof doc.Callback === 'string' && hasUserInfo(doc.Callback) ? doc.Callback : undefined;
+  const doc = JSON.parse(row.text) as { Callback?: unknown; SealedCallback?: unknown; SealedTls?: unknown };
+  const out: string[] = [];
+  if (typeof doc.SealedCallback === 'string') out.push(doc.SealedCallback);
+  else if (typeof doc.Callback === 'string' && hasUserInfo(doc.Callback)) out.push(doc.Callback);
+  if (typeof doc.SealedTls === 'string') out.push(doc.SealedTls);
+  return out;
 }
 
 function credentialItems(t: CredentialTable): (after: string) => Promise<Item[]> {
@@ -76,11 +79,10 @@ function credentialItems(t: CredentialTable): (after: string) => Promise<Item[]>
     const rows = await t.credentialRows(after, PAGE);
     const items: Item[] = [];
     for (const row of rows) {
-      const value = credentialOf(t, row);
       // Rows without one still move the page on.
       items.push({
         id: row.id,
-        values: value === undefined ? [] : [value],
+        values: credentialsOf(t, row),
         reseal: (sealer) =>
           t.replaceCredentialRow(
             row,

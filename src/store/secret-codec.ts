@@ -86,20 +86,30 @@ export function openUrl(codec: SecretCodec, hookId: string, stored: string): str
  * broker's `amqp://user:pass@…`) is kept sealed in `SealedCallback`, and `Callback` without them.
  */
 export function hookDocument(codec: SecretCodec, hook: Hook): string {
-  if (!hasUserInfo(hook.Callback)) return JSON.stringify(hook);
+  const credentials = hasUserInfo(hook.Callback);
+  if (!credentials && hook.Tls === undefined) return JSON.stringify(hook);
+  const { Tls, ...rest } = hook;
   return JSON.stringify({
-    ...hook,
-    Callback: hook.Callback.replace(/\/\/[^/?#]*@/, '//'),
-    SealedCallback: codec.seal(hook.Id, hook.Callback),
+    ...rest,
+    ...(credentials && {
+      Callback: hook.Callback.replace(/\/\/[^/?#]*@/, '//'),
+      SealedCallback: codec.seal(hook.Id, hook.Callback),
+    }),
+    // A client certificate's key: the whole field, sealed.
+    ...(Tls !== undefined && { SealedTls: codec.seal(hook.Id, JSON.stringify(Tls)) }),
   });
 }
 
 /** A hook from its stored document, its Callback as given. */
 export function hookFromDocument(codec: SecretCodec, doc: string): Hook {
-  const h = JSON.parse(doc) as Hook & { SealedCallback?: string };
+  const h = JSON.parse(doc) as Hook & { SealedCallback?: string; SealedTls?: string };
   if (h.SealedCallback !== undefined) {
     h.Callback = codec.open(h.Id, h.SealedCallback);
     delete h.SealedCallback;
+  }
+  if (h.SealedTls !== undefined) {
+    h.Tls = JSON.parse(codec.open(h.Id, h.SealedTls)) as Hook['Tls'];
+    delete h.SealedTls;
   }
   return h;
 }
@@ -126,6 +136,6 @@ export interface CredentialTable {
 
 /** An SQL condition on a hook document's column that holds for every document that may carry one. */
 export const HOOK_DOC_WITH_CREDENTIALS = (col: string) =>
-  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%@%')`;
+  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%"SealedTls"%' OR ${col} LIKE '%@%')`;
 /** The same for a delivery's URL column. */
 export const URL_WITH_CREDENTIALS = (col: string) => `(${col} LIKE '${SEALED_URL}%' OR ${col} LIKE '%@%')`;

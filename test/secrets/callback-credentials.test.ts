@@ -108,6 +108,34 @@ describe('Callback credentials in a SQLite store', {
   });
 });
 
+describe("a hook's Tls in a SQLite store", () => {
+  it('is sealed as a whole, re-sealed by a rotation, and read back as given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookd-tls-at-rest-'));
+    dirs.push(dir);
+    const tls = {
+      ClientCertificate: 'CERT-TEXT-abc123',
+      ClientKey: 'KEY-TEXT-def456',
+      CaCertificates: 'CA-TEXT',
+    };
+    const sealer = new SecretSealer(join(dir, 'secrets.key'));
+    const store = new SqliteStore(join(dir, 'hookd.db'), { secrets: sealer });
+    const deliveries = new SqliteDeliveryStore(store.db, sealer);
+    const tables = { secrets: [deliveries], credentials: [store, deliveries] };
+    await openSecretsKey(sealer, tables);
+    const hook = storedHook('alice', { Callback: 'https://receiver.example/x', Tls: tls });
+    await store.putHook(hook);
+    assert.deepEqual((await store.getHook(hook.Id))?.Tls, tls);
+    const [row] = await store.credentialRows('', 10);
+    assert.ok(row && !row.text.includes('KEY-TEXT') && !row.text.includes('CERT-TEXT'), row?.text);
+    const r = await rotateSecretsKey(sealer.file, tables);
+    assert.equal(r.resealed, 1);
+    const [after] = await store.credentialRows('', 10);
+    assert.equal(sealedKeyId((JSON.parse(after!.text) as { SealedTls: string }).SealedTls), r.current);
+    assert.deepEqual((await store.allHooks())[0]?.Tls, tls);
+    await store.close();
+  });
+});
+
 const skip = await pgSkipReason();
 const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
 describe('Callback credentials in a PostgreSQL database', {

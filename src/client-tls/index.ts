@@ -1,0 +1,14 @@
+/**
+ * Mutual TLS toward receivers: a hook's `Tls` (client certificate, key, private CA), checked,
+ * shown without the key, and turned into connection options for the HTTP transport.
+ */
+export {
+  type CertificateView,
+  type ClientTls,
+  checkTls,
+  presentTls,
+  TLS_JSON_SCHEMA,
+  type TlsConnectOptions,
+  type TlsView,
+  tlsConnectOptions,
+} from './client-tls.js';
