@@ -157,6 +157,37 @@ export function checkTls(
   return errors.length > 0 ? { errors } : { tls: { ...tls }, errors };
 }
 
+/** A client certificate this close to its end (or past it) is warned about. */
+export const EXPIRY_WARNING_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** A warning when the client certificate has expired or expires within 14 days. */
+export function tlsWarnings(tls: ClientTls, now: number = Date.now()): FieldError[] {
+  if (tls.ClientCertificate === undefined) return [];
+  let end: number;
+  try {
+    end = Date.parse(certificatesOf(tls.ClientCertificate)[0]!.validTo);
+  } catch {
+    return [];
+  }
+  const at = new Date(end).toISOString();
+  if (end <= now) {
+    return [
+      {
+        field: 'Tls.ClientCertificate',
+        message: `expired at ${at}: receivers that check it refuse the connection; replace Tls with a renewed certificate`,
+      },
+    ];
+  }
+  if (end - now > EXPIRY_WARNING_MS) return [];
+  const days = Math.ceil((end - now) / 86_400_000);
+  return [
+    {
+      field: 'Tls.ClientCertificate',
+      message: `expires at ${at} (in ${days} day${days === 1 ? '' : 's'}): replace Tls with a renewed certificate before then`,
+    },
+  ];
+}
+
 /** What the API, the console and hookctl show of a hook's `Tls`. */
 export function presentTls(tls: ClientTls): TlsView {
   const view: TlsView = {};

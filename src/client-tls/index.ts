@@ -6,9 +6,11 @@ export {
   type CertificateView,
   type ClientTls,
   checkTls,
+  EXPIRY_WARNING_MS,
   presentTls,
   TLS_JSON_SCHEMA,
   type TlsConnectOptions,
   type TlsView,
   tlsConnectOptions,
+  tlsWarnings,
 } from './client-tls.js';

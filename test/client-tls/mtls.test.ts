@@ -134,6 +134,10 @@ describe('mutual TLS toward a receiver', { skip }, () => {
       Callback: `${url}/mtls`,
       Tls: { ClientCertificate: pem.clientCert, ClientKey: pem.clientKey, CaCertificates: pem.ca },
     });
+    // The test's certificate lives 2 days: the answer warns of its end.
+    const warnings = (hook as unknown as { Warnings?: { Field: string; Message: string }[] }).Warnings ?? [];
+    const w = warnings.find((x) => x.Field === 'Tls.ClientCertificate');
+    assert.match(w?.Message ?? JSON.stringify(warnings), /^expires at \S+ \(in [12] days?\): replace Tls/);
     await fire('/mtls/1');
     await until('the receiver got the callback', () => seen.find((s) => s.path === '/mtls'));
     assert.equal(seen.find((s) => s.path === '/mtls')?.clientCN, 'hookd-client');
