@@ -65,7 +65,7 @@ async function openKey(
     const r = await openSecretsKey(sealer, tables);
     if (r.created) log.info({ file: sealer.file }, 'created the secrets key file');
     if (r.resealed > 0)
-      log.info({ file: sealer.file, rows: r.resealed }, 'sealed stored secrets with the key file');
+      log.info({ file: sealer.file, count: r.resealed }, 'sealed stored secrets with the key file');
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
