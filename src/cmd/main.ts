@@ -5,6 +5,7 @@ import { ALL_OPTIONS, ConfigError, loadConfig } from '../config/index.js';
 import { createHookd, createLogger, RuntimeSettings, stopWithParent } from '../daemon/index.js';
 import { HookdError } from '../errors/index.js';
 import { identityProviderFrom } from '../identity/index.js';
+import { SecretsKeyError } from '../secrets/index.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
 import { packageInfo } from '../util/index.js';
 // issue 23: --workers N (src/workers/).
@@ -162,6 +163,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (e instanceof ConfigError) {
       // One line per problem, so that every mistake shows in one run.
       console.error(e.problems.map((p) => `hookd: configuration error: ${p}`).join('\n'));
+      process.exitCode = EXIT.CONFIG;
+      return;
+    }
+    if (e instanceof SecretsKeyError) {
+      console.error(`hookd: ${e.message}`);
       process.exitCode = EXIT.CONFIG;
       return;
     }

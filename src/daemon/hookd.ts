@@ -78,6 +78,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const life = new Lifecycle(log);
   const opened = await openStores(config, log);
   life.defer('store', () => opened.store.close());
+  life.defer('secrets key file', async () => opened.unfollowKeyFile());
   try {
     return await assemble(config, log, opts, life, opened);
   } catch (err) {
@@ -149,10 +150,7 @@ async function assemble(
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.
   life.defer('delivery', () => deliveries.close(life.remaining()));
-  const hooks = hookServiceFor(
-    { opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes },
-    (hook) => deliveries.secretFor(hook.Id, hook.Persist),
-  );
+  const hooks = hookServiceFor({ opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes });
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,

@@ -5,7 +5,7 @@
  * or abort them.
  */
 import type { Logger } from 'pino';
-import { signatureFor } from '../signing/index.js';
+import { receiverSignatures, signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
 import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
 import { internalFailure, recordedAttempt, verdictOf } from './attempt-result.js';
@@ -40,6 +40,7 @@ export interface RunnerOptions {
   loopMark?: DeliveryPipelineOptions['loopMark'];
   /** A hook's signature schemes (src/signing/). */
   schemesFor?: DeliveryPipelineOptions['schemesFor'];
+  tlsFor?: DeliveryPipelineOptions['tlsFor'];
 }
 
 export class AttemptRunner {
@@ -54,6 +55,7 @@ export class AttemptRunner {
   private readonly userAgent: string;
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
+  private readonly tlsFor: DeliveryPipelineOptions['tlsFor'];
 
   constructor(
     private readonly host: AttemptHost,
@@ -65,6 +67,7 @@ export class AttemptRunner {
     this.userAgent = o.userAgent;
     this.loopMark = o.loopMark;
     this.schemesFor = o.schemesFor;
+    this.tlsFor = o.tlsFor;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -161,6 +164,8 @@ export class AttemptRunner {
           d.request.body ?? '',
           start,
         ),
+        // The receivers' own formats (`github`, templates), in headers of their own.
+        extra: receiverSignatures(this.schemesFor?.(d.hookId), keys, d.id, timestamp, d.request.body ?? ''),
         traceparent: span?.traceparent,
       });
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
@@ -201,6 +206,7 @@ export class AttemptRunner {
         latencyMs: 0,
       });
     }
+    const tls = this.tlsFor?.(d.hookId);
     const attempt: TransportAttempt = {
       id: d.id,
       url: d.request.url,
@@ -209,6 +215,7 @@ export class AttemptRunner {
       body: d.request.body,
       contentType: d.contentType,
       sentAt: start,
+      ...(tls !== undefined && { tls }),
     };
     return t.send(attempt);
   }

@@ -101,7 +101,7 @@ export class DeliveryPipeline implements FiredEventSink {
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
-        ...{ transports, secrets: this.secrets, tracing: this.tracing },
+        ...{ transports, secrets: this.secrets, tracing: this.tracing, tlsFor: opts.tlsFor },
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
