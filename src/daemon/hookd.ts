@@ -150,7 +150,14 @@ async function assemble(
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.
   life.defer('delivery', () => deliveries.close(life.remaining()));
-  const hooks = hookServiceFor({ opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes });
+  const hooks = hookServiceFor({
+    opened,
+    settings,
+    users,
+    selfTarget,
+    checkScheme,
+    schemes: transports.schemes,
+  });
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,
