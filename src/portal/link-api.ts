@@ -13,8 +13,8 @@ import { PORTAL_PATH } from './pages.js';
 export const PORTAL_LINKS = `${OWN_PREFIX}/portal-links`;
 export const DEFAULT_TTL_S = 15 * 60;
 export const MAX_TTL_S = 24 * 3600;
-const MIN_TTL_S = 10;
-const TTL_RULE = 'must be a duration such as 15m or 2h (or seconds), from 10s to 24h';
+const MIN_TTL_S = 1;
+const TTL_RULE = 'must be a duration such as 15m or 2h (or seconds), from 1s to 24h';
 const FIELDS = ['User', 'Ttl', 'Scopes', 'ReadOnly', 'Brand'];
 
 export interface PortalLinkDeps {
@@ -125,7 +125,7 @@ export function ttlSeconds(v: unknown): number {
 
 function closestTtl(s: number): string {
   if (Number.isNaN(s)) return '15m';
-  return s > MAX_TTL_S ? '24h' : '10s';
+  return s > MAX_TTL_S ? '24h' : '1s';
 }
 
 function invalid(errors: FieldError[]): HookdError {

@@ -130,9 +130,12 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
         const back = s ? html`<p><a href="${root}/hooks">Back to your hooks</a></p>` : '';
         return bare(reply, e?.title ?? 'Error', html`<p>${message}</p>${back}`, status, s?.brand);
       });
-      app.setNotFoundHandler((_req, reply) =>
-        bare(reply, 'Not found', html`<p>There is no such page in this portal.</p>`, 404),
-      );
+      // Every other path under the portal is a route of its own, so that the API's authentication
+      // (which asks unknown paths for a token) never answers for the portal.
+      const notFound = async (_req: FastifyRequest, reply: FastifyReply) =>
+        bare(reply, 'Not found', html`<p>There is no such page in this portal.</p>`, 404);
+      app.setNotFoundHandler(notFound);
+      app.all('/*', notFound);
 
       app.get('/assets/:name', async (req, reply) => {
         const a = assets.get((req.params as { name: string }).name);
