@@ -121,23 +121,23 @@ function consoleDepsOf(
 ): ConsoleDeps | undefined {
   const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
   return config.consoleEnabled
-        ? {
-            ...{
-              base: config.apiBase,
-              hooks,
-              pipeline: deliveries,
-              engine,
-              users: opened.store,
-              tail: p.tail,
-            },
-            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
-            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
-            trustsProxy: (a) => settings.trusts(a),
-            reportBase: (req) => settings.reportBase(req.headers.host),
-            hookStateView,
-            servedHere: consoleServedHere(config.consoleOnProxy === true),
-            // issue 25: the overview leaves notification deliveries out of "Delivered".
-            notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
-          }
-        : undefined;
+    ? {
+        ...{
+          base: config.apiBase,
+          hooks,
+          pipeline: deliveries,
+          engine,
+          users: opened.store,
+          tail: p.tail,
+        },
+        ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+        deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+        trustsProxy: (a) => settings.trusts(a),
+        reportBase: (req) => settings.reportBase(req.headers.host),
+        hookStateView,
+        servedHere: consoleServedHere(config.consoleOnProxy === true),
+        // issue 25: the overview leaves notification deliveries out of "Delivered".
+        notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
+      }
+    : undefined;
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { HookdConfig } from '../config/index.js';
 import type { ConsoleDeps } from '../console/index.js';
-import { loadBrandFile, PortalLinks, type PortalLinkDeps, type PortalPagesDeps } from '../portal/index.js';
+import { loadBrandFile, type PortalLinkDeps, PortalLinks, type PortalPagesDeps } from '../portal/index.js';
 import type { OpenedStores } from './open-store.js';
 
 /**

@@ -24,20 +24,30 @@ export function parseBrand(input: unknown, prefix = ''): { brand: Brand; errors:
   const errors: FieldError[] = [];
   const brand: Brand = {};
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    errors.push({ field: prefix || '(brand)', message: 'must be an object with Title, LogoUrl, Accent, Theme' });
+    errors.push({
+      field: prefix || '(brand)',
+      message: 'must be an object with Title, LogoUrl, Accent, Theme',
+    });
     return { brand, errors };
   }
   const o = input as Record<string, unknown>;
   for (const k of Object.keys(o))
     if (!(BRAND_FIELDS as readonly string[]).includes(k))
-      errors.push({ field: `${prefix}${k}`, message: `is not a brand field; known: ${BRAND_FIELDS.join(', ')}` });
+      errors.push({
+        field: `${prefix}${k}`,
+        message: `is not a brand field; known: ${BRAND_FIELDS.join(', ')}`,
+      });
   if (o.Title !== undefined) {
     if (typeof o.Title !== 'string' || o.Title.trim() === '' || o.Title.length > 80)
-      errors.push({ field: `${prefix}Title`, message: 'must be a text of 1 to 80 characters, e.g. "Acme webhooks"' });
+      errors.push({
+        field: `${prefix}Title`,
+        message: 'must be a text of 1 to 80 characters, e.g. "Acme webhooks"',
+      });
     else brand.Title = o.Title.trim();
   }
   if (o.LogoUrl !== undefined) {
-    const ok = typeof o.LogoUrl === 'string' && o.LogoUrl.length <= 2048 && logoSource(o.LogoUrl) !== undefined;
+    const ok =
+      typeof o.LogoUrl === 'string' && o.LogoUrl.length <= 2048 && logoSource(o.LogoUrl) !== undefined;
     if (!ok)
       errors.push({
         field: `${prefix}LogoUrl`,
@@ -47,7 +57,10 @@ export function parseBrand(input: unknown, prefix = ''): { brand: Brand; errors:
   }
   if (o.Accent !== undefined) {
     if (typeof o.Accent !== 'string' || !HEX.test(o.Accent))
-      errors.push({ field: `${prefix}Accent`, message: 'must be a colour as #rrggbb or #rgb, e.g. "#7c3aed"' });
+      errors.push({
+        field: `${prefix}Accent`,
+        message: 'must be a colour as #rrggbb or #rgb, e.g. "#7c3aed"',
+      });
     else brand.Accent = o.Accent.toLowerCase();
   }
   if (o.Theme !== undefined) {
@@ -69,7 +82,9 @@ export function loadBrandFile(file: string | undefined): Brand {
   }
   const { brand, errors } = parseBrand(doc);
   if (errors.length > 0)
-    throw new Error(`--portal-brand-file ${file}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
+    throw new Error(
+      `--portal-brand-file ${file}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+    );
   return brand;
 }
 
@@ -102,7 +117,9 @@ export function brandCss(brand: Brand): string {
       if (contrast(brand.Accent, bg) < 4.5) continue;
       const rule = `html[data-theme="${t}"] { --accent: ${brand.Accent}; }`;
       rules.push(
-        theme === 'auto' ? `@media (prefers-color-scheme: ${t}) { html[data-theme="auto"] { --accent: ${brand.Accent}; } }` : rule,
+        theme === 'auto'
+          ? `@media (prefers-color-scheme: ${t}) { html[data-theme="auto"] { --accent: ${brand.Accent}; } }`
+          : rule,
       );
     }
   }

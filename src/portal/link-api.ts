@@ -49,7 +49,10 @@ function linkRoutes(app: FastifyInstance, deps: PortalLinkDeps): void {
       const input = checked(req.body);
       const user = await deps.users.getUser(input.user);
       if (!user)
-        throw new HookdError('NOT_FOUND', `User: no user "${input.user}"; add it first with: hookctl users add ${input.user}`);
+        throw new HookdError(
+          'NOT_FOUND',
+          `User: no user "${input.user}"; add it first with: hookctl users add ${input.user}`,
+        );
       const origin = deps.portalOrigin(req);
       if (origin === undefined)
         throw new HookdError(
@@ -65,7 +68,10 @@ function linkRoutes(app: FastifyInstance, deps: PortalLinkDeps): void {
         expiresAt,
       };
       const token = await deps.links.create(grant);
-      req.log.info({ user: input.user, by: caller, readOnly: input.readOnly, ttlS: input.ttlS }, 'portal link made');
+      req.log.info(
+        { user: input.user, by: caller, readOnly: input.readOnly, ttlS: input.ttlS },
+        'portal link made',
+      );
       const base = deps.base === '/' ? '' : deps.base;
       return reply.code(201).send({
         Url: `${origin}${base}${PORTAL_PATH}/open/${token}`,
@@ -89,18 +95,25 @@ interface LinkInput {
 /** The request body, checked: every problem at once, each naming its field and rule. */
 function checked(body: unknown): LinkInput {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw invalid([{ field: '(body)', message: 'must be a JSON object such as {"User": "alice", "Ttl": "15m"}' }]);
+    throw invalid([
+      { field: '(body)', message: 'must be a JSON object such as {"User": "alice", "Ttl": "15m"}' },
+    ]);
   const b = body as Record<string, unknown>;
   const errors: FieldError[] = [];
   for (const k of Object.keys(b))
-    if (!FIELDS.includes(k)) errors.push({ field: k, message: `is not a field of a portal link; known: ${FIELDS.join(', ')}` });
+    if (!FIELDS.includes(k))
+      errors.push({ field: k, message: `is not a field of a portal link; known: ${FIELDS.join(', ')}` });
   const user = b.User;
   if (typeof user !== 'string' || !isValidUserName(user))
-    errors.push({ field: 'User', message: `is required: the user the portal signs in as, ${USER_NAME_RULE}` });
+    errors.push({
+      field: 'User',
+      message: `is required: the user the portal signs in as, ${USER_NAME_RULE}`,
+    });
   else if (user === ADMIN_USER)
     errors.push({
       field: 'User',
-      message: 'must not be the admin: the portal is for the service\'s users, and the admin is the operator (the console is theirs)',
+      message:
+        "must not be the admin: the portal is for the service's users, and the admin is the operator (the console is theirs)",
     });
   const ttlS = b.Ttl === undefined ? DEFAULT_TTL_S : ttlSeconds(b.Ttl);
   if (Number.isNaN(ttlS) || ttlS < MIN_TTL_S || ttlS > MAX_TTL_S)
@@ -112,7 +125,13 @@ function checked(body: unknown): LinkInput {
   const brand = b.Brand === undefined ? { brand: {}, errors: [] } : parseBrand(b.Brand, 'Brand.');
   errors.push(...brand.errors);
   if (errors.length > 0) throw invalid(errors);
-  return { user: user as string, ttlS, scopes: scopes.scopes, readOnly: b.ReadOnly === true, brand: brand.brand };
+  return {
+    user: user as string,
+    ttlS,
+    scopes: scopes.scopes,
+    readOnly: b.ReadOnly === true,
+    brand: brand.brand,
+  };
 }
 
 /** Seconds of `15m`, `2h`, `90s`, `900` (a number of seconds); NaN for anything else. */

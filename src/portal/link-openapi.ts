@@ -33,9 +33,13 @@ export const PORTAL_LINKS_OPENAPI: OpenApiFragment = {
             Scopes: {
               type: 'array',
               items: { type: 'string', enum: [...PORTAL_SCOPES] },
-              description: 'What the portal session may do beyond reading its own hooks and deliveries; default all',
+              description:
+                'What the portal session may do beyond reading its own hooks and deliveries; default all',
             },
-            ReadOnly: { type: 'boolean', description: 'Nothing can be changed in the session; default false' },
+            ReadOnly: {
+              type: 'boolean',
+              description: 'Nothing can be changed in the session; default false',
+            },
             Brand: brand,
           },
         }),

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IdempotencyStore } from '../idempotency/index.js';
-import type { Brand } from './brand.js';
 import type { PortalScope } from './access.js';
+import type { Brand } from './brand.js';
 
 /** What a link grants: a portal session as `user`, limited by `scopes` and `readOnly`, in `brand`'s look. */
 export interface LinkGrant {
@@ -57,7 +57,14 @@ export class PortalLinks {
     if (!TOKEN_SHAPE.test(token)) return { ok: false, why: 'expired' };
     const key = hash(token);
     const now = this.now();
-    const found = await this.store.claim({ owner: LINK, key, fingerprint: 'link', now, ttlMs: 1, staleMs: 1 });
+    const found = await this.store.claim({
+      owner: LINK,
+      key,
+      fingerprint: 'link',
+      now,
+      ttlMs: 1,
+      staleMs: 1,
+    });
     if (found.kind !== 'replay') {
       // No such link, or it expired: the claim just made is not one.
       if (found.kind === 'claimed') await this.store.release(LINK, key, 'link');

@@ -41,7 +41,9 @@ export interface PortalPagesDeps extends Omit<PageDeps, 'root' | 'aggregates'> {
   trustsProxy: (address: string | undefined) => boolean;
   /** Where console routes answer (src/console/listener.ts); the portal answers in the same places. */
   servedHere?: (req: IncomingMessage) => boolean;
-  tail?: { acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>, path?: string): void };
+  tail?: {
+    acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>, path?: string): void;
+  };
 }
 
 const SIGNED = Symbol('portal-session');
@@ -100,7 +102,10 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
       if (servedHere)
         app.addHook('onRequest', async (req) => {
           if (!servedHere(req.raw))
-            throw new HookdError('NOT_FOUND', 'the portal is served on the console listener (--console-listen)');
+            throw new HookdError(
+              'NOT_FOUND',
+              'the portal is served on the console listener (--console-listen)',
+            );
         });
       app.addContentTypeParser(
         'application/x-www-form-urlencoded',
@@ -118,7 +123,8 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
             ? err
             : (err as { statusCode?: number }).statusCode === 413
               ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-              : (err as { statusCode?: number }).statusCode && (err as { statusCode: number }).statusCode < 500
+              : (err as { statusCode?: number }).statusCode &&
+                  (err as { statusCode: number }).statusCode < 500
                 ? new HookdError('BAD_REQUEST', (err as Error).message)
                 : undefined;
         if (!e) req.log.error({ err }, 'portal: unexpected error');
@@ -178,12 +184,16 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
           const route = routeOf(req);
           if (route === '/') return;
           const verdict = judge(req.method, route, s);
-          if (!verdict.ok) throw new HookdError(verdict.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', verdict.reason);
+          if (!verdict.ok)
+            throw new HookdError(verdict.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', verdict.reason);
           if (req.method !== 'GET' && req.method !== 'HEAD') {
             const header = req.headers['x-csrf-token'];
             const field = ((req.body ?? {}) as Record<string, string>)._csrf;
             if (!sameToken(typeof header === 'string' ? header : field, s.csrf))
-              throw new HookdError('FORBIDDEN', 'the CSRF token is missing or wrong; reload the page and try again');
+              throw new HookdError(
+                'FORBIDDEN',
+                'the CSRF token is missing or wrong; reload the page and try again',
+              );
           }
           const shell = portalShell({ root, parentOrigins: deps.frameAncestors }, s);
           enterPages(req, { root, user: s.user, csrf: s.csrf, admin: false, shell });
@@ -229,4 +239,3 @@ function routeOf(req: FastifyRequest): string {
   const i = url.indexOf(PORTAL_PATH);
   return i === -1 ? url : url.slice(i + PORTAL_PATH.length) || '/';
 }
-

@@ -39,7 +39,9 @@ export function portalShell(
 ): (ctx: PageContext, title: string, section: Section, body: Html) => Html {
   const { root } = opts;
   const brandTitle = session.brand.Title ?? 'Webhooks';
-  const missing = PORTAL_SCOPES.filter((s) => !session.scopes.includes(s)).map((s) => `no-${s.replace(':', '-')}`);
+  const missing = PORTAL_SCOPES.filter((s) => !session.scopes.includes(s)).map(
+    (s) => `no-${s.replace(':', '-')}`,
+  );
   const classes = ['portal', ...(session.readOnly ? ['read-only'] : []), ...missing].join(' ');
   return (ctx, title, section, body) => {
     // Shown once: the events waiting since the last page go out with this one.
@@ -78,7 +80,13 @@ ${body}
 }
 
 /** A page outside a session (a used or expired link, an error): the brand's look, no navigation. */
-export function portalBarePage(root: string, title: string, body: Html, theme = 'light', brandTitle = 'Webhooks'): Html {
+export function portalBarePage(
+  root: string,
+  title: string,
+  body: Html,
+  theme = 'light',
+  brandTitle = 'Webhooks',
+): Html {
   return html`${portalHead(root, title, theme, brandTitle)}
 </head>
 <body class="portal bare">

@@ -13,7 +13,14 @@ import { onPostgres, onSqlite } from '../helpers/stores.js';
 const T0 = 1_800_000_000_000;
 
 function grant(over: Partial<LinkGrant> = {}): LinkGrant {
-  return { user: 'alice', scopes: ['live'], readOnly: true, brand: { Title: 'Acme' }, expiresAt: T0 + 60_000, ...over };
+  return {
+    user: 'alice',
+    scopes: ['live'],
+    readOnly: true,
+    brand: { Title: 'Acme' },
+    expiresAt: T0 + 60_000,
+    ...over,
+  };
 }
 
 function contract(name: string, open: () => Promise<{ store: IdempotencyStore; close(): Promise<void> }>) {

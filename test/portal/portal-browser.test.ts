@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BrowserContext, chromium, type Frame, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../console/browser.js';
 import { api, REPO_ROOT, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumSkipReason } from '../console/browser.js';
 import { opensslSkipReason, startTlsFront, type TlsFront } from './tls-front.js';
 
 // The portal as a service embeds it: a page on another site frames a portal link, served over
@@ -58,7 +58,9 @@ async function axe(frame: Frame, what: string): Promise<void> {
   })) as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    bad.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
     [],
     `accessibility of ${what}`,
   );
@@ -94,7 +96,10 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     return (await el.contentFrame())!;
   };
   const messages = async () =>
-    (await page.evaluate(() => window.messages)) as { origin: string; data: { type: string; hookId?: string } }[];
+    (await page.evaluate(() => window.messages)) as {
+      origin: string;
+      data: { type: string; hookId?: string };
+    }[];
 
   before(async () => {
     host = await startHostPage();
@@ -105,7 +110,13 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     await d.hookd.reload();
     await addUser(d, 'alice');
     bobToken = await addUser(d, 'bob');
-    bobHook = (await createHook(d, { PathPattern: '/bob', Methods: ['POST'], Callback: `${receiver.url}/bob` }, { token: bobToken })).Id;
+    bobHook = (
+      await createHook(
+        d,
+        { PathPattern: '/bob', Methods: ['POST'], Callback: `${receiver.url}/bob` },
+        { token: bobToken },
+      )
+    ).Id;
     profile = mkdtempSync(join(tmpdir(), 'hookd-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -131,7 +142,7 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
   it('signs in inside the frame, creates a hook, sees a test event arrive, rotates its secret', async () => {
     const { Url } = await link();
     const url = Url.replace(d.consoleUrl, tls.url);
-    let frame = await embed(url);
+    const frame = await embed(url);
     await frame.waitForSelector('h1:text("Hooks")');
     assert.match((await frame.textContent('.top .brand'))!, /Acme webhooks/);
     const cookie = (await context.cookies()).find((c) => c.name === 'hookd_portal');
@@ -184,7 +195,11 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     await frame.click('a:text("Live")');
     await frame.waitForURL(/\/live$/);
     await frame.waitForSelector('#live-filters[data-connected="true"]');
-    const fired = await api(d.url, d.token, 'POST', '/_hookd/report', { Method: 'POST', Path: '/orders/7', StatusCode: 200 });
+    const fired = await api(d.url, d.token, 'POST', '/_hookd/report', {
+      Method: 'POST',
+      Path: '/orders/7',
+      StatusCode: 200,
+    });
     assert.equal(fired.status, 202, fired.text);
     await frame.waitForSelector('tr.live-event:has-text("/orders/7")', { timeout: 15_000 });
     await axe(frame, 'the live view (light)');
@@ -240,7 +255,11 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     });
     assert.equal((await api(d.url, bobToken, 'GET', `/hooks/${bobHook}`)).status, 200, "bob's hook is there");
     const again = await embed(`${tls.url}${P}/hooks/${hookId}`);
-    assert.equal(await again.textContent('h1'), 'Hook /orders', "alice's hook was not deleted by the forged form");
+    assert.equal(
+      await again.textContent('h1'),
+      'Hook /orders',
+      "alice's hook was not deleted by the forged form",
+    );
     for (const path of [`${P}/users`, `${P}/users/alice`]) {
       await again.goto(`${tls.url}${path}`);
       assert.equal(await again.textContent('h1'), 'Not found', path);
@@ -275,8 +294,11 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
   it('cannot be framed by a page on an origin that is not allowed', async () => {
     const { Url } = await link();
     const frame = await embed(Url.replace(d.consoleUrl, tls.url), stranger.origin);
-    await until('the frame was refused', () => frame.url().startsWith('chrome-error://') || frame.url() === 'about:blank');
-    const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+    await until(
+      'the frame was refused',
+      () => frame.url().startsWith('chrome-error://') || frame.url() === 'about:blank',
+    );
+    const text = await frame.evaluate(() => document.body?.textContent ?? '').catch(() => '');
     assert.doesNotMatch(text, /Hooks|Acme/);
   });
 

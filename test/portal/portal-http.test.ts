@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { addUser, createHook, startReceiver, type Receiver } from '../helpers/servers.js';
+import { addUser, createHook, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
 // The portal over HTTP: the link route and its validation, single use, the session's cookie and
@@ -18,7 +18,10 @@ interface Portal {
 
 /** Makes a link for `user` and opens it as a browser would: the session cookie and CSRF token. */
 async function signIn(d: TestDaemon, user: string, extra: Record<string, unknown> = {}): Promise<Portal> {
-  const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', { User: user, ...extra });
+  const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
+    User: user,
+    ...extra,
+  });
   assert.equal(link.status, 201, link.text);
   const opened = await fetch(link.body.Url, { redirect: 'manual' });
   assert.equal(opened.status, 303);
@@ -30,7 +33,10 @@ async function signIn(d: TestDaemon, user: string, extra: Record<string, unknown
 }
 
 async function get(d: TestDaemon, path: string, s: Pick<Portal, 'cookie'>) {
-  const res = await fetch(`${d.consoleUrl}${P}${path}`, { headers: { cookie: s.cookie }, redirect: 'manual' });
+  const res = await fetch(`${d.consoleUrl}${P}${path}`, {
+    headers: { cookie: s.cookie },
+    redirect: 'manual',
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -58,8 +64,20 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     receiver = await startReceiver();
     aliceToken = await addUser(d, 'alice');
     bobToken = await addUser(d, 'bob');
-    bobHook = (await createHook(d, { PathPattern: '/bob', Methods: ['POST'], Callback: `${receiver.url}/bob` }, { token: bobToken })).Id;
-    aliceHook = (await createHook(d, { PathPattern: '/alice', Methods: ['POST'], Callback: `${receiver.url}/alice` }, { token: aliceToken })).Id;
+    bobHook = (
+      await createHook(
+        d,
+        { PathPattern: '/bob', Methods: ['POST'], Callback: `${receiver.url}/bob` },
+        { token: bobToken },
+      )
+    ).Id;
+    aliceHook = (
+      await createHook(
+        d,
+        { PathPattern: '/alice', Methods: ['POST'], Callback: `${receiver.url}/alice` },
+        { token: aliceToken },
+      )
+    ).Id;
   });
   after(async () => {
     await d?.close();
@@ -97,7 +115,13 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
       [{ User: 'alice', Expires: '1h' }, 'Expires', /not a field/],
     ];
     for (const [body, field, rule] of cases) {
-      const r = await api<{ errors?: { field: string; message: string }[] }>(d.url, d.token, 'POST', '/_hookd/portal-links', body);
+      const r = await api<{ errors?: { field: string; message: string }[] }>(
+        d.url,
+        d.token,
+        'POST',
+        '/_hookd/portal-links',
+        body,
+      );
       assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
       const e = r.body.errors?.find((x) => x.field === field);
       assert.ok(e, `${JSON.stringify(body)} names ${field}: ${r.text}`);
@@ -121,7 +145,9 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
   });
 
   it('signs in once: the second open and an expired link answer 410 with a page that says so', async () => {
-    const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', { User: 'alice' });
+    const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
+      User: 'alice',
+    });
     const first = await fetch(link.body.Url, { redirect: 'manual' });
     assert.equal(first.status, 303);
     assert.equal(first.headers.get('location'), `${P}/hooks?from=link`);
@@ -132,10 +158,16 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     assert.match(await second.text(), /already used/);
     assert.equal(second.headers.get('set-cookie'), null);
 
-    const short = await api<{ Url: string; ExpiresAt: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
-      User: 'alice',
-      Ttl: '1s',
-    });
+    const short = await api<{ Url: string; ExpiresAt: string }>(
+      d.url,
+      d.token,
+      'POST',
+      '/_hookd/portal-links',
+      {
+        User: 'alice',
+        Ttl: '1s',
+      },
+    );
     await until('the link expired', () => Date.now() > Date.parse(short.body.ExpiresAt));
     const late = await fetch(short.body.Url, { redirect: 'manual' });
     assert.equal(late.status, 410);
@@ -147,10 +179,14 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
   it('over HTTPS (a trusted proxy says so) the cookie is SameSite=None; Secure; Partitioned', async () => {
     const t = await startHookd({ trustedProxies: ['127.0.0.1/32'] });
     try {
-      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', { User: 'admin' });
+      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
+        User: 'admin',
+      });
       assert.equal(link.status, 400, 'never for the admin');
       await addUser(t, 'carol');
-      const ok = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', { User: 'carol' });
+      const ok = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
+        User: 'carol',
+      });
       const res = await fetch(ok.body.Url, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
       assert.match(
         res.headers.get('set-cookie')!,
@@ -170,7 +206,9 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     const t = await startHookd();
     try {
       await addUser(t, 'carol');
-      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', { User: 'carol' });
+      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
+        User: 'carol',
+      });
       const res = await fetch(link.body.Url, { redirect: 'manual' });
       assert.match(res.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
       assert.equal(res.headers.get('x-frame-options'), 'DENY');
@@ -189,7 +227,10 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     assert.equal((await post(d, `/hooks/${bobHook}/secret`, s)).status, 404);
     assert.equal((await post(d, `/hooks/${bobHook}/secret/rotate`, s)).status, 404);
     assert.equal((await post(d, `/hooks/${bobHook}/test`, s)).status, 404);
-    const replace = await post(d, `/hooks/${bobHook}`, s, { PathPattern: '/bob', Callback: `${receiver.url}/stolen` });
+    const replace = await post(d, `/hooks/${bobHook}`, s, {
+      PathPattern: '/bob',
+      Callback: `${receiver.url}/stolen`,
+    });
     assert.equal(replace.status, 404);
     assert.equal((await post(d, `/hooks/${bobHook}/delete`, s)).status, 404);
     const still = await api<{ Callback: string }>(d.url, bobToken, 'GET', `/hooks/${bobHook}`);
@@ -204,7 +245,10 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
       assert.equal(r.status, 404, `${path}: ${r.status} ${r.text.slice(0, 200)}`);
     }
     assert.equal((await get(d, '/', s)).headers.get('location'), `${P}/hooks`);
-    const console = await fetch(`${d.consoleUrl}/_hookd/console/`, { headers: { cookie: s.cookie }, redirect: 'manual' });
+    const console = await fetch(`${d.consoleUrl}/_hookd/console/`, {
+      headers: { cookie: s.cookie },
+      redirect: 'manual',
+    });
     assert.equal(console.status, 303);
     assert.match(console.headers.get('location')!, /signin$/);
     const value = s.cookie.split('=')[1]!;

@@ -55,7 +55,8 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
   server.on('upgrade', (req, client: Socket, head: Buffer) => {
     const up = connect({ host: hostname, port: Number(port) }, () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       lines.push('X-Forwarded-Proto: https', '', '');
       up.write(lines.join('\r\n'));
       up.write(head);
