@@ -314,10 +314,25 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     await frame.click('button:text("Reveal secret")');
     await frame.waitForSelector('#secret-value');
     await axe(frame, 'the hook page (dark)');
+    await frame.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'portal-embedded-dark.png') });
     await frame.goto(`${tls.url}${P}/hooks/${hookId}/edit`);
     await axe(frame, 'the editor (dark)');
     await frame.goto(`${tls.url}${P}/live`);
     await axe(frame, 'the live view (dark)');
+  });
+
+  it('deleting a hook tells the host page, after the redirect', async () => {
+    const { Url } = await link();
+    const frame = await embed(Url.replace(d.consoleUrl, tls.url));
+    await frame.goto(`${tls.url}${P}/hooks/${hookId}`);
+    await frame.waitForLoadState('load');
+    await frame.click('button:text("Delete")');
+    await frame.waitForURL(/\/hooks$/);
+    await until('hook-deleted reaches the host page', async () =>
+      (await messages()).find((m) => m.data.type === 'hookd:hook-deleted'),
+    );
+    const deleted = (await messages()).find((m) => m.data.type === 'hookd:hook-deleted')!;
+    assert.deepEqual(deleted, { origin: tls.url, data: { type: 'hookd:hook-deleted', hookId } });
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser, createHook, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
@@ -280,5 +282,43 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     assert.deepEqual(JSON.parse(ok.headers.get('hx-trigger')!), {
       'hookd:secret-rotated': { type: 'hookd:secret-rotated', hookId: aliceHook },
     });
+  });
+
+  it("takes its look from the brand file, a link's Brand over it; a bad file stops the start", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'brand.json');
+    writeFileSync(file, JSON.stringify({ Title: 'Acme webhooks', Accent: '#7c3aed', Theme: 'dark' }));
+    const t = await startHookd({ portalBrandFile: file });
+    try {
+      await addUser(t, 'carol');
+      const s = await signIn(t, 'carol');
+      const page = await get(t, '/hooks', s);
+      assert.match(page.text, /<title>Hooks · Acme webhooks<\/title>/);
+      assert.match(page.text, /<html lang="en" data-theme="dark">/);
+      const css = await get(t, '/brand.css', s);
+      assert.match(css.text, /--portal-accent: #7c3aed/);
+      const own = await signIn(t, 'carol', {
+        Brand: { Title: 'Carol & Co', LogoUrl: 'https://cdn.example.com/logo.png', Theme: 'light' },
+      });
+      const branded = await get(t, '/hooks', own);
+      assert.match(branded.text, /<title>Hooks · Carol &amp; Co<\/title>/);
+      assert.match(branded.text, /<img class="logo" src="https:\/\/cdn.example.com\/logo.png" alt=""/);
+      assert.match(
+        branded.headers.get('content-security-policy')!,
+        /img-src 'self' data: https:\/\/cdn.example.com;/,
+      );
+      assert.match(
+        (await get(t, '/brand.css', own)).text,
+        /--portal-accent: #7c3aed/,
+        'the file fills what the link leaves out',
+      );
+    } finally {
+      await t.close();
+    }
+    writeFileSync(file, JSON.stringify({ Accent: 'blue' }));
+    await assert.rejects(
+      startHookd({ portalBrandFile: file }),
+      /--portal-brand-file .*brand.json: Accent must be a colour/,
+    );
   });
 });
