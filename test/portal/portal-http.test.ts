@@ -176,6 +176,13 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     assert.match(await late.text(), /expired/);
     const forged = await fetch(`${d.consoleUrl}${P}/open/${'A'.repeat(43)}`, { redirect: 'manual' });
     assert.equal(forged.status, 410);
+    // A browser that did not keep the cookie (a frame of another site over plain HTTP) is told why.
+    const lost = await fetch(`${d.consoleUrl}${P}/hooks?from=link`, { redirect: 'manual' });
+    assert.equal(lost.status, 401);
+    assert.match(
+      await lost.text(),
+      /Over plain HTTP, a browser keeps no cookie for a page shown inside another site/,
+    );
   });
 
   it('over HTTPS (a trusted proxy says so) the cookie is SameSite=None; Secure; Partitioned', async () => {
