@@ -16,7 +16,13 @@ import {
 } from '../console/index.js';
 import { HookdError } from '../errors/index.js';
 import { type ApiFeature, OWN_PREFIX } from '../http-api/index.js';
-import { CombinedAggregates, type DeliveryStore, type UserStore } from '../store/index.js';
+import {
+  CombinedAggregates,
+  type DeliveryStore,
+  describeStoreFault,
+  isStoreFault,
+  type UserStore,
+} from '../store/index.js';
 import { packageInfo } from '../util/index.js';
 import { judge } from './access.js';
 import { type Brand, brandCss } from './brand.js';
@@ -121,12 +127,17 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
         const e =
           err instanceof HookdError
             ? err
-            : (err as { statusCode?: number }).statusCode === 413
-              ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-              : (err as { statusCode?: number }).statusCode &&
-                  (err as { statusCode: number }).statusCode < 500
-                ? new HookdError('BAD_REQUEST', (err as Error).message)
-                : undefined;
+            : isStoreFault(err)
+              ? new HookdError(
+                  'STORE_UNAVAILABLE',
+                  `hookd's store is unavailable (${describeStoreFault(err)}); try again shortly`,
+                )
+              : (err as { statusCode?: number }).statusCode === 413
+                ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
+                : (err as { statusCode?: number }).statusCode &&
+                    (err as { statusCode: number }).statusCode < 500
+                  ? new HookdError('BAD_REQUEST', (err as Error).message)
+                  : undefined;
         if (!e) req.log.error({ err }, 'portal: unexpected error');
         const status = e?.status ?? 500;
         const message = e?.message ?? 'hookd failed to handle this request; the log has details';
