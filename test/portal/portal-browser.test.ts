@@ -184,6 +184,8 @@ describe('portal embedded in another site, in Chromium', { skip, timeout: 240_00
     );
     const all = await messages();
     assert.ok(all.every((m) => m.origin === tls.url));
+    const shown = all.find((m) => m.data.type === 'hookd:page') as { data: { height?: unknown } } | undefined;
+    assert.ok(typeof shown?.data.height === 'number' && shown.data.height > 100, 'pages tell their height');
     assert.ok(!JSON.stringify(all).includes(before!), 'no secret in any message');
     assert.deepEqual(all.find((m) => m.data.type === 'hookd:secret-rotated')!.data, {
       type: 'hookd:secret-rotated',

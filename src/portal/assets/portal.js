@@ -30,5 +30,21 @@
 
   // What happened before the redirect that brought this page (a hook created, saved, deleted).
   for (const e of parse(meta('portal-events'), [])) post(e);
-  post({ type: 'hookd:page', path: location.pathname, title: document.title });
+  const height = () => Math.ceil(document.documentElement.scrollHeight);
+  post({ type: 'hookd:page', path: location.pathname, title: document.title, height: height() });
+
+  // The page's height as it changes (the log grows, a secret is revealed), so that the embedding
+  // page can size its iframe to fit; once per frame at most.
+  let last = height();
+  let queued = false;
+  new ResizeObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      const now = height();
+      if (now !== last) post({ type: 'hookd:resize', height: now });
+      last = now;
+    });
+  }).observe(document.documentElement);
 })();
