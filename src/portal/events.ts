@@ -17,8 +17,6 @@ const WITH_ANSWER: Record<string, string> = {
   'POST /deliveries/:id/redeliver': 'hookd:redelivered',
 };
 
-export const EVENT_TYPES = [...Object.values(AFTER_REDIRECT), ...new Set(Object.values(WITH_ANSWER))];
-
 /** The event of a route's answer, and whether it waits for the next page; undefined: none. */
 export function eventOf(
   route: string,

@@ -4,9 +4,7 @@
  * console's pages of one user's own world, framable by the operator's origins, in the service's
  * look, telling the embedding page what happened.
  */
-export { PORTAL_SCOPES, type PortalScope } from './access.js';
 export { type Brand, loadBrandFile } from './brand.js';
 export { type PortalLinkDeps, portalLinksFeature } from './link-api.js';
 export { PortalLinks } from './links.js';
 export { PORTAL_PATH, type PortalPagesDeps, portalPagesFeature } from './pages.js';
-export { PortalSessions } from './sessions.js';

@@ -11,8 +11,8 @@ import type { LinkGrant, PortalLinks } from './links.js';
 import { PORTAL_PATH } from './pages.js';
 
 export const PORTAL_LINKS = `${OWN_PREFIX}/portal-links`;
-export const DEFAULT_TTL_S = 15 * 60;
-export const MAX_TTL_S = 24 * 3600;
+const DEFAULT_TTL_S = 15 * 60;
+const MAX_TTL_S = 24 * 3600;
 const MIN_TTL_S = 1;
 const TTL_RULE = 'must be a duration such as 15m or 2h (or seconds), from 1s to 24h';
 const FIELDS = ['User', 'Ttl', 'Scopes', 'ReadOnly', 'Brand'];

@@ -10,7 +10,7 @@ export interface ShellOptions {
 }
 
 /** The theme a page opens in: the brand's, `light` unless it says otherwise. */
-export function themeOf(session: Pick<PortalSession, 'brand'>): string {
+function themeOf(session: Pick<PortalSession, 'brand'>): string {
   return session.brand.Theme ?? 'light';
 }
 
