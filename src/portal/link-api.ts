@@ -69,7 +69,7 @@ function linkRoutes(app: FastifyInstance, deps: PortalLinkDeps): void {
       };
       const token = await deps.links.create(grant);
       req.log.info(
-        { user: input.user, by: caller, readOnly: input.readOnly, ttlS: input.ttlS },
+        { user: input.user, by: caller, readOnly: input.readOnly, ttlMs: input.ttlS * 1000 },
         'portal link made',
       );
       const base = deps.base === '/' ? '' : deps.base;
