@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 const docs = fileURLToPath(new URL('../docs', import.meta.url));
 const r = spawnSync(
   process.execPath,
-  [fileURLToPath(new URL('run-tests.js', import.meta.url)), 'test/console/console-browser', 'test/portal/portal-browser'],
+  [
+    fileURLToPath(new URL('run-tests.js', import.meta.url)),
+    'test/console/console-browser',
+    'test/portal/portal-browser',
+  ],
   {
     stdio: 'inherit',
     env: { ...process.env, HOOKD_SCREENSHOTS_DIR: docs },
