@@ -202,17 +202,20 @@ async function assemble(
   // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
   const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail });
   life.defer('listen relays', () => listen.close());
+  let consoleListener: ReturnType<typeof consoleListenerFor> | undefined;
   const door: FrontDoorParts = {
     ...{ config, log, opened, settings, faults, metrics, tracing, identity, users, hooks, engine },
     ...{ deliveries, operations, loops, tail, listen, verifyMode, reload: reloader.reload },
     draining: () => draining,
     storeReady,
+    // The console listener is made from the app, after it: asked only when a portal link is made.
+    consoleUrl: () => consoleListener?.url() ?? '',
   };
   const proxy = reverseProxyFor(door);
   if (proxy) life.defer('reverse proxy', () => proxy.close());
   const app = await frontDoorApp(door, proxy);
   // Issue 22: the console on its own origin (src/console/listener.ts); stops after the API drained.
-  const consoleListener = consoleListenerFor(config, app.apiOnly);
+  consoleListener = consoleListenerFor(config, app.apiOnly);
   life.defer('console listener', () => consoleListener.close());
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
   life.defer('API listener', () => {
