@@ -143,7 +143,11 @@ function mappings(): { fileMiB: number; anonMiB: number; walMiB: number } {
       if (current.endsWith('-wal') || current.endsWith('-shm')) wal += kb;
     } else anon += kb;
   }
-  return { fileMiB: Math.round(file / 1024), anonMiB: Math.round(anon / 1024), walMiB: Math.round(wal / 1024) };
+  return {
+    fileMiB: Math.round(file / 1024),
+    anonMiB: Math.round(anon / 1024),
+    walMiB: Math.round(wal / 1024),
+  };
 }
 
 let sent = 0;

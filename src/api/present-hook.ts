@@ -1,3 +1,4 @@
+import { presentTls } from '../client-tls/index.js';
 import type { Hook, ShownHookState } from '../hook/index.js';
 
 /** Issue 24: the state the API shows when it is not the stored one (`unverified`). */
@@ -25,6 +26,8 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     ...(h.Signature !== undefined && { Signature: h.Signature }),
     ...(h.Ordering !== undefined && { Ordering: h.Ordering }),
     ...(h.Verification !== undefined && { Verification: h.Verification }),
+    // Key material is write-only: the certificates described, the key only as set.
+    ...(h.Tls !== undefined && { Tls: presentTls(h.Tls) }),
     Modified: h.Modified,
     State: view?.(h) ?? h.State,
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),

@@ -85,9 +85,9 @@ export function usersOpenApi(): OpenApiFragment {
           },
           Permissions: {
             type: 'array',
-            items: { type: 'string', enum: ['report'] },
+            items: { type: 'string', enum: ['report', 'portal'] },
             description:
-              'What the admin granted beyond owning hooks. "report": the user\'s tokens may report requests made by anyone (POST /_hookd/report with any User; every matching hook fires). Default []; admin always ["report"]. Left out of a PUT: kept',
+              'What the admin granted beyond owning hooks. "report": the user\'s tokens may report requests made by anyone (POST /_hookd/report with any User; every matching hook fires). "portal": the user\'s tokens may make portal links for other users (POST /_hookd/portal-links). Default []; admin always ["report", "portal"]. Left out of a PUT: kept',
           },
           Created: { type: 'string', format: 'date-time', readOnly: true },
         },

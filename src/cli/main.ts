@@ -12,6 +12,7 @@ import { newListenCommand } from './commands/listen/index.js';
 import { newLoginCommand } from './commands/login/index.js';
 import { newMatchCommand } from './commands/match/index.js';
 import { newNotificationsCommand } from './commands/notifications/index.js';
+import { newPortalLinkCommand } from './commands/portal-link/index.js';
 import { newProfileCommand } from './commands/profile/index.js';
 import { newRedeliverCommand } from './commands/redeliver/index.js';
 import { newReloadCommand } from './commands/reload/index.js';
@@ -92,6 +93,7 @@ Exit status: 0 success, 1 refused by the server, 2 usage or invalid JSON, 3 hook
     .addCommand(newProfileCommand(context))
     .addCommand(newUsersCommand(context))
     .addCommand(newTokensCommand(context))
+    .addCommand(newPortalLinkCommand(context))
     .addCommand(newCompletionCommand(context));
   return program;
 }

@@ -2,22 +2,25 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { HookdConfig } from '../config/index.js';
 import { ALL_OPTIONS, ConfigError } from '../config/index.js';
-import { openAdminStore } from '../daemon/index.js';
+import { openAdminStore, openSecretTables, secretsKeyFile } from '../daemon/index.js';
 import { HookdError } from '../errors/index.js';
+import { rotateSecretsKey } from '../secrets/index.js';
 import type { Store } from '../store/index.js';
 import { Accounts } from '../users/index.js';
 
 /** The daemon options that say which store an admin command works on; the others do not apply. */
 const STORE_KEYS = new Set(['dataDir', 'databaseUrl']);
+/** And the secrets key file, for `hookd secrets …`. */
+const SECRETS_KEYS = new Set([...STORE_KEYS, 'secretsKeyFile']);
 
 /**
  * The options of every `hookd user|token …` command: where the store is, resolved exactly as the
  * daemon resolves it (`--config`/`HOOKD_CONFIG`, `HOOKD_*`, `$STATE_DIRECTORY`…), and `--init`.
  * Only these, so each command's `--help` shows its own options, not the daemon's.
  */
-function storeOptions(cmd: Command): Command {
+function storeOptions(cmd: Command, keys: ReadonlySet<string> = STORE_KEYS): Command {
   cmd.option('-c, --config <file>', "the daemon's JSON config file (also HOOKD_CONFIG)");
-  for (const o of ALL_OPTIONS) if (STORE_KEYS.has(o.key)) cmd.addOption(new Option(o.flag, o.description));
+  for (const o of ALL_OPTIONS) if (keys.has(o.key)) cmd.addOption(new Option(o.flag, o.description));
   cmd.option('--init', 'create the data dir (mode 0700) if it does not exist yet');
   return cmd;
 }
@@ -112,4 +115,30 @@ export function addAdminCommands(program: Command, configFrom: (cmd: Command) =>
         }
       }),
   );
+
+  const secrets = program
+    .command('secrets')
+    .description('manage the key file that encrypts the stored signing secrets');
+  storeOptions(
+    secrets
+      .command('rotate-key')
+      .description(
+        'add a new key to the secrets key file and re-encrypt every stored secret with it; running daemons pick the file up within seconds',
+      ),
+    SECRETS_KEYS,
+  ).action(async (_o, cmd: Command) => {
+    const cfg = configFrom(cmd);
+    ensureDataDir(cfg, false);
+    const file = secretsKeyFile(cfg);
+    const { tables, close } = await openSecretTables(cfg);
+    try {
+      const r = await rotateSecretsKey(file, tables);
+      console.log(
+        `${file}: new key ${r.current}; re-encrypted ${r.resealed} stored secret(s)` +
+          (r.retired.length > 0 ? `; retired key(s) no secret used: ${r.retired.join(', ')}` : ''),
+      );
+    } finally {
+      await close();
+    }
+  });
 }

@@ -5,6 +5,8 @@ import { ALL_OPTIONS, ConfigError, loadConfig } from '../config/index.js';
 import { createHookd, createLogger, RuntimeSettings, stopWithParent } from '../daemon/index.js';
 import { HookdError } from '../errors/index.js';
 import { identityProviderFrom } from '../identity/index.js';
+import { loadBrandFile } from '../portal/index.js';
+import { SecretsKeyError } from '../secrets/index.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
 import { packageInfo } from '../util/index.js';
 // issue 23: --workers N (src/workers/).
@@ -65,6 +67,12 @@ export function settingsProblems(cfg: HookdConfig): string[] {
         problems.push(`${key}: ${(e as Error).message}`);
       }
     }
+  }
+  // The portal's brand file, read and checked now, so that a bad one is named like any option.
+  try {
+    loadBrandFile(cfg.portalBrandFile);
+  } catch (e) {
+    problems.push((e as Error).message);
   }
   // Reads the JWT key file, so that a missing or wrong one fails at start, named.
   try {
@@ -162,6 +170,11 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (e instanceof ConfigError) {
       // One line per problem, so that every mistake shows in one run.
       console.error(e.problems.map((p) => `hookd: configuration error: ${p}`).join('\n'));
+      process.exitCode = EXIT.CONFIG;
+      return;
+    }
+    if (e instanceof SecretsKeyError) {
+      console.error(`hookd: ${e.message}`);
       process.exitCode = EXIT.CONFIG;
       return;
     }

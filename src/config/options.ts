@@ -2,6 +2,7 @@ import { CLUSTER_OPTIONS, DELIVERY_OPTIONS } from './options/cluster.js';
 import { CORE_OPTIONS } from './options/core.js';
 import { IDENTITY_CHECKS, IDENTITY_OPTIONS as IDENTITY_TABLE } from './options/identity.js';
 import { OPERATOR_OPTIONS, OPS_CHECKS, OPS_OPTIONS } from './options/ops.js';
+import { PORTAL_OPTIONS } from './options/portal.js';
 import { SEMANTICS_CHECKS, SEMANTICS_OPTIONS } from './options/semantics.js';
 import type { ConfigOf, CrossCheck, NamedOption, OptionSpec } from './options/spec.js';
 
@@ -18,6 +19,7 @@ export const OPTION_TABLE = {
   ...IDENTITY_TABLE,
   ...OPERATOR_OPTIONS,
   ...OPS_OPTIONS,
+  ...PORTAL_OPTIONS,
   ...SEMANTICS_OPTIONS,
 } as const;
 

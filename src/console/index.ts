@@ -1,3 +1,10 @@
 // The public surface of console/: what other folders may import. Everything else is its own.
-export { type ConsoleDeps, consoleFeature } from './console.js';
+export { loadAssets } from './assets.js';
+export { CONSOLE_CSP, CONSOLE_PATH, type ConsoleDeps, consoleFeature, cookieValue } from './console.js';
+export { enterPages, userWorldPages } from './embedding.js';
+export { type Html, html, trusted } from './html.js';
+export { barePage, type PageContext, type Section } from './layout.js';
 export { consoleListenerFor, consoleServedHere } from './listener.js';
+export type { PageDeps } from './page-deps.js';
+export { sendHtml } from './respond.js';
+export { sameToken } from './sessions.js';

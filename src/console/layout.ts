@@ -6,6 +6,11 @@ export interface PageContext {
   user: string;
   csrf: string;
   admin: boolean;
+  /**
+   * Another shell for the same pages (the embeddable portal's, src/portal/): its own look, its own
+   * navigation, no operator links. Absent: the console's.
+   */
+  shell?: (ctx: PageContext, title: string, section: Section, body: Html) => Html;
 }
 
 /** How every console document begins, signed in or not: up to and including its title. */
@@ -32,6 +37,7 @@ export type Section = 'overview' | 'hooks' | 'live' | 'users' | 'none';
 
 /** The shell of every signed-in page: navigation, the CSRF token for htmx, the assets. */
 export function page(ctx: PageContext, title: string, section: Section, body: Html): Html {
+  if (ctx.shell) return ctx.shell(ctx, title, section, body);
   const link = (s: Section, href: string, label: string) =>
     html`<a href="${ctx.root}${href}"${section === s ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`${documentStart(title)}

@@ -14,6 +14,8 @@ import {
 import { type ConsoleDeps, consoleFeature } from '../console/index.js';
 import type { ApiFeature } from '../http-api/index.js';
 import { LISTEN_FEATURE } from '../listen/index.js';
+import type { PortalLinkDeps, PortalPagesDeps } from '../portal/index.js';
+import { portalLinksFeature, portalPagesFeature } from '../portal/index.js';
 import type { HookService } from '../service/index.js';
 
 /** What each feature of the API needs, as the daemon hands it over. */
@@ -29,6 +31,8 @@ export interface ApiParts {
   operations: { feature(base: string): ApiFeature };
   /** The web console's needs; undefined when it is switched off. */
   console: ConsoleDeps | undefined;
+  /** The embeddable portal: its links always, its pages with the console. */
+  portal: { links: PortalLinkDeps; pages: PortalPagesDeps | undefined };
 }
 
 /**
@@ -46,5 +50,7 @@ export function apiFeatures(p: ApiParts): ApiFeature[] {
     LISTEN_FEATURE,
     p.operations.feature(p.apiBase),
     ...(p.console ? [consoleFeature(p.console)] : []),
+    portalLinksFeature(p.portal.links),
+    ...(p.portal.pages ? [portalPagesFeature(p.portal.pages)] : []),
   ];
 }

@@ -5,6 +5,7 @@
  */
 
 import type { Logger } from 'pino';
+import { tlsConnectOptions } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
 import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
@@ -62,6 +63,10 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     ...perHookDelivery(hooks, () => metrics, w.tracing),
     // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
     schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
+    tlsFor: (id) => {
+      const tls = subjects.hooks.get(id)?.Tls;
+      return tls && tlsConnectOptions(tls);
+    },
     orderingKeyFor: (id, trigger) => orderingKeyOf(subjects.hooks.get(id), trigger),
     verification: { modeFor: w.verifyMode },
     ...(config.callbackProxy && {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
-import { consoleServedHere } from '../console/index.js';
+import { type ConsoleDeps, consoleServedHere } from '../console/index.js';
 import type { DeliveryPipeline } from '../delivery/index.js';
 import type { MatchEngine } from '../engine/index.js';
 import type { DaemonIdentity } from '../identity/index.js';
@@ -16,6 +16,7 @@ import { unverifiedState, type verificationModeFor } from '../verification/index
 import { apiFeatures } from './api-routes.js';
 import type { listenServer } from './listen-wiring.js';
 import type { OpenedStores } from './open-store.js';
+import { portalParts } from './portal-wiring.js';
 import type { ReloadResult } from './reload.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { StoreFaults } from './store-faults.js';
@@ -45,6 +46,8 @@ export interface FrontDoorParts {
   reload: () => Promise<ReloadResult>;
   draining: () => boolean;
   storeReady: () => Promise<boolean>;
+  /** The console listener's URL once it listens ('' before, or when off): portal links are made on it. */
+  consoleUrl: () => string;
 }
 
 /** The reverse proxy in front of the service; undefined without `--upstream` (API only). */
@@ -71,6 +74,7 @@ export function reverseProxyFor(p: FrontDoorParts): ReverseProxy | undefined {
 export function frontDoorApp(p: FrontDoorParts, proxy: ReverseProxy | undefined): Promise<App> {
   const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
   const hookStateView = unverifiedState(p.verifyMode, () => deliveries.verifier);
+  const consoleDeps: ConsoleDeps | undefined = consoleDepsOf(p, hookStateView);
   return buildApp({
     config,
     auth: identity.api,
@@ -102,28 +106,38 @@ export function frontDoorApp(p: FrontDoorParts, proxy: ReverseProxy | undefined)
       users: { accounts: users.accounts, store: opened.store, hooks },
       operations,
       apiBase: config.apiBase,
-      console: config.consoleEnabled
-        ? {
-            ...{
-              base: config.apiBase,
-              hooks,
-              pipeline: deliveries,
-              engine,
-              users: opened.store,
-              tail: p.tail,
-            },
-            ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
-            deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
-            trustsProxy: (a) => settings.trusts(a),
-            reportBase: (req) => settings.reportBase(req.headers.host),
-            hookStateView,
-            servedHere: consoleServedHere(config.consoleOnProxy === true),
-            // issue 25: the overview leaves notification deliveries out of "Delivered".
-            notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
-          }
-        : undefined,
+      console: consoleDeps,
+      portal: portalParts(config, opened, consoleDeps, p.consoleUrl),
     }),
     apiUpgrade: p.listen.upgrade,
     ...(proxy && { fallback: proxy.handle, fallbackUpgrade: proxy.handleUpgrade }),
   });
+}
+
+/** The web console's needs; undefined when it is switched off. */
+function consoleDepsOf(
+  p: FrontDoorParts,
+  hookStateView: ReturnType<typeof unverifiedState>,
+): ConsoleDeps | undefined {
+  const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
+  return config.consoleEnabled
+    ? {
+        ...{
+          base: config.apiBase,
+          hooks,
+          pipeline: deliveries,
+          engine,
+          users: opened.store,
+          tail: p.tail,
+        },
+        ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
+        deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
+        trustsProxy: (a) => settings.trusts(a),
+        reportBase: (req) => settings.reportBase(req.headers.host),
+        hookStateView,
+        servedHere: consoleServedHere(config.consoleOnProxy === true),
+        // issue 25: the overview leaves notification deliveries out of "Delivered".
+        notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
+      }
+    : undefined;
 }

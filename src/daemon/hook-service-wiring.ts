@@ -1,6 +1,6 @@
-import type { Hook } from '../hook/index.js';
 import { checkCallbackTarget } from '../policy/index.js';
 import { HookService } from '../service/index.js';
+import { newSigningSecret } from '../signing/index.js';
 import { ADMIN_USER, type UserScopes } from '../users/index.js';
 import type { OpenedStores } from './open-store.js';
 import type { RuntimeSettings } from './runtime-settings.js';
@@ -8,22 +8,19 @@ import type { RuntimeSettings } from './runtime-settings.js';
 /**
  * The hook service as the daemon runs it: callback targets policed (hookd's own address first, a
  * known loop; then the address policy), path patterns checked against the owner's scopes, and the
- * signing secret made with the hook so that delivery never waits on a first-use write.
+ * signing secret made with the hook and stored in its transaction.
  */
-export function hookServiceFor(
-  parts: {
-    opened: OpenedStores;
-    settings: RuntimeSettings;
-    users: UserScopes;
-    /** Why a URL at hookd's own address is refused (issue 22, src/loops/), or undefined. */
-    selfTarget: (url: URL) => string | undefined;
-    /** The Callback's scheme allowed here, and its URL's shape as its transport judges it. */
-    checkScheme: (url: URL) => string | undefined;
-    /** Every scheme a transport serves (`amqp:`): their hosts are judged by the address policy. */
-    schemes: readonly string[];
-  },
-  makeSecret: (hook: Hook) => Promise<unknown>,
-): HookService {
+export function hookServiceFor(parts: {
+  opened: OpenedStores;
+  settings: RuntimeSettings;
+  users: UserScopes;
+  /** Why a URL at hookd's own address is refused (issue 22, src/loops/), or undefined. */
+  selfTarget: (url: URL) => string | undefined;
+  /** The Callback's scheme allowed here, and its URL's shape as its transport judges it. */
+  checkScheme: (url: URL) => string | undefined;
+  /** Every scheme a transport serves (`amqp:`): their hosts are judged by the address policy. */
+  schemes: readonly string[];
+}): HookService {
   const { opened, settings, users, selfTarget, checkScheme } = parts;
   const schemes = parts.schemes.map((s) => `${s}:`);
   const hooks = new HookService(
@@ -41,6 +38,11 @@ export function hookServiceFor(
     },
     users.checkPattern,
   );
-  hooks.beforeCreate(async (hook) => void (await makeSecret(hook)));
+  hooks.withFirstSecret((hook) => ({
+    hookId: hook.Id,
+    secret: newSigningSecret(),
+    previous: null,
+    previousValidUntil: null,
+  }));
   return hooks;
 }

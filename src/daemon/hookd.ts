@@ -78,6 +78,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   const life = new Lifecycle(log);
   const opened = await openStores(config, log);
   life.defer('store', () => opened.store.close());
+  life.defer('secrets key file', async () => opened.unfollowKeyFile());
   try {
     return await assemble(config, log, opts, life, opened);
   } catch (err) {
@@ -149,10 +150,14 @@ async function assemble(
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.
   life.defer('delivery', () => deliveries.close(life.remaining()));
-  const hooks = hookServiceFor(
-    { opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes },
-    (hook) => deliveries.secretFor(hook.Id, hook.Persist),
-  );
+  const hooks = hookServiceFor({
+    opened,
+    settings,
+    users,
+    selfTarget,
+    checkScheme,
+    schemes: transports.schemes,
+  });
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,
@@ -197,17 +202,20 @@ async function assemble(
   // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
   const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail });
   life.defer('listen relays', () => listen.close());
+  let consoleListener: ReturnType<typeof consoleListenerFor> | undefined;
   const door: FrontDoorParts = {
     ...{ config, log, opened, settings, faults, metrics, tracing, identity, users, hooks, engine },
     ...{ deliveries, operations, loops, tail, listen, verifyMode, reload: reloader.reload },
     draining: () => draining,
     storeReady,
+    // The console listener is made from the app, after it: asked only when a portal link is made.
+    consoleUrl: () => consoleListener?.url() ?? '',
   };
   const proxy = reverseProxyFor(door);
   if (proxy) life.defer('reverse proxy', () => proxy.close());
   const app = await frontDoorApp(door, proxy);
   // Issue 22: the console on its own origin (src/console/listener.ts); stops after the API drained.
-  const consoleListener = consoleListenerFor(config, app.apiOnly);
+  consoleListener = consoleListenerFor(config, app.apiOnly);
   life.defer('console listener', () => consoleListener.close());
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
   life.defer('API listener', () => {

@@ -6,7 +6,7 @@
 export { createHookd, type Hookd, type HookdOptions, STORE_FILE } from './hookd.js';
 export { Lifecycle } from './lifecycle.js';
 export { createLogger } from './logger.js';
-export { openAdminStore } from './open-store.js';
+export { openAdminStore, openSecretTables, secretsKeyFile } from './open-store.js';
 export { stopWithParent } from './parent-watch.js';
 export { diffConfig, HOT_KEYS, RESTART_KEYS, type ReloadResult } from './reload.js';
 export { RuntimeSettings } from './runtime-settings.js';

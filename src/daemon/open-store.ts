@@ -15,6 +15,7 @@ import {
   PgNotificationStore,
   SqliteNotificationStore,
 } from '../notifications/index.js';
+import { DEFAULT_KEY_FILE, openSecretsKey, type SealedTables, SecretSealer } from '../secrets/index.js';
 import { type DeliveryStore, guardStore, type HookStore, type Store } from '../store/index.js';
 import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
 import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
@@ -40,6 +41,36 @@ export interface OpenedStores {
   cluster?: { db: PgDatabase; lease: LeaseIdentity };
   /** Where the data is, for logs: the file, or the URL without its password. */
   location: string;
+  /** Stops following the secrets key file (a rotation beside the running daemon). */
+  unfollowKeyFile: () => void;
+}
+
+/** The secrets key file this configuration names: `--secrets-key-file`, else beside admin.token. */
+export function secretsKeyFile(config: HookdConfig): string {
+  return config.secretsKeyFile ?? join(config.dataDir, DEFAULT_KEY_FILE);
+}
+
+/**
+ * Checks the key file against the stores' secrets and seals what is not sealed yet (src/secrets/);
+ * on failure the stores are closed (a database pool would keep the process alive) and the error,
+ * which names the file, stops the start.
+ */
+async function openKey(
+  sealer: SecretSealer,
+  tables: SealedTables,
+  store: Store,
+  log: Logger,
+): Promise<() => void> {
+  try {
+    const r = await openSecretsKey(sealer, tables);
+    if (r.created) log.info({ file: sealer.file }, 'created the secrets key file');
+    if (r.resealed > 0)
+      log.info({ file: sealer.file, count: r.resealed }, 'sealed stored secrets with the key file');
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  return sealer.follow();
 }
 
 /**
@@ -60,34 +91,52 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
   if (config.databaseUrl) {
     const { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl, { log });
-    const store = new PostgresStore(db);
+    const secrets = new SecretSealer(secretsKeyFile(config));
+    const store = new PostgresStore(db, { secrets });
     // Registered when the instance joins the cluster; nothing is written before that.
     const lease: LeaseIdentity = { id: newInstanceId() };
+    const durable = new PostgresDeliveryStore(db, { lease, secrets });
+    const ephemeral = new PostgresDeliveryStore(db, { lease, ephemeral: true, secrets });
+    const unfollowKeyFile = await openKey(
+      secrets,
+      { secrets: [durable, ephemeral], credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral] },
+      store,
+      log,
+    );
     return guarded({
       store,
       ephemeralHooks: store.ephemeralHooks,
-      deliveries: {
-        durable: new PostgresDeliveryStore(db, { lease }),
-        ephemeral: new PostgresDeliveryStore(db, { lease, ephemeral: true }),
-      },
+      deliveries: { durable, ephemeral },
       notifications: new PgNotificationStore(db.pool),
       listenerAttempts: new PgListenerAttempts(db.pool),
       idempotency: new PostgresIdempotencyStore(db),
       cluster: { db, lease },
       location: db.redacted,
+      unfollowKeyFile,
     });
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, STORE_FILE);
-  const store = new SqliteStore(file, { backgroundCheckpoint: true });
+  const secrets = new SecretSealer(secretsKeyFile(config));
+  const store = new SqliteStore(file, { backgroundCheckpoint: true, secrets });
+  const durable = new SqliteDeliveryStore(store.db, secrets);
+  const unfollowKeyFile = await openKey(
+    secrets,
+    { secrets: [durable], credentials: [store, durable] },
+    store,
+    log,
+  );
+  // `Persist: false` hooks and their secrets live in process memory, never on disk.
+  const ephemeral = new MemoryDeliveryStore();
   return guarded({
     store,
-    ephemeralHooks: new MemoryStore(),
-    deliveries: { durable: new SqliteDeliveryStore(store.db), ephemeral: new MemoryDeliveryStore() },
+    ephemeralHooks: new MemoryStore(ephemeral),
+    deliveries: { durable, ephemeral },
     notifications: new SqliteNotificationStore(store.db),
     listenerAttempts: new SqliteListenerAttempts(store.db),
     idempotency: new SqliteIdempotencyStore(store.db),
     location: file,
+    unfollowKeyFile,
   });
 }
 
@@ -112,4 +161,33 @@ export async function openAdminStore(config: HookdConfig): Promise<Store> {
     return new PostgresStore(await PgDatabase.open(config.databaseUrl));
   }
   return new SqliteStore(join(config.dataDir, STORE_FILE));
+}
+
+/**
+ * The stores' secret tables as stored, for `hookd secrets rotate-key`: it re-seals rows without
+ * opening them through a store's codec, beside a running daemon.
+ */
+export async function openSecretTables(
+  config: HookdConfig,
+): Promise<{ tables: SealedTables; close: () => Promise<void> }> {
+  if (config.databaseUrl) {
+    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
+    const db = await PgDatabase.open(config.databaseUrl);
+    const store = new PostgresStore(db);
+    const durable = new PostgresDeliveryStore(db);
+    const ephemeral = new PostgresDeliveryStore(db, { ephemeral: true });
+    return {
+      tables: {
+        secrets: [durable, ephemeral],
+        credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral],
+      },
+      close: () => db.close(),
+    };
+  }
+  const store = new SqliteStore(join(config.dataDir, STORE_FILE));
+  const deliveries = new SqliteDeliveryStore(store.db);
+  return {
+    tables: { secrets: [deliveries], credentials: [store, deliveries] },
+    close: () => store.close(),
+  };
 }

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { ReceiverPace } from '../pace/index.js';
-import { signatureFor } from '../signing/index.js';
+import { receiverSignatures, signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
 import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
 import { internalFailure, paceSampleOf, recordedAttempt, verdictOf } from './attempt-result.js';
@@ -43,6 +43,7 @@ export interface RunnerOptions {
   schemesFor?: DeliveryPipelineOptions['schemesFor'];
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
+  tlsFor?: DeliveryPipelineOptions['tlsFor'];
 }
 
 export class AttemptRunner {
@@ -58,6 +59,7 @@ export class AttemptRunner {
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
   private readonly pace: ReceiverPace | undefined;
+  private readonly tlsFor: DeliveryPipelineOptions['tlsFor'];
 
   constructor(
     private readonly host: AttemptHost,
@@ -70,6 +72,7 @@ export class AttemptRunner {
     this.loopMark = o.loopMark;
     this.schemesFor = o.schemesFor;
     this.pace = o.pace;
+    this.tlsFor = o.tlsFor;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -166,6 +169,8 @@ export class AttemptRunner {
           d.request.body ?? '',
           start,
         ),
+        // The receivers' own formats (`github`, templates), in headers of their own.
+        extra: receiverSignatures(this.schemesFor?.(d.hookId), keys, d.id, timestamp, d.request.body ?? ''),
         traceparent: span?.traceparent,
       });
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
@@ -208,6 +213,7 @@ export class AttemptRunner {
         latencyMs: 0,
       });
     }
+    const tls = this.tlsFor?.(d.hookId);
     const attempt: TransportAttempt = {
       id: d.id,
       url: d.request.url,
@@ -216,6 +222,7 @@ export class AttemptRunner {
       body: d.request.body,
       contentType: d.contentType,
       sentAt: start,
+      ...(tls !== undefined && { tls }),
     };
     return t.send(attempt);
   }

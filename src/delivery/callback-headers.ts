@@ -54,13 +54,29 @@ export function callbackHeaders(
   return { list, at: { traceparent: traced ? 1 : -1, timestamp, signature: list.length - 1 } };
 }
 
-/** Sets one attempt's values; returns the list to send. */
+/**
+ * Sets one attempt's values; returns the list to send. `webhook-signature` and the receivers' own
+ * signature headers (`extra`, `[name, value, …]`) end the list, so it is cut back to them and
+ * refilled when either is asked for; an empty `signature` leaves `webhook-signature` out.
+ */
 export function stampAttempt(
   h: CallbackHeaders,
-  v: { timestamp: string; signature: string; traceparent: string | undefined },
+  v: {
+    timestamp: string;
+    signature: string;
+    traceparent: string | undefined;
+    extra?: readonly string[] | undefined;
+  },
 ): string[] {
   h.list[h.at.timestamp] = v.timestamp;
-  h.list[h.at.signature] = v.signature;
+  const named = h.at.signature - 1;
+  if (v.extra === undefined && v.signature !== '' && h.list.length === named + 2) {
+    h.list[h.at.signature] = v.signature;
+  } else {
+    h.list.length = named;
+    if (v.signature !== '') h.list.push('webhook-signature', v.signature);
+    if (v.extra !== undefined) h.list.push(...v.extra);
+  }
   if (v.traceparent !== undefined && h.at.traceparent >= 0) h.list[h.at.traceparent] = v.traceparent;
   return h.list;
 }

@@ -1,6 +1,7 @@
 /** The delivery pipeline's options and the shapes it answers with (pipeline.ts). */
 
 import type { Logger } from 'pino';
+import type { TlsConnectOptions } from '../client-tls/index.js';
 import type { Tunnel } from '../egress/index.js';
 import type { KeyTrigger } from '../ordering/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
@@ -56,6 +57,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
   /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
+  /** A hook's client certificate and private CA for its https receiver (src/client-tls/). */
+  tlsFor?: (hookId: string) => TlsConnectOptions | undefined;
   /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
   orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
   /** Issue 24 (src/verification/): the CloudEvents handshake before an origin's first delivery. */

@@ -1,3 +1,4 @@
+import { TLS_JSON_SCHEMA } from '../client-tls/index.js';
 import { SIGNATURE_JSON_SCHEMA } from '../signing/index.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 import { NAME_SHAPE } from './hook-name.js';
@@ -105,6 +106,7 @@ export const HOOK_SCHEMA = {
       examples: ['orders-created'],
     },
     Signature: SIGNATURE_JSON_SCHEMA,
+    Tls: TLS_JSON_SCHEMA,
     Ordering: {
       type: 'object',
       additionalProperties: false,

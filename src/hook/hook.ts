@@ -2,6 +2,7 @@
  * The hook resource (SPEC §2). Field names are the seed's, case-sensitive, and are the same in
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
+import type { ClientTls } from '../client-tls/index.js';
 import type { SignatureConfig } from '../signing/index.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
@@ -52,6 +53,11 @@ export interface HookConfig {
    * daemon's `--callback-verification`.
    */
   Verification?: 'off' | 'cloudevents';
+  /**
+   * Mutual TLS toward an https receiver (src/client-tls/): client certificate and key, private CA
+   * certificates. Write-only: the API shows `presentTls` of it.
+   */
+  Tls?: ClientTls;
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */

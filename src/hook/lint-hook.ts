@@ -5,6 +5,7 @@
  * stored hook (`Warnings`), because hooks made before these checks existed must keep working and
  * some of them (the seed's bare `$REQUEST_PATH` under application/json) are used on purpose.
  */
+import { type ClientTls, tlsWarnings } from '../client-tls/index.js';
 import type { FieldError } from '../errors/index.js';
 import { suggest } from '../util/index.js';
 import { isRegisteredMethod, REGISTERED_METHODS } from './http-methods.js';
@@ -19,6 +20,7 @@ export interface LintInput {
   Type: number;
   CallbackContent?: string | undefined;
   CallbackContentMediaType?: string | undefined;
+  Tls?: ClientTls | undefined;
 }
 
 export interface HookLint {
@@ -43,6 +45,7 @@ export function lintHook(h: LintInput): HookLint {
     });
   });
   if (h.CallbackContent !== undefined) lintTemplate(h, h.CallbackContent, errors, warnings);
+  if (h.Tls !== undefined) warnings.push(...tlsWarnings(h.Tls));
   return { errors, warnings };
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
-import type { SignatureConfig } from '../signing/index.js';
+import { checkSignature, schemeHeader } from '../signing/index.js';
 import { suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
@@ -94,7 +95,20 @@ export async function validateHook(
   const doc = input as Record<string, unknown>;
   const errors: FieldError[] = [];
   const shape = await checkShape();
-  if (!shape(doc)) errors.push(...(shape.errors ?? []).map(describe));
+  // Signature is checked by its own room, which names each template problem and the closest value.
+  if (!shape(doc))
+    errors.push(
+      ...(shape.errors ?? [])
+        .filter((e) => !e.instancePath.startsWith('/Signature') && !e.instancePath.startsWith('/Tls'))
+        .map(describe),
+    );
+  const signature = 'Signature' in doc ? checkSignature(doc.Signature) : undefined;
+  if (signature) errors.push(...signature.errors);
+  const tls =
+    'Tls' in doc ? checkTls(doc.Tls, typeof doc.Callback === 'string' ? doc.Callback : undefined) : undefined;
+  if (tls) errors.push(...tls.errors);
+  // The receivers' own signature headers (webhook-signature is reserved below anyway).
+  const signedHeaders = new Set((signature?.config?.Schemes ?? []).map(schemeHeader));
   const bad = new Set(errors.map((e) => e.field.replace(/[[.].*$/, '')));
   const ok = (field: string) => field in doc && !bad.has(field);
 
@@ -171,7 +185,9 @@ export async function validateHook(
       const lower = name.toLowerCase();
       if (!HEADER_NAME.test(name))
         errors.push({ field, message: 'is not a valid header name (RFC 9110 token)' });
-      else if (RESERVED_HEADERS.has(lower)) {
+      else if (signedHeaders.has(lower)) {
+        errors.push({ field, message: 'is sent by a scheme of Signature.Schemes; leave it out of Headers' });
+      } else if (RESERVED_HEADERS.has(lower)) {
         errors.push({
           field,
           message:
@@ -224,9 +240,8 @@ export async function validateHook(
   }
   if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
-  if (doc.Signature !== undefined) {
-    config.Signature = { Schemes: [...(doc.Signature as SignatureConfig).Schemes] };
-  }
+  if (signature?.config) config.Signature = signature.config;
+  if (tls?.tls) config.Tls = tls.tls;
   return config;
 }
 

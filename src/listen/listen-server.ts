@@ -177,7 +177,10 @@ export class ListenServer {
       if (!d || !hook) return;
       const secret = await this.deps.deliveries.secretFor(hook.Id, hook.Persist);
       const message = JSON.stringify(
-        relayedCallback(d, secret, { ...(hook.Name !== undefined && { hookName: hook.Name }) }),
+        relayedCallback(d, secret, {
+          ...(hook.Name !== undefined && { hookName: hook.Name }),
+          ...(hook.Signature !== undefined && { schemes: hook.Signature.Schemes }),
+        }),
       );
       const limit = this.deps.maxBufferedBytes ?? 4_194_304;
       const time = Date.now();

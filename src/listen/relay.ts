@@ -1,5 +1,5 @@
 import { SET_BY_SENDER } from '../delivery/index.js';
-import { secretKey, signatureHeader } from '../signing/index.js';
+import { receiverSignatures, type SignatureScheme, secretKey, signatureFor } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import { withoutPassword } from '../util/index.js';
 import type { RelayedCallback } from '../wire/index.js';
@@ -18,7 +18,13 @@ const SKIPPED: ReadonlySet<string> = new Set([...SET_BY_SENDER, 'traceparent']);
 export function relayedCallback(
   d: DeliveryRecord,
   secret: string,
-  opts: { hookName?: string; userAgent?: string; now?: number },
+  opts: {
+    hookName?: string;
+    userAgent?: string;
+    now?: number;
+    /** The hook's `Signature.Schemes` (undefined: `v1`). */
+    schemes?: readonly SignatureScheme[];
+  },
 ): RelayedCallback {
   const now = opts.now ?? Date.now();
   const headers: Record<string, string> = {};
@@ -34,13 +40,12 @@ export function relayedCallback(
   const body = d.request.body ?? '';
   headers['webhook-id'] = d.id;
   headers['webhook-timestamp'] = timestamp;
-  headers['webhook-signature'] = signatureHeader(
-    { current: secretKey(secret), previous: undefined, previousValidUntil: 0 },
-    d.id,
-    timestamp,
-    body,
-    now,
-  );
+  const keys = { current: secretKey(secret), previous: undefined, previousValidUntil: 0 };
+  const signature = signatureFor(opts.schemes, keys, d.id, timestamp, body, now);
+  if (signature !== '') headers['webhook-signature'] = signature;
+  // The receiver's own formats (`github`, templates), as an attempt sends them.
+  const extra = receiverSignatures(opts.schemes, keys, d.id, timestamp, body) ?? [];
+  for (let i = 0; i < extra.length; i += 2) headers[extra[i]!] = extra[i + 1]!;
   return {
     kind: 'callback',
     DeliveryId: d.id,

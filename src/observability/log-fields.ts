@@ -23,7 +23,7 @@ export const LOG_FIELDS = {
   url: 'base URL hookd listens on (the API and the proxy)',
   opsUrl: 'base URL of the operations listener (/metrics, /healthz, /readyz), null when off',
   consoleUrl: "base URL of the web console's own listener, null when off",
-  permissions: "a user's permissions (report)",
+  permissions: "a user's permissions (report, portal)",
   upstream: 'the upstream service URL (logs only, never in a response)',
   dataDir: 'the data directory',
   store: 'where the data is kept: the SQLite file, or the database URL without its password',
@@ -57,7 +57,7 @@ export const LOG_FIELDS = {
   leaseMs: 'cluster lease length',
   first: 'whether this instance started the cluster',
   cleared: 'what a first instance cleared at start',
-  why: 'why a lease was lost',
+  why: 'why a lease was lost, or a portal link was refused (used, expired)',
   released: 'deliveries let go when the lease was lost',
   dropped: 'tail events dropped',
   database: 'database URL without its password',
@@ -72,7 +72,7 @@ export const LOG_FIELDS = {
   reason: 'why a request’s user could not be established',
   // users, notifications, idempotency, tracing
   tokenId: 'Id of an API token (never the token)',
-  scopes: 'a user’s scopes',
+  scopes: 'a user’s scopes, or what a portal link allows',
   users: 'how many users the message is about',
   migrated: 'how many records a migration changed',
   key: 'an Idempotency-Key of a report',
@@ -90,6 +90,10 @@ export const LOG_FIELDS = {
   worker: 'a worker process (its id or pid)',
   code: 'exit code of a worker process',
   restartInMs: 'delay before a crashed worker is replaced',
+  // the embeddable portal
+  by: 'the user who made a portal link',
+  readOnly: 'whether a portal session can change nothing',
+  ttlMs: 'how long a portal link may be opened, milliseconds',
 } as const;
 
 export type LogField = keyof typeof LOG_FIELDS;

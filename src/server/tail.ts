@@ -51,8 +51,11 @@ export class TailServer {
   /** Made at the first upgrade: a daemon nobody tails never loads the WebSocket library. */
   private server: WebSocketServer | undefined;
   private readonly heartbeat: NodeJS.Timeout;
-  /** The web console's session check: a browser cannot send an Authorization header on an upgrade. */
-  private sessionAuth: ((req: IncomingMessage) => Promise<Principal | undefined>) | undefined;
+  /**
+   * Session checks by path (the web console's, the portal's): a browser cannot send an
+   * Authorization header on an upgrade, so each signs in by its own cookie on its own path.
+   */
+  private readonly sessionAuth = new Map<string, (req: IncomingMessage) => Promise<Principal | undefined>>();
 
   constructor(private readonly opts: TailOptions) {
     this.heartbeat = setInterval(() => {
@@ -69,9 +72,15 @@ export class TailServer {
     this.heartbeat.unref();
   }
 
-  /** Lets upgrades without an Authorization header sign in by a console session cookie. */
-  acceptSessions(fn: (req: IncomingMessage) => Promise<Principal | undefined>): void {
-    this.sessionAuth = fn;
+  /**
+   * Lets upgrades to `path` (a suffix, by default the console's `/_hookd/console/tail`) sign in by
+   * a session cookie, which `fn` checks.
+   */
+  acceptSessions(
+    fn: (req: IncomingMessage) => Promise<Principal | undefined>,
+    path = '/_hookd/console/tail',
+  ): void {
+    this.sessionAuth.set(path, fn);
   }
 
   private wss(): WebSocketServer {
@@ -94,7 +103,7 @@ export class TailServer {
     const url = new URL(req.url ?? '/', 'http://x');
     // The web console's tail (`/_hookd/console/tail`) signs in by its session cookie, scoped to
     // the console's path; the API's tail by the Authorization header.
-    const viaConsole = this.sessionAuth !== undefined && url.pathname.endsWith('/_hookd/console/tail');
+    const viaConsole = [...this.sessionAuth].find(([path]) => url.pathname.endsWith(path))?.[1];
     if (!url.pathname.endsWith('/_hookd/tail') && !viaConsole)
       return refuse(socket, new HookdError('NOT_FOUND', `no WebSocket endpoint at ${url.pathname}`));
     if (!this.opts.eventsEnabled()) {
@@ -114,7 +123,7 @@ export class TailServer {
     }
     let principal: Principal | undefined;
     if (viaConsole) {
-      principal = await this.sessionAuth!(req);
+      principal = await viaConsole(req);
       if (!principal)
         return refuse(socket, new HookdError('UNAUTHENTICATED', 'sign in to the console first'));
     } else {

@@ -9,7 +9,7 @@ import {
   type ValidateOptions,
   validateHook,
 } from '../hook/index.js';
-import { type HookStore, nameConflict, type PageRequest } from '../store/index.js';
+import { type HookSecretRecord, type HookStore, nameConflict, type PageRequest } from '../store/index.js';
 
 /** Told of every change so the match index follows the stored hooks without a rebuild. */
 export interface HookChangeListener {
@@ -30,7 +30,7 @@ export interface HookPage {
  */
 export class HookService {
   private readonly listeners: HookChangeListener[] = [];
-  private creating: ((hook: Hook) => Promise<void>) | undefined;
+  private firstSecret: ((hook: Hook) => HookSecretRecord) | undefined;
 
   constructor(
     private readonly durable: HookStore,
@@ -41,11 +41,12 @@ export class HookService {
   ) {}
 
   /**
-   * Runs before a new hook is stored (the daemon creates its signing secret there, so delivery
-   * never waits on a first-use write); when it throws, the hook is not created.
+   * Makes a new hook's signing secret, which the store writes in the hook's own transaction: the
+   * first delivery never waits on a first-use write, and a hook that is refused (a name taken
+   * meanwhile, a store fault) leaves no secret behind.
    */
-  beforeCreate(fn: (hook: Hook) => Promise<void>): void {
-    this.creating = fn;
+  withFirstSecret(make: (hook: Hook) => HookSecretRecord): void {
+    this.firstSecret = make;
   }
 
   onChange(listener: HookChangeListener): void {
@@ -89,8 +90,7 @@ export class HookService {
       Modified: isoTimestamp(),
       State: 'active',
     };
-    await this.creating?.(hook);
-    await this.storeFor(hook).putHook(hook);
+    await this.storeFor(hook).putHook(hook, this.firstSecret?.(hook));
     this.emitSaved(hook);
     return hook;
   }

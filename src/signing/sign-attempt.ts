@@ -40,8 +40,8 @@ export function signatureHeader(...attempt: AttemptToSign): string {
 type AttemptToSign = [keys: SigningKeys, id: string, timestamp: string, body: string, now: number];
 
 /**
- * The header value for `schemes` (undefined: `v1` only, hookd's default, signed exactly as
- * before this room existed).
+ * The `webhook-signature` value for `schemes` (undefined: `v1` only, hookd's default); '' when
+ * they name neither `v1` nor `v1a` (the header is then not sent).
  */
 export function signatureFor(
   schemes: readonly SignatureScheme[] | undefined,
@@ -58,6 +58,8 @@ export function signatureFor(
   const content = Buffer.from(`${id}.${timestamp}.${body}`);
   let out = '';
   for (const s of schemes ?? V1_ONLY) {
+    // The receivers' own formats go in headers of their own (receiver-formats.ts).
+    if (s !== 'v1' && s !== 'v1a') continue;
     out += `${out === '' ? '' : ' '}${signContent(s, keys.current, content)}`;
     if (withPrevious) out += ` ${signContent(s, keys.previous!, content)}`;
   }
@@ -67,7 +69,7 @@ export function signatureFor(
 const V1_ONLY: readonly SignatureScheme[] = ['v1'];
 
 /** One signature of `${id}.${timestamp}.${body}` as bytes, the same as `signV1` or `signV1a` of its parts. */
-function signContent(scheme: SignatureScheme, key: KeyObject, content: Buffer): string {
+function signContent(scheme: 'v1' | 'v1a', key: KeyObject, content: Buffer): string {
   if (scheme === 'v1') return `v1,${createHmac('sha256', key).update(content).digest('base64')}`;
   return `v1a,${ed25519Sign(null, content, ed25519Of(key).privateKey).toString('base64')}`;
 }

@@ -6,15 +6,20 @@ import type {
   HookSecretRecord,
   StoredRequest,
 } from './delivery-store.js';
+import { openRecord, openUrl, type SecretCodec, type StoredSecretRow } from './secret-codec.js';
 
 /**
  * A delivery from its SQL row. SQLite and PostgreSQL share the column names (one schema, two
  * dialects); only the body's type differs (TEXT vs BYTEA), so the caller decodes it.
  */
-export function deliveryFromRow(r: Record<string, unknown>, body: string | undefined): DeliveryRecord {
+export function deliveryFromRow(
+  r: Record<string, unknown>,
+  body: string | undefined,
+  codec: SecretCodec,
+): DeliveryRecord {
   const request: StoredRequest = {
     method: r.method as StoredRequest['method'],
-    url: r.url as string,
+    url: openUrl(codec, r.hook_id as string, r.url as string),
     headers: JSON.parse(r.headers as string) as Record<string, string>,
   };
   if (body !== undefined) request.body = body;
@@ -66,12 +71,17 @@ export function dedupeUpdates(updates: readonly DeliveryState[]): readonly Deliv
   return last.size === updates.length ? updates : [...last.values()];
 }
 
-/** A hook's signing secrets from their SQL row (the same columns in both dialects). */
-export function secretFromRow(r: Record<string, unknown>): HookSecretRecord {
-  return {
+/** A hook's signing secrets from their SQL row (the same columns in both dialects), opened. */
+export function secretFromRow(r: Record<string, unknown>, codec: SecretCodec): HookSecretRecord {
+  return openRecord(codec, {
     hookId: r.hook_id as string,
     secret: r.secret as string,
     previous: r.previous as string | null,
-    previousValidUntil: r.previous_valid_until as number | null,
-  };
+    previousValidUntil: r.previous_valid_until === null ? null : Number(r.previous_valid_until),
+  });
+}
+
+/** A secrets table's row as stored (not opened), for re-sealing. */
+export function storedSecretFromRow(r: Record<string, unknown>): StoredSecretRow {
+  return { hookId: r.hook_id as string, secret: r.secret as string, previous: r.previous as string | null };
 }

@@ -6,6 +6,7 @@
  */
 
 import type { DeliveryAggregates } from './delivery-aggregates.js';
+import type { SealedSecretTable } from './secret-codec.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -137,7 +138,7 @@ export interface RetentionRule {
   limit: number;
 }
 
-export interface DeliveryStore {
+export interface DeliveryStore extends SealedSecretTable {
   readonly kind: string;
   /** The web console's overview figures, from rollups this store keeps (delivery-aggregates.ts). */
   readonly aggregates: DeliveryAggregates;

@@ -34,6 +34,19 @@ export {
 } from './delivery-store.js';
 export { isUniqueViolation, nameConflict } from './name-conflict.js';
 export { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './postgres/pg-common.js';
+export {
+  type CredentialRow,
+  type CredentialTable,
+  hasUserInfo,
+  hookDocument,
+  hookFromDocument,
+  openUrl,
+  PLAIN_SECRETS,
+  type SealedSecretTable,
+  type SecretCodec,
+  type StoredSecretRow,
+  sealUrl,
+} from './secret-codec.js';
 export type {
   ChangeFollower,
   Coordination,

@@ -1,4 +1,5 @@
 import type { Hook } from '../hook/index.js';
+import type { HookSecretRecord } from './delivery-store.js';
 
 /**
  * The storage interface. Every backend (memory, SQLite, PostgreSQL) implements it and passes the
@@ -44,8 +45,12 @@ export interface PageRequest {
 }
 
 export interface HookStore {
-  /** Insert or replace, atomically: a crash leaves the old or the new version, never half of one. */
-  putHook(hook: Hook): Promise<void>;
+  /**
+   * Insert or replace, atomically: a crash leaves the old or the new version, never half of one.
+   * `firstSecret` (a new hook's signing secret) is written in the same transaction, into the
+   * secrets of the hook's delivery store: a hook that is refused leaves no secret behind.
+   */
+  putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void>;
   deleteHook(id: string): Promise<boolean>;
   getHook(id: string): Promise<Hook | undefined>;
   /**

@@ -4,6 +4,7 @@
  * a RabbitMQ exchange, an MQTT topic, a NATS subject, a Redis stream) and what the receiver said.
  * A transport never imports the core: it sees plain attempts and answers with plain outcomes.
  */
+import type { TlsConnectOptions } from '../client-tls/index.js';
 import type { Tunnel } from '../egress/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
 
@@ -23,6 +24,8 @@ export interface TransportAttempt {
   readonly contentType: string | undefined;
   /** The send time as epoch ms (message timestamps). */
   readonly sentAt: number;
+  /** The hook's client certificate and private CA (HTTPS only; src/client-tls/). */
+  readonly tls?: TlsConnectOptions;
 }
 
 /**

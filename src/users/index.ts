@@ -29,5 +29,5 @@ export async function userScopes(store: Store): Promise<UserScopes> {
   return { accounts, scopes, checkPattern: pathPatternCheck(scopes) };
 }
 export { Accounts } from './accounts.js';
-export { mayReportForAnyone, parsePermissions, permissionsOf } from './permissions.js';
+export { mayMakePortalLinks, mayReportForAnyone, parsePermissions, permissionsOf } from './permissions.js';
 export { ADMIN_USER } from './scopes.js';

@@ -7,13 +7,18 @@
  *   the token of a service that reports what it served. Without it a report is made by its caller:
  *   `User` must be the caller or left out, and only the caller's own hooks fire.
  *
+ * - `portal`: the user's tokens may make portal links (`POST /_hookd/portal-links`) for any user
+ *   but the admin: one-time sign-ins to the embeddable portal (src/portal/). It is meant for the
+ *   token of the service's back end that embeds the portal in its own pages.
+ *
  * The admin has every permission, always; its stored list is not consulted.
  */
 import type { UserRecord } from '../store/index.js';
 import { ADMIN_USER } from './scopes.js';
 
 export const REPORT_PERMISSION = 'report';
-export const KNOWN_PERMISSIONS: readonly string[] = Object.freeze([REPORT_PERMISSION]);
+export const PORTAL_PERMISSION = 'portal';
+export const KNOWN_PERMISSIONS: readonly string[] = Object.freeze([REPORT_PERMISSION, PORTAL_PERMISSION]);
 export const PERMISSIONS_RULE = `a list of permissions; known: ${KNOWN_PERMISSIONS.join(', ')}`;
 
 /** The permissions a user has in effect (the admin: all of them). */
@@ -25,6 +30,11 @@ export function permissionsOf(user: Pick<UserRecord, 'name' | 'permissions'>): s
 /** Whether the user may report requests made by anyone else. */
 export function mayReportForAnyone(user: Pick<UserRecord, 'name' | 'permissions'> | undefined): boolean {
   return user !== undefined && permissionsOf(user).includes(REPORT_PERMISSION);
+}
+
+/** Whether the user may make portal links for other users. */
+export function mayMakePortalLinks(user: Pick<UserRecord, 'name' | 'permissions'> | undefined): boolean {
+  return user !== undefined && permissionsOf(user).includes(PORTAL_PERMISSION);
 }
 
 /** A client's `Permissions`, checked: known names only, duplicates dropped, in the order given. */

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { requireOrSkip } from '../helpers/require.js';
 import {
   ANSI,
   assertBuilt,
@@ -409,17 +410,21 @@ describe('hookctl completion', () => {
           `${shell} script mentions ${word}`,
         );
       }
-      if (!hasShell(shell)) {
-        t.diagnostic(`${shell} is not installed: syntax not checked`);
-        return;
-      }
-      const check = spawnSync(shell, ['-n'], { input: r.stdout, encoding: 'utf8' });
+      if (!hasShell(shell))
+        return requireOrSkip(t, `${shell} is not installed (apt-get install ${shell}): syntax not checked`);
+      // From a file: fish -n does not read a script from a pipe.
+      const file = join(tempDir('hookctl-completion-'), `hookctl.${shell}`);
+      writeFileSync(file, r.stdout);
+      const check = spawnSync(shell, ['-n', file], { encoding: 'utf8' });
       assert.equal(check.status, 0, check.stderr);
+      // The check can fail: the same script with an unclosed `if` at its end is refused.
+      writeFileSync(file, `${r.stdout}\nif true; then\n`);
+      assert.notEqual(spawnSync(shell, ['-n', file]).status, 0, `${shell} -n refuses a broken script`);
     });
   }
 
   it('the bash script completes commands, options, option values and hook Ids', async (t) => {
-    if (!hasShell('bash')) return t.skip('bash is not installed');
+    if (!hasShell('bash')) return requireOrSkip(t, 'bash is not installed');
     const id = await createHook();
     const script = (await hookctl(['completion', 'bash'], { env })).stdout;
     const bin = tempDir('hookctl-bin-');

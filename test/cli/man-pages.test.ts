@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.js';
 import { ALL_OPTIONS } from '../../src/config/options.js';
+import { requireOrSkip } from '../helpers/require.js';
 import { ROOT } from './helpers.js';
 
 const HOOKCTL = join(ROOT, 'man', 'hookctl.1');
@@ -19,8 +20,7 @@ function text(file: string): string {
 describe('man pages', () => {
   it('groff renders hookctl.1 and hookd.8 without a single warning', (t) => {
     if (spawnSync('groff', ['--version']).status !== 0) {
-      t.skip('groff is not installed (apt-get install groff-base): man pages not checked');
-      return;
+      return requireOrSkip(t, 'groff is not installed (apt-get install groff-base): man pages not checked');
     }
     const r = spawnSync('groff', ['-ww', '-man', '-Tutf8', HOOKCTL, HOOKD], { encoding: 'utf8' });
     assert.equal(r.status, 0);

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { skipReason } from '../helpers/require.js';
 
 /** Debian's chromium (the browser tests drive it with playwright-core; no browser download). */
 export const CHROMIUM = process.env.HOOKD_CHROMIUM ?? '/usr/bin/chromium';
@@ -21,7 +22,8 @@ export const CHROMIUM_ARGS = [
 let checked: string | undefined | null = null;
 
 /**
- * Undefined when Chromium is there; otherwise the reason to skip. When it is missing and this
+ * Undefined when Chromium is there; otherwise the reason to skip (a failure with
+ * HOOKD_REQUIRE_ALL=1). When it is missing and this
  * process is root, it is installed with apt-get first (as .ci/run does before the tests).
  */
 export function chromiumSkipReason(): string | undefined {
@@ -38,10 +40,9 @@ export function chromiumSkipReason(): string | undefined {
       install();
     }
   }
-  checked = existsSync(CHROMIUM)
-    ? undefined
-    : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set HOOKD_CHROMIUM)`;
-  if (checked) console.log(`# SKIPPED: ${checked}`);
+  checked = skipReason(
+    !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM} (apt-get install chromium, or set HOOKD_CHROMIUM)`,
+  );
   return checked;
 }
 

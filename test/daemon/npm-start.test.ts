@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
+import { skipReason } from '../helpers/require.js';
 import { sleep } from '../helpers/servers.js';
 
 // `npm start` (issue 14): signals reach hookd, and stopping npm by its PID, however, leaves no
@@ -102,7 +103,7 @@ async function allGone(pids: number[], url: string): Promise<void> {
   await assert.rejects(fetch(`${url}/hooks`), 'the port is free');
 }
 
-describe('npm start', { skip: !existsSync('/proc/self/task') && 'needs Linux /proc' }, () => {
+describe('npm start', { skip: skipReason(!existsSync('/proc/self/task') && 'needs Linux /proc') }, () => {
   it('runs hookd without a shell in between: npm’s only child is hookd itself', async () => {
     const s = await npmStart();
     try {

@@ -1,114 +1,117 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
-import { AddressPolicy } from '../../src/policy/address-policy.js';
-import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
+import { STORE_FILE } from '../../src/daemon/open-store.js';
+import type { Hook } from '../../src/hook/hook.js';
+import type { DeliveryRecord } from '../../src/store/index.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { startReceiver } from '../helpers/servers.js';
+import { api, type HookdProcess, spawnHookd } from '../helpers/hookd.js';
+import { createHook, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-const COUNT = 20;
+const COUNT = 10;
+/** The retry after a failed first attempt: far enough that the kill lands before it. */
+const RETRY_S = 4;
 
-/** The fixture as this test runs: TypeScript through tsx, or the compiled file under dist/. */
-function childCommand(args: string[]): string[] {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) {
-    return ['--import', 'tsx', join(here, '..', 'fixtures', 'crash-child.ts'), ...args];
-  }
-  const compiled = join(here, '..', 'fixtures', 'crash-child.js');
-  assert.ok(existsSync(compiled), `${compiled} is missing: compile with npx tsc -p tsconfig.json`);
-  return [compiled, ...args];
+interface View {
+  Status: string;
+  Attempts: number;
 }
 
+// The real daemon (bin/hookd.js, its own assembly and hook state) killed with SIGKILL between
+// the attempts of its deliveries, then started again on the same data directory.
 describe('crash (kill -9) between attempts', () => {
-  it('delivers after a restart whatever was recorded before the kill', { timeout: 60_000 }, async () => {
+  it('delivers after a restart whatever was recorded before the kill', { timeout: 90_000 }, async () => {
     let phase: 'before' | 'after' = 'before';
     const failing = await startReceiver({
       reply: () => (phase === 'after' ? { status: 200 } : { status: 500 }),
     });
     const hanging = await startReceiver({ reply: () => (phase === 'after' ? { status: 200 } : 'hang') });
-    const dir = mkdtempSync(join(tmpdir(), 'hookd-crash-'));
-    const file = join(dir, 'hookd.db');
+    const first = await spawnHookd();
+    let second: HookdProcess | undefined;
     try {
-      const child = spawn(process.execPath, childCommand([file, failing.url, hanging.url, String(COUNT)]), {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        cwd: fileURLToPath(new URL('../../', import.meta.url)).replace(/dist\/$/, ''),
-      });
-      let stderr = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-        child.once('exit', (_code, sig) => resolve(sig)),
-      );
-      await new Promise<void>((resolve, reject) => {
-        createInterface({ input: child.stdout! }).on('line', (line) => {
-          if (line.includes('"ready"')) resolve();
+      const hook = (path: string, callback: string): Promise<Hook> =>
+        createHook(first, {
+          PathPattern: path,
+          Methods: ['GET'],
+          Callback: callback,
+          Persist: true,
+          RetrySchedule: [0, RETRY_S, RETRY_S],
         });
-        child.once('exit', (code) =>
-          reject(new Error(`the child exited (${code}) before it was ready: ${stderr}`)),
-        );
-      });
-      child.kill('SIGKILL');
-      assert.equal(await exited, 'SIGKILL');
-
-      // What the killed process left behind: every delivery recorded, none finished.
-      const store = new SqliteStore(file);
+      // One endpoint per failing delivery: failures at one endpoint would open its circuit.
+      const fails: Hook[] = [];
+      for (let i = 0; i < COUNT; i++) fails.push(await hook(`/fail/${i}/$`, `${failing.url}/fail/${i}`));
+      const hang = await hook('/hang/(*)', `${hanging.url}/hang`);
+      const fired = ['fail', 'hang'].flatMap((p) =>
+        Array.from({ length: COUNT }, (_, i) => ({ Method: 'GET', Path: `/${p}/${i}`, StatusCode: 200 })),
+      );
+      const r = await api<{ fired: number }>(first.url, first.token, 'POST', '/_hookd/report', fired);
+      assert.equal(r.body.fired, 2 * COUNT, r.text);
+      // The daemon's own SQLite file, read beside it: the kill comes once every first attempt of
+      // /fail is on disk (results are written behind the attempts) and /hang calls are in flight
+      // (as many as the endpoint's concurrency limit lets out at once), left unanswered.
+      const store = new SqliteStore(join(first.dataDir, STORE_FILE));
       const deliveries = new SqliteDeliveryStore(store.db);
-      const left = await deliveries.listDeliveries('hk_crash');
-      assert.equal(left.length, 2 * COUNT, 'every fired callback was recorded');
-      assert.ok(left.every((d) => d.status === 'pending'));
-      const failedOnce = left.filter((d) => d.request.url.includes('/fail/'));
-      assert.ok(
-        failedOnce.every((d) => d.attempts >= 1 && d.lastStatusCode === 500),
-        'first attempts were logged',
-      );
-      const attempts = await deliveries.listAttempts(failedOnce[0]!.id);
-      assert.equal(attempts[0]!.statusCode, 500);
-      const inFlight = left.filter((d) => d.request.url.includes('/hang/'));
-      assert.ok(hanging.calls.length > 0, 'some callbacks were in flight at the kill');
-      assert.ok(
-        inFlight.every((d) => d.attempts === 0),
-        'attempts cut off by the kill left no record',
-      );
-
-      phase = 'after';
-      const pipeline = new DeliveryPipeline({
-        durable: deliveries,
-        ephemeral: new MemoryDeliveryStore(),
-        policy: new AddressPolicy(['127.0.0.0/8']),
-        schedule: { delaysMs: [0, 50, 100], jitter: 0 },
-        hookState: { isActive: () => true, disable: async () => undefined },
-      });
-      await pipeline.start();
+      let leftFail: DeliveryRecord[];
+      let leftHang: DeliveryRecord[];
       try {
-        await until('the resumed deliveries to end', () => pipeline.stats().live === 0);
-        await pipeline.flush();
-        const after = await deliveries.listDeliveries('hk_crash');
+        const failRecords = async () =>
+          (await Promise.all(fails.map((h) => deliveries.listDeliveries(h.Id)))).flat();
+        await until(
+          'the first attempts of /fail on disk',
+          failRecords,
+          (l) => l.length === COUNT && l.every((d) => d.attempts === 1 && d.lastStatusCode === 500),
+        );
+        await until('/hang calls in flight', () => hanging.calls.length > 0);
+        await first.kill();
+        assert.equal((await first.exited).signal, 'SIGKILL');
+
+        // What the killed process left behind: every delivery recorded, none finished; each /fail
+        // delivery still one attempt in (the kill landed inside the retry gap: a second attempt
+        // would show here), each /hang one none.
+        leftFail = await failRecords();
+        leftHang = await deliveries.listDeliveries(hang.Id);
+        assert.equal(leftFail.length + leftHang.length, 2 * COUNT, 'every fired callback was recorded');
+        assert.ok([...leftFail, ...leftHang].every((d) => d.status === 'pending'));
         assert.ok(
-          after.every((d) => d.status === 'succeeded'),
-          'all delivered after the restart',
+          leftFail.every((d) => d.attempts === 1 && d.lastStatusCode === 500),
+          'one attempt each before the kill, none after',
         );
-        const answered = new Set(
-          [...failing.calls, ...hanging.calls].filter((c) => c.answered).map((c) => c.headers['webhook-id']),
+        assert.equal((await deliveries.listAttempts(leftFail[0]!.id))[0]!.statusCode, 500);
+        assert.ok(
+          leftHang.every((d) => d.attempts === 0),
+          'attempts cut off by the kill left no record',
         );
-        for (const d of left)
-          assert.ok(answered.has(d.id), `${d.request.url} was delivered under its recorded id`);
       } finally {
-        await pipeline.close(0);
         await store.close();
       }
+
+      phase = 'after';
+      second = await spawnHookd([], { dataDir: first.dataDir });
+      const d2 = second;
+      const views = (id: string) =>
+        api<View[]>(d2.url, d2.token, 'GET', `/hooks/${id}/deliveries?limit=100`).then((x) => x.body);
+      for (const h of [...fails, hang]) {
+        await until(
+          `the deliveries of ${h.PathPattern} after the restart`,
+          () => views(h.Id),
+          (l) => l.length === (h === hang ? COUNT : 1) && l.every((d) => d.Status === 'succeeded'),
+          60_000,
+        );
+      }
+      const answered = new Set(
+        [...failing.calls, ...hanging.calls].filter((c) => c.answered).map((c) => c.headers['webhook-id']),
+      );
+      for (const d of [...leftFail, ...leftHang])
+        assert.ok(answered.has(d.id), `${d.request.url} was delivered under its recorded id`);
     } finally {
+      if (second) await second.stop();
+      else await first.kill();
+      rmSync(first.dataDir, { recursive: true, force: true });
       await failing.close();
       await hanging.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,30 +1,24 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
-import type { DeliveryBatch } from '../../src/store/delivery-store.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
+import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { isStoreFault } from '../../src/store/store-fault.js';
 import { StoreHealth } from '../../src/store/store-health.js';
+import { requireOrSkip } from '../helpers/require.js';
 import { startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-// The outbox's store-fault buffer (docs/DECISIONS.md "Store faults"), on a real memory store that
-// refuses writes the way a full disk does (an ENOSPC error), while callbacks go to a real receiver.
-
-/** A memory store whose writes fail with ENOSPC while `full` is set. */
-class FullableStore extends MemoryDeliveryStore {
-  full = false;
-  refused = 0;
-  override async write(batch: DeliveryBatch): Promise<void> {
-    if (this.full) {
-      this.refused++;
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    }
-    return super.write(batch);
-  }
-}
+// The outbox's store-fault buffer (docs/DECISIONS.md "Store faults"), on the real SQLite delivery
+// store on a tmpfs filled to the last byte (so its writes fail as on a full disk), while callbacks
+// go to a real receiver.
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -43,11 +37,48 @@ function event(hookId: string, url: string, n: number): FiredEvent {
   };
 }
 
+/** Writes to `file` until the file system has no byte left. */
+function fill(file: string): void {
+  const fd = openSync(file, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch {
+    for (;;) {
+      try {
+        writeSync(fd, chunk, 0, 512);
+      } catch {
+        break;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 describe('store-fault buffer', () => {
-  it('sends while the store refuses writes, marks not durable, writes through, drops beyond the bound', async () => {
+  it('sends while the store refuses writes, marks not durable, writes through, drops beyond the bound', {
+    timeout: 60_000,
+  }, async (t) => {
+    if (process.getuid?.() !== 0)
+      return requireOrSkip(t, 'mounting a tmpfs needs root (the disk-full store)');
+    const dir = mkdtempSync(join(tmpdir(), 'hookd-fault-buffer-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', dir]);
+    if (mounted.status !== 0) {
+      rmSync(dir, { recursive: true, force: true });
+      return requireOrSkip(t, `mount -t tmpfs failed (${mounted.stderr.toString().trim()})`);
+    }
+    cleanups.push(() => {
+      spawnSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    });
     const r = await startReceiver();
     cleanups.push(() => r.close());
-    const durable = new FullableStore();
+    const store = new SqliteStore(join(dir, 'hookd.db'));
+    // The WAL only grows (no checkpoint starts it over): every commit needs new space on the disk.
+    store.db.pragma('wal_autocheckpoint = 0');
+    cleanups.push(() => store.close());
+    const durable = new SqliteDeliveryStore(store.db);
     const health = new StoreHealth();
     const p = new DeliveryPipeline({
       durable,
@@ -61,37 +92,65 @@ describe('store-fault buffer', () => {
     await p.start();
     cleanups.push(() => p.close(0));
 
-    durable.full = true;
-    p.accept([1, 2, 3].map((n) => event('hk_a', `${r.url}/a`, n)));
-    await p.settled();
-    assert.equal(p.stats().buffered, 3, 'held in memory');
-    assert.equal(health.available, false, 'the store is marked unavailable');
+    // A first callback while there is room: the hook's signing secret is stored with it, as the
+    // daemon stores it when the hook is made (a secret cannot be made on a full disk).
+    p.accept([event('hk_a', `${r.url}/a`, 0)]);
+    await r.waitFor(1);
+    await p.flush();
+    const filler = join(dir, 'filler');
+    fill(filler);
+    // One callback at a time until the store refuses one (the last free pages may still take one).
+    let n = 0;
+    await until(
+      'the store to refuse a write',
+      async () => {
+        p.accept([event('hk_a', `${r.url}/a`, ++n)]);
+        await p.settled();
+        return !health.available;
+      },
+      { ms: 30_000, every: 0 },
+    );
+    const firstBuffered = n;
+    assert.equal(p.stats().buffered, 1, 'held in memory');
     assert.deepEqual(health.state?.sources, ['deliveries']);
-    await r.waitFor(3);
+    p.accept([1, 2].map((i) => event('hk_a', `${r.url}/a`, firstBuffered + i)));
+    await p.settled();
+    assert.equal(p.stats().buffered, 3);
+    const buffered = new Set([0, 1, 2].map((i) => String(firstBuffered + i)));
+    await until('the buffered ones sent', () =>
+      [...buffered].every((b) => r.calls.some((c) => c.body === b)),
+    );
     const listed = await p.list('hk_a');
-    assert.equal(listed.items.length, 3, 'the delivery log lists the buffered deliveries');
-    assert.ok(listed.items.every((d) => (d as { buffered?: boolean }).buffered === true));
+    assert.ok(
+      listed.items.filter((d) => (d as { buffered?: boolean }).buffered === true).length === 3,
+      'the delivery log lists the buffered deliveries',
+    );
 
     // Beyond the bound (5): dropped and counted, never sent.
-    p.accept([4, 5, 6, 7, 8].map((n) => event('hk_a', `${r.url}/a`, n)));
+    p.accept([3, 4, 5, 6, 7].map((i) => event('hk_a', `${r.url}/a`, firstBuffered + i)));
     await p.settled();
     assert.equal(p.stats().buffered, 5);
     assert.equal(p.stats().dropped, 3);
-    await r.waitFor(5);
+    for (const i of [3, 4]) buffered.add(String(firstBuffered + i));
+    await until('the buffered ones sent', () =>
+      [...buffered].every((b) => r.calls.some((c) => c.body === b)),
+    );
 
-    durable.full = false;
-    await until('the buffer to be written through', () => p.stats().buffered === 0, 10_000);
+    rmSync(filler);
+    await until('the buffer to be written through', () => p.stats().buffered === 0, 20_000);
     assert.equal(health.available, true);
     await p.flush();
     const stored = await durable.listDeliveries('hk_a');
-    assert.equal(stored.length, 5, 'every buffered delivery is stored');
+    const storedBuffered = stored.filter((d) => buffered.has(d.request.body ?? ''));
+    assert.equal(storedBuffered.length, 5, 'every buffered delivery is stored');
     assert.ok(
-      stored.every((d) => d.status === 'succeeded' && d.attempts === 1),
+      storedBuffered.every((d) => d.status === 'succeeded' && d.attempts === 1),
       'with the outcome of the attempt made while buffered',
     );
+    const dropped = [5, 6, 7].map((i) => String(firstBuffered + i));
     assert.deepEqual(
-      r.calls.map((c) => c.body).sort(),
-      ['1', '2', '3', '4', '5'],
+      r.calls.filter((c) => dropped.includes(c.body)),
+      [],
       'the dropped ones were never sent',
     );
   });

@@ -195,7 +195,8 @@ describe('retries through the daemon', () => {
       );
       assert.equal(got.AttemptLog![0]!.ResponseBody, 'try again later');
       const step = Date.parse(got.AttemptLog![1]!.Time) - Date.parse(got.AttemptLog![0]!.Time);
-      assert.ok(step >= 4500 && step <= 7000, `attempt 2 started ${step} ms after attempt 1 (5 s ±10%)`);
+      // A lower bound only (5 s less the 10% jitter): how late a loaded machine starts it is not the rule.
+      assert.ok(step >= 4500, `attempt 2 started ${step} ms after attempt 1 (5 s -10% at the earliest)`);
     } finally {
       await deleteHook(hook.Id);
     }

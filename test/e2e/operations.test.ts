@@ -18,6 +18,7 @@ import {
   type TestDaemon,
   tempDir,
 } from '../helpers/hookd.js';
+import { requireOrSkip } from '../helpers/require.js';
 import {
   addUser,
   createHook,
@@ -272,13 +273,16 @@ describe('health and readiness', () => {
     }
   });
 
-  it('SIGTERM: once the in-flight request is answered, hookd exits without waiting out the drain deadline', async () => {
+  it('SIGTERM: once the in-flight request is answered, hookd exits without waiting out the drain deadline', {
+    timeout: 60_000,
+  }, async () => {
     let release = () => {};
     const upstream = await startUpstream((req, res) => {
       req.resume();
       release = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('slow done');
     });
-    const d = await spawnHookd(['--upstream', upstream.url, '--shutdown-timeout', '6000']);
+    // A drain deadline far beyond the test's own timeout: an exit waiting it out fails the test.
+    const d = await spawnHookd(['--upstream', upstream.url, '--shutdown-timeout', '600000']);
     dirs.push(d.dataDir);
     try {
       const conn = await Connection.open(d.url);
@@ -289,11 +293,8 @@ describe('health and readiness', () => {
       release();
       const slow = await conn.response();
       assert.equal(slow.status, 200);
-      const t0 = performance.now();
       // The client keeps its connection open, as a browser or a reverse proxy does.
       assert.equal(await exited, 0);
-      const took = performance.now() - t0;
-      assert.ok(took < 3000, `hookd exited ${Math.round(took)} ms after its last in-flight request ended`);
       assert.match(slow.headers, /\r\nconnection: close/i, 'a draining hookd keeps the connection alive');
     } finally {
       await d.kill();
@@ -301,13 +302,13 @@ describe('health and readiness', () => {
     }
   });
 
-  it('SIGTERM with nothing in flight: hookd exits within a second', async () => {
-    const d = await spawnHookd();
+  it('SIGTERM with nothing in flight: hookd exits at once, without waiting out the drain deadline', {
+    timeout: 60_000,
+  }, async () => {
+    // The deadline is far beyond the test's timeout: only an exit that waits for nothing passes.
+    const d = await spawnHookd(['--shutdown-timeout', '600000']);
     dirs.push(d.dataDir);
-    const t0 = performance.now();
     assert.equal(await d.stop(), 0);
-    const took = performance.now() - t0;
-    assert.ok(took < 1000, `exit took ${Math.round(took)} ms`);
   });
 });
 
@@ -489,8 +490,7 @@ describe('the systemd unit (contrib/systemd/hookd.service)', () => {
   it('passes systemd-analyze verify', (t) => {
     const probe = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
     if (probe.error) {
-      t.skip('systemd-analyze is not installed here');
-      return;
+      return requireOrSkip(t, 'systemd-analyze is not installed here (apt-get install systemd)');
     }
     const r = spawnSync('systemd-analyze', ['verify', '--man=no', unitFile], { encoding: 'utf8' });
     // hookd is not installed system-wide here, so complaints about the ExecStart binary are

@@ -46,13 +46,25 @@ describe('RateLimit per hook', { timeout: 60_000 }, () => {
     assert.equal(calls.length, 100);
     // Each event document names its own trigger: 100 different bodies, each once.
     assert.equal(new Set(calls.map((c) => c.body)).size, 100, 'every trigger delivered once');
-    const times = calls.map((c) => c.arrivedAt).sort((a, b) => a - b);
-    // Sent at most rate + burst per second; measured at the receiver, one slot of slack: the
-    // burst's first callbacks open new connections and may land up to ~100 ms later than sent.
+    // When hookd sent each one, from its delivery log: arrival times at the receiver bunch up on
+    // a loaded machine, the send times are what the limit governs.
+    const list = await api<{ Id: string }[]>(d.url, d.token, 'GET', `/hooks/${hook.Id}/deliveries?limit=100`);
+    const sent: number[] = [];
+    for (const item of list.body) {
+      const one = await api<{ AttemptLog: { Time: string }[] }>(
+        d.url,
+        d.token,
+        'GET',
+        `/_hookd/deliveries/${item.Id}`,
+      );
+      sent.push(Date.parse(one.body.AttemptLog[0]!.Time));
+    }
+    const times = sent.sort((a, b) => a - b);
+    assert.equal(times.length, 100);
+    // Sent at most rate + burst in any second: a late timer lets a few go together, but never
+    // more than the bucket holds.
     const busiest = busiestWindow(times, 1000);
-    assert.ok(busiest <= 10 + 10 + 1, `at most rate + burst in any second, got ${busiest}`);
-    // (After the burst the sends keep to one per 100 ms, but on a loaded machine a late timer
-    // lets two or three go together, so only the rate + burst bound is asserted per second.)
+    assert.ok(busiest <= 10 + 10, `at most rate + burst in any second, got ${busiest}`);
     const span = Math.max(...times) - Math.min(...times);
     // 90 callbacks after the burst at 100 ms intervals: about 9 s (timers may run late, never early).
     assert.ok(span >= 8500, `spread over ${Math.round(span)} ms`);

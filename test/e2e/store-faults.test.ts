@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { requireOrSkip } from '../helpers/require.js';
 import {
   createHook,
   type Receiver,
@@ -193,15 +194,16 @@ describe('store faults: SQLite on a full tmpfs', () => {
     timeout: 120_000,
   }, async (t) => {
     if (process.getuid?.() !== 0) {
-      t.skip('SKIPPED: mounting a tmpfs needs root; run the tests as root for the disk-full test');
-      return;
+      return requireOrSkip(t, 'mounting a tmpfs needs root; run the tests as root for the disk-full test');
     }
     const dir = mkdtempSync(join(tmpdir(), 'hookd-tmpfs-'));
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=6m,mode=0700', 'tmpfs', dir]);
     if (mounted.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
-      t.skip(`SKIPPED: mount -t tmpfs failed (${mounted.stderr.toString().trim()}); no disk-full test here`);
-      return;
+      return requireOrSkip(
+        t,
+        `mount -t tmpfs failed (${mounted.stderr.toString().trim()}); no disk-full test here`,
+      );
     }
     const receiver = await startReceiver();
     const upstream = await startUpstream((_req, res) => res.writeHead(200).end('ok'));
@@ -289,8 +291,11 @@ describe('store faults: PostgreSQL stopped and started again', () => {
   }, async (t) => {
     const bin = pgBin();
     if (!bin) {
-      t.skip('SKIPPED: no PostgreSQL server binaries under /usr/lib/postgresql/*/bin');
-      return;
+      return requireOrSkip(
+        t,
+        'no PostgreSQL server binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql)',
+        'postgres',
+      );
     }
     const asRoot = process.getuid?.() === 0;
     // initdb refuses to run as root: the cluster is made and run as the postgres user then.
@@ -322,8 +327,7 @@ describe('store faults: PostgreSQL stopped and started again', () => {
       run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
-      t.skip(`SKIPPED: initdb failed (${(err as Error).message.split('\n')[0]})`);
-      return;
+      return requireOrSkip(t, `initdb failed (${(err as Error).message.split('\n')[0]})`, 'postgres');
     }
     ctl('start');
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

@@ -333,7 +333,6 @@ describe('GET /tail', () => {
     slow.ws.pause();
     rcv.reset();
     const attemptsBefore = await counterSum(d.opsUrl, 'hookd_delivery_attempts_total');
-    const t0 = performance.now();
     for (let b = 0; b < n / batch; b++) {
       const items = Array.from({ length: batch }, (_, i) => ({
         Method: 'GET',
@@ -344,8 +343,8 @@ describe('GET /tail', () => {
       const r = await api(d.url, d.token, 'POST', '/_hookd/report', items);
       assert.equal(r.status, 202, r.text);
     }
-    await rcv.waitFor(n, 15_000);
-    const took = performance.now() - t0;
+    // Delivered while the client reads nothing: a tail that held deliveries up would stall here.
+    await rcv.waitFor(n, 120_000);
     // Every attempt is published before the client reads again: the attempts metric counts the
     // same event the tail is sent.
     await until(
@@ -355,7 +354,6 @@ describe('GET /tail', () => {
     );
     return {
       slow,
-      took,
       async cleanup() {
         slow.ws.terminate();
         await api(d.url, d.token, 'DELETE', `/hooks/${hook.Id}`);
@@ -380,10 +378,6 @@ describe('GET /tail', () => {
     const N = 600;
     const flood = await stalledFlood(N);
     try {
-      assert.ok(
-        flood.took < 15_000,
-        `${N} callbacks took ${Math.round(flood.took)} ms with a stalled tail client`,
-      );
       const { messages } = flood.slow;
       flood.slow.ws.resume();
       await accountedFor(messages, 2 * N);
@@ -404,18 +398,29 @@ describe('GET /tail', () => {
     }
   });
 
-  it('a client that fell behind is told what it missed once it catches up, without waiting for another event', async () => {
-    const N = 600;
-    const flood = await stalledFlood(N);
-    try {
-      const { messages } = flood.slow;
-      flood.slow.ws.resume();
-      await accountedFor(messages, 2 * N);
-      const { events, dropped } = count(messages);
-      assert.ok(events < 2 * N, 'nothing was skipped: the flood was too small to test this here');
-      assert.equal(dropped, 2 * N - events, `received ${events} of ${2 * N} events; notices for ${dropped}`);
-    } finally {
-      await flood.cleanup();
+  it('a client that fell behind is told what it missed once it catches up, without waiting for another event', {
+    timeout: 240_000,
+  }, async () => {
+    // How much the kernel buffers besides hookd's 1 MiB allowance varies: the flood doubles
+    // until some events had to be skipped (a hookd that never skips fails at the largest).
+    for (const N of [600, 1200, 2400]) {
+      const flood = await stalledFlood(N);
+      try {
+        const { messages } = flood.slow;
+        flood.slow.ws.resume();
+        await accountedFor(messages, 2 * N);
+        const { events, dropped } = count(messages);
+        if (events === 2 * N && N < 2400) continue;
+        assert.ok(events < 2 * N, `nothing was skipped of ${2 * N} events to a client that never read`);
+        assert.equal(
+          dropped,
+          2 * N - events,
+          `received ${events} of ${2 * N} events; notices for ${dropped}`,
+        );
+        return;
+      } finally {
+        await flood.cleanup();
+      }
     }
   });
 

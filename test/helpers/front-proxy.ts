@@ -1,11 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { skipReason } from './require.js';
 
 /**
  * A proxy program (nginx, Caddy) for tests that put it in front of hookd: found on PATH or at
  * one of `paths`; when missing and running as root with apt-get, `apt-get install -y <pkg>`
- * installs it (as bench/setup.ts does); otherwise `skip` says why, for `describe(..., { skip })`.
+ * installs it (as bench/setup.ts does); otherwise `skip` says why, for `describe(..., { skip })`
+ * (or, with HOOKD_REQUIRE_ALL=1, it throws: test/helpers/require.ts).
  */
 export function findProgram(name: string, paths: string[], pkg: string): { bin?: string; skip?: string } {
   const look = (): string | undefined => {
@@ -17,7 +19,7 @@ export function findProgram(name: string, paths: string[], pkg: string): { bin?:
   let bin = look();
   if (bin) return { bin };
   if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) {
-    return { skip: `${name} is not installed (install it with: sudo apt-get install -y ${pkg})` };
+    return { skip: skipReason(`${name} is not installed (install it with: sudo apt-get install -y ${pkg})`) };
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const install = () => spawnSync('apt-get', ['install', '-y', pkg], { stdio: 'ignore', env }).status;
@@ -26,7 +28,7 @@ export function findProgram(name: string, paths: string[], pkg: string): { bin?:
     install();
   }
   bin = look();
-  return bin ? { bin } : { skip: `${name} is not installed and apt-get install ${pkg} failed` };
+  return bin ? { bin } : { skip: skipReason(`${name} is not installed and apt-get install ${pkg} failed`) };
 }
 
 export interface FrontProxy {

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { redactDatabaseUrl } from '../../src/config/load-config.js';
+import { skipReason } from './require.js';
 
 /**
  * PostgreSQL for tests: a server URL to create throw-away databases on (`HOOKD_TEST_DATABASE_URL`,
  * default the local server with trust auth), and whether it is reachable at all. Tests that need
- * it are skipped, saying so, when it is not; with HOOKD_REQUIRE_POSTGRES=1 (CI) they fail instead.
+ * it are skipped, saying so, when it is not; with HOOKD_REQUIRE_ALL=1 or HOOKD_REQUIRE_POSTGRES=1
+ * (CI) they fail instead (test/helpers/require.ts).
  */
 export const PG_ADMIN_URL =
   process.env.HOOKD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -23,10 +25,8 @@ export function pgSkipReason(): Promise<string | undefined> {
     } catch (err) {
       const why = (err as Error).message || (err as { code?: string }).code || String(err);
       const reason = `PostgreSQL not reachable at ${redactDatabaseUrl(PG_ADMIN_URL)} (${why}); set HOOKD_TEST_DATABASE_URL`;
-      // CI sets HOOKD_REQUIRE_POSTGRES=1: there the PostgreSQL tests must never silently skip.
-      if (process.env.HOOKD_REQUIRE_POSTGRES === '1') throw new Error(`${reason} (HOOKD_REQUIRE_POSTGRES=1)`);
-      console.log(`# SKIPPED: ${reason}`);
-      return reason;
+      // CI sets HOOKD_REQUIRE_ALL=1: there the PostgreSQL tests must never silently skip.
+      return skipReason(reason, 'postgres');
     } finally {
       await client.end().catch(() => undefined);
     }

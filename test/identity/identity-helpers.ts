@@ -92,11 +92,13 @@ export interface ForwardAuthServer {
   url: string;
   mode: ForwardMode;
   calls: { authorization?: string; cookie?: string }[];
+  /** Answers every request held in `hang` mode as `200` mode would. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startForwardAuth(): Promise<ForwardAuthServer> {
-  const held: ServerResponse[] = [];
+  const held: { res: ServerResponse; user: string | undefined }[] = [];
   const state = {
     mode: '200' as ForwardMode,
     calls: [] as { authorization?: string; cookie?: string }[],
@@ -111,7 +113,7 @@ export async function startForwardAuth(): Promise<ForwardAuthServer> {
       /(?:^|;\s*)session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
     switch (state.mode) {
       case 'hang':
-        held.push(res);
+        held.push({ res, user });
         return;
       case '500':
         return void res.writeHead(500).end('boom');
@@ -128,8 +130,15 @@ export async function startForwardAuth(): Promise<ForwardAuthServer> {
   const url = await listen(server);
   return Object.assign(state, {
     url: `${url}/auth`,
+    release: () => {
+      for (const { res, user } of held.splice(0)) {
+        if (res.destroyed) continue;
+        if (!user || user === 'nobody') res.writeHead(401).end();
+        else res.writeHead(200, { 'x-user': user }).end('ok');
+      }
+    },
     close: async () => {
-      for (const r of held) r.destroy();
+      for (const { res } of held) res.destroy();
       await shut(server);
     },
   });

@@ -21,11 +21,18 @@ interface Arrival {
   status: number;
 }
 
+/**
+ * Records every arrival and, per key, the most deliveries it had in flight at once: each answer
+ * waits `holdMs`, so a second delivery of a key sent before the first was answered is counted.
+ */
 async function orderReceiver(
   failTimes: Record<string, number>,
-): Promise<{ url: string; arrivals: Arrival[] }> {
+  holdMs = 0,
+): Promise<{ url: string; arrivals: Arrival[]; maxInFlight: Map<string, number> }> {
   const arrivals: Arrival[] = [];
   const failed: Record<string, number> = {};
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -33,10 +40,17 @@ async function orderReceiver(
       body += c;
     });
     req.on('end', () => {
+      const key = body.split('-')[0]!;
+      const now = (inFlight.get(key) ?? 0) + 1;
+      inFlight.set(key, now);
+      maxInFlight.set(key, Math.max(now, maxInFlight.get(key) ?? 0));
       const f = (failed[body] ?? 0) < (failTimes[body] ?? 0);
       if (f) failed[body] = (failed[body] ?? 0) + 1;
       arrivals.push({ name: body, status: f ? 500 : 200 });
-      res.writeHead(f ? 500 : 200).end();
+      setTimeout(() => {
+        inFlight.set(key, (inFlight.get(key) ?? 1) - 1);
+        res.writeHead(f ? 500 : 200).end();
+      }, holdMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,7 +61,7 @@ async function orderReceiver(
         server.close(() => resolve());
       }),
   );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, arrivals, maxInFlight };
 }
 
 const HOOK = (url: string) => ({
@@ -72,7 +86,7 @@ const ofKey = (arrivals: Arrival[], key: string) =>
 
 describe('ordered delivery per key (daemon)', () => {
   it("A's deliveries arrive in trigger order, a failing head holds its key only; the log and metrics say so", async () => {
-    const rcv = await orderReceiver({ 'A-3': 2 });
+    const rcv = await orderReceiver({ 'A-3': 2 }, 25);
     const d = await startHookd();
     cleanups.push(() => d.close());
     const hook = await api<{ Id: string; Ordering: unknown }>(
@@ -104,6 +118,9 @@ describe('ordered delivery per key (daemon)', () => {
     assert.equal(heads.size, 1, 'all behind one head (A-3)');
     const metrics = await (await fetch(`${d.opsUrl}/metrics`)).text();
     assert.match(metrics, /^hookd_ordering_held_keys 1$/m);
+    // The deliveries behind A-3 (A-4 onwards, those already in) are counted one by one.
+    const heldDeliveries = Number(/^hookd_ordering_held_deliveries (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(heldDeliveries >= 1 && heldDeliveries <= 3, `hookd_ordering_held_deliveries ${heldDeliveries}`);
 
     await until(
       'all',
@@ -112,9 +129,15 @@ describe('ordered delivery per key (daemon)', () => {
     );
     assert.deepEqual(ofKey(rcv.arrivals, 'A'), ['A-1', 'A-2', 'A-3', 'A-3', 'A-3', 'A-4', 'A-5', 'A-6']);
     assert.deepEqual(successes(rcv.arrivals, 'B'), ['B-1', 'B-2', 'B-3']);
+    await until('nothing held any more', async () =>
+      /^hookd_ordering_held_deliveries 0$/m.test(await (await fetch(`${d.opsUrl}/metrics`)).text()),
+    );
     const a3Done = rcv.arrivals.findIndex((a) => a.name === 'A-3' && a.status === 200);
     const b3 = rcv.arrivals.findIndex((a) => a.name === 'B-3');
     assert.ok(b3 < a3Done, "B is not held back by A's failing head");
+    // One at a time per key: no delivery of a key was sent while another of it was unanswered.
+    assert.equal(rcv.maxInFlight.get('A'), 1, 'A: one delivery in flight at a time');
+    assert.equal(rcv.maxInFlight.get('B'), 1, 'B: one delivery in flight at a time');
   });
 
   it('keeps the order across kill -9 and a restart', async () => {

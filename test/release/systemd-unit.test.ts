@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
+import { requireOrSkip } from '../helpers/require.js';
 
 // The shipped systemd unit (issue 14): it verifies with systemd-analyze (man pages installed, as
 // its Documentation= names them), it reloads with SIGHUP rather than through a hard-coded URL,
@@ -99,12 +100,16 @@ describe('contrib/systemd/hookd.service', () => {
   it('systemd-analyze verify accepts it, with the man pages installed', (t) => {
     const probe = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
     if (probe.error || probe.status !== 0) {
-      t.skip(`systemd-analyze cannot run here (${probe.error?.message ?? probe.stderr.trim()})`);
-      return;
+      return requireOrSkip(
+        t,
+        `systemd-analyze cannot run here (${probe.error?.message ?? probe.stderr.trim()})`,
+      );
     }
     if (spawnSync('man', ['--version']).error) {
-      t.skip('man is not installed, so systemd-analyze cannot check Documentation=man:hookd(8)');
-      return;
+      return requireOrSkip(
+        t,
+        'man is not installed, so systemd-analyze cannot check Documentation=man:hookd(8)',
+      );
     }
     const dir = tempDir('hookd-unit-');
     try {
@@ -123,8 +128,7 @@ describe('contrib/systemd/hookd.service', () => {
         env: { ...process.env, MANPATH: join(dir, 'man'), SYSTEMD_LOG_COLOR: '0' },
       });
       if (/System has not been booted|Failed to (connect|initialize|create)/i.test(r.stderr)) {
-        t.skip(`systemd-analyze cannot verify here: ${r.stderr.trim()}`);
-        return;
+        return requireOrSkip(t, `systemd-analyze cannot verify here: ${r.stderr.trim()}`);
       }
       assert.equal(r.status, 0, `systemd-analyze verify failed:\n${r.stdout}${r.stderr}`);
       assert.equal(r.stderr.trim(), '', `systemd-analyze warned:\n${r.stderr}`);
@@ -136,8 +140,7 @@ describe('contrib/systemd/hookd.service', () => {
   it('fails verification when the man page is missing (the check can fail)', (t) => {
     const probe = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
     if (probe.error || probe.status !== 0 || spawnSync('man', ['--version']).error) {
-      t.skip('systemd-analyze or man cannot run here');
-      return;
+      return requireOrSkip(t, 'systemd-analyze or man cannot run here');
     }
     const dir = tempDir('hookd-unit-');
     try {

@@ -32,9 +32,10 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse): void {
   req.on('end', async () => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path.startsWith('/slow/')) {
-      // Holds the answer until a callback has arrived, or 1.5 s: a BeforeCompletion hook must
-      // not need the response to fire.
-      await receiver.waitFor(1, 1500).catch(() => undefined);
+      // Holds the answer until a callback has arrived, however long that takes: a
+      // BeforeCompletion hook that needed the response to fire would never fire, and the test
+      // would end at its timeout instead.
+      await receiver.waitFor(1, 600_000).catch(() => undefined);
       slowAnsweredAt = performance.now();
     }
     const m = /^\/status\/(\d{3})/.exec(path);
@@ -87,7 +88,9 @@ describe('BeforeCompletion (Type 0)', () => {
   beforeEach(dropHooks);
   after(dropHooks);
 
-  it('fires while a slow upstream is still answering, with an empty $STATUS_CODE', async () => {
+  it('fires while a slow upstream is still answering, with an empty $STATUS_CODE', {
+    timeout: 60_000,
+  }, async () => {
     await hook({
       PathPattern: '/slow/(*)',
       Type: 0,

@@ -114,7 +114,7 @@ describe('reports are made by their caller (issue 22 finding 5)', { timeout: 60_
     assert.deepEqual(granted.body.Permissions, ['report']);
     const list = await api<UserBody[]>(d.url, d.token, 'GET', '/_hookd/users');
     assert.deepEqual(Object.fromEntries(list.body.map((u) => [u.Name, u.Permissions])), {
-      admin: ['report'],
+      admin: ['report', 'portal'],
       alice: [],
       bob: [],
       carol: [],

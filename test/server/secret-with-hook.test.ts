@@ -6,8 +6,9 @@ import { STORE_FILE } from '../../src/daemon/hookd.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 
-// A hook's signing secret is created with the hook (issue 13), so delivery never waits on a
-// first-use write (which a full disk would hold up): it is in the store before anything fires.
+// A hook's signing secret is created with the hook (issue 13), in its transaction, so delivery
+// never waits on a first-use write (which a full disk would hold up): it is in the store before
+// anything fires.
 
 let d: TestDaemon;
 before(async () => {
@@ -34,9 +35,11 @@ describe('signing secrets are created with the hook', () => {
       db.close();
     }
     assert.ok(stored, 'the secret row exists right after POST /hooks');
-    assert.match(stored.secret, /^whsec_/);
+    // Stored sealed (docs/DECISIONS.md "Secrets at rest"): the row never holds the secret itself.
+    assert.match(stored.secret, /^hkx1:/);
     const shown = await api<{ Secret: string }>(d.url, d.token, 'GET', `/hooks/${hook.Id}/secret`);
     assert.equal(shown.status, 200);
-    assert.equal(shown.body.Secret, stored.secret);
+    assert.match(shown.body.Secret, /^whsec_/);
+    assert.ok(!stored.secret.includes(shown.body.Secret.slice('whsec_'.length)));
   });
 });

@@ -70,7 +70,7 @@ describe('v1a signatures (unit)', () => {
     assert.deepEqual(ok.Signature, { Schemes: ['v1a'] });
     assert.throws(
       () => validateEndpoint({ Url: 'https://example.com/n', Signature: { Schemes: ['v2'] } }),
-      (e: Error & { errors?: { field: string }[] }) => e.errors?.[0]?.field === 'Signature.Schemes',
+      (e: Error & { errors?: { field: string }[] }) => e.errors?.[0]?.field === 'Signature.Schemes[0]',
     );
   });
 });

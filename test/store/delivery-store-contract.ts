@@ -276,6 +276,46 @@ export function deliveryStoreContract(
       assert.ok(!(await store.deleteSecret('hk_sec')));
     });
 
+    it('hands out its secret rows as stored, in hookId order, and rewrites one only over what was read', async () => {
+      for (const id of ['hk_raw_c', 'hk_raw_a', 'hk_raw_b']) {
+        await store.putSecret({
+          hookId: id,
+          secret: `whsec_${id}`,
+          previous: null,
+          previousValidUntil: null,
+        });
+      }
+      await store.putSecret({
+        hookId: 'hk_raw_b',
+        secret: 'whsec_b2',
+        previous: 'whsec_b1',
+        previousValidUntil: 9,
+      });
+      const mine = async (after: string, limit: number) =>
+        (await store.storedSecrets(after, limit)).filter((r) => r.hookId.startsWith('hk_raw_'));
+      const rows = await mine('hk_raw_', 10);
+      assert.deepEqual(
+        rows.map((r) => r.hookId),
+        ['hk_raw_a', 'hk_raw_b', 'hk_raw_c'],
+      );
+      assert.deepEqual(
+        (await mine('hk_raw_a', 1)).map((r) => r.hookId),
+        ['hk_raw_b'],
+      );
+      const b = rows[1]!;
+      assert.ok(await store.replaceStoredSecret(b, { hookId: 'hk_raw_b', secret: 'x2', previous: 'x1' }));
+      // A second rewrite from the same (now stale) read loses: another writer came first.
+      assert.ok(!(await store.replaceStoredSecret(b, { hookId: 'hk_raw_b', secret: 'y2', previous: 'y1' })));
+      const a = rows[0]!;
+      assert.ok(await store.replaceStoredSecret(a, { hookId: 'hk_raw_a', secret: 'x', previous: null }));
+      assert.deepEqual(await store.getSecret('hk_raw_b'), {
+        hookId: 'hk_raw_b',
+        secret: 'x2',
+        previous: 'x1',
+        previousValidUntil: 9,
+      });
+    });
+
     it('prunes by age and by count per hook, never pending ones, in chunks', async () => {
       // A store of its own: deliveries are inserted in creation order, as the outbox does.
       const { store, close } = await open();

@@ -6,6 +6,7 @@ import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { PostgresDeliveryStore } from '../../src/store/postgres/postgres-delivery-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
+import { requireOrSkip } from '../helpers/require.js';
 import { attempt, deliveryStoreContract, insert, record } from './delivery-store-contract.js';
 
 const skip = await pgSkipReason();
@@ -240,8 +241,7 @@ if (skip) {
       );
       if (version.rows[0]!.v < 150000) {
         await tdb.drop();
-        t.skip('needs PostgreSQL 15 (pg_stat_force_next_flush)');
-        return;
+        return requireOrSkip(t, 'needs PostgreSQL 15 (pg_stat_force_next_flush)', 'postgres');
       }
       // One connection, so that every write runs in the backend whose statistics are flushed below.
       const db = await PgDatabase.open(tdb.url, { max: 1 });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason } from '../helpers/pg-test-db.js';
+import { requireOrSkip } from '../helpers/require.js';
 import {
   createHook,
   type Receiver,
@@ -37,11 +38,14 @@ describe('--workers 2', () => {
   let upstream: Upstream;
   /** The port each proxied path came from, as the upstream saw it. */
   const fromPort = new Map<string, number>();
+  /** While set, the upstream holds the answers to the requests it accepts (requests in flight). */
+  let hold: ServerResponse[] | undefined;
   before(async () => {
     receiver = await startReceiver();
     upstream = await startUpstream((req, res) => {
       fromPort.set(req.url ?? '', req.socket.remotePort ?? 0);
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      if (hold) hold.push(res);
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
   after(async () => {
@@ -110,7 +114,7 @@ describe('--workers 2', () => {
 
   it('does the same on PostgreSQL', async (t) => {
     const skip = await pgSkipReason();
-    if (skip) return t.skip(skip);
+    if (skip) return requireOrSkip(t, skip, 'postgres');
     const db = await createTestDatabase();
     try {
       await everyWorker(['--database-url', db.url]);
@@ -166,20 +170,33 @@ describe('--workers 2', () => {
           });
           req.end();
         });
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
+      await Promise.all([
+        ...Array.from({ length: 32 }, async () => {
           while (next < REQUESTS) {
             const i = next++;
-            if (i === killAt && !killed) {
-              process.kill(victim, 'SIGKILL');
-              killed = true;
-            }
+            if (i === killAt) hold = [];
             await one(i);
           }
         }),
-      );
+        // The kill lands while both workers hold requests: the upstream keeps them waiting until
+        // every client connection has one in flight, then the victim dies and the rest are answered.
+        (async () => {
+          await until(
+            'every client connection waiting on the upstream',
+            () => (hold?.length ?? 0) >= 32,
+            60_000,
+          );
+          process.kill(victim, 'SIGKILL');
+          killed = true;
+          const held = hold!;
+          hold = undefined;
+          for (const res of held) if (!res.destroyed) res.writeHead(200).end('ok');
+        })(),
+      ]);
       agent.destroy();
       assert.ok(killed);
+      // The killed worker had requests in flight: their clients saw the connection drop.
+      assert.ok(failed > 0, 'requests were in flight on the killed worker');
       assert.ok(afterKill > 0, 'the other worker kept serving');
       // Every request whose response the client got has its callback.
       await until(

@@ -103,6 +103,19 @@ export const CORE_OPTIONS = {
     default: (env: NodeJS.ProcessEnv) => defaultDataDir(env),
     shownDefault: '$STATE_DIRECTORY',
   },
+  /**
+   * The key file that seals the stored secrets (src/secrets/): created 0600 on first start; every
+   * instance of a cluster reads the same one. Absent: `secrets.key` in the data dir.
+   */
+  secretsKeyFile: {
+    fileKey: 'secretsKeyFile',
+    flag: '--secrets-key-file <file>',
+    env: 'HOOKD_SECRETS_KEY_FILE',
+    description:
+      'the key file that encrypts the stored signing secrets (default secrets.key in the data dir, created 0600 on first start)',
+    fromText: asText,
+    parse: (v: unknown): string => resolve(text(v)),
+  },
   /** Prefix of the management API, `/` or e.g. `/api` (no trailing slash). */
   apiBase: {
     fileKey: 'apiBase',

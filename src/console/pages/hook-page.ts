@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE, isTestRequest } from '../../delivery/index.js';
 import type { Hook } from '../../hook/index.js';
 import { lintHook } from '../../hook/index.js';
+import { schemeLabel } from '../../signing/index.js';
 import {
   DELIVERY_STATUSES,
   type DeliveryQuery,
@@ -177,7 +178,7 @@ ${pace}
   }</dd>
 <dt>Persist</dt><dd>${hook.Persist ? 'yes: deliveries survive a restart' : 'no: in memory only'}</dd>
 ${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code></dd>` : ''}
-${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.join(' ')}</dd>` : ''}
+${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.map(schemeLabel).join(' ')}</dd>` : ''}
 ${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
 <dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>

@@ -9,6 +9,7 @@ import {
   type HookSecretRecord,
   type RetentionRule,
 } from '../delivery-store.js';
+import type { StoredSecretRow } from '../secret-codec.js';
 import { MemoryAggregates } from './memory-aggregates.js';
 
 export interface MemoryDeliveryStoreOptions {
@@ -127,6 +128,23 @@ export class MemoryDeliveryStore implements DeliveryStore {
 
   async deleteSecret(hookId: string): Promise<boolean> {
     return this.secrets.delete(hookId);
+  }
+
+  // Process memory is never written to disk: its secrets are kept as they are, and its rows are
+  // the plain values (a re-sealing walk finds nothing to do here).
+  async storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]> {
+    return [...this.secrets.values()]
+      .filter((s) => s.hookId > after)
+      .sort((a, b) => (a.hookId < b.hookId ? -1 : 1))
+      .slice(0, limit)
+      .map((s) => ({ hookId: s.hookId, secret: s.secret, previous: s.previous }));
+  }
+
+  async replaceStoredSecret(before: StoredSecretRow, next: StoredSecretRow): Promise<boolean> {
+    const s = this.secrets.get(before.hookId);
+    if (!s || s.secret !== before.secret || s.previous !== before.previous) return false;
+    this.secrets.set(before.hookId, { ...s, secret: next.secret, previous: next.previous });
+    return true;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Hook } from '../../hook/index.js';
 import { ALONE } from '../coordination.js';
+import type { DeliveryStore, HookSecretRecord } from '../delivery-store.js';
 import { nameConflict } from '../name-conflict.js';
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 
@@ -17,13 +18,22 @@ export class MemoryStore implements Store {
   /** `owner NUL name` → Id: the unique index of names (issue 26). */
   private readonly names = new Map<string, string>();
 
-  async putHook(hook: Hook): Promise<void> {
+  /**
+   * @param secrets where a new hook's first secret goes (the delivery store of these hooks); a
+   *   store without one keeps such secrets nowhere.
+   */
+  constructor(private readonly secrets?: Pick<DeliveryStore, 'putSecret'>) {}
+
+  async putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
     const key = hook.Name === undefined ? undefined : `${hook.Owner}\0${hook.Name}`;
     const holder = key === undefined ? undefined : this.names.get(key);
     if (holder !== undefined && holder !== hook.Id) throw nameConflict(hook.Name!, holder);
     this.forgetName(hook.Id);
     if (key !== undefined) this.names.set(key, hook.Id);
     this.hooks.set(hook.Id, structuredClone(hook));
+    // After the only check that can refuse the hook, and a memory store's write cannot fail: the
+    // hook and its secret are both written or neither is.
+    if (firstSecret !== undefined) await this.secrets?.putSecret(firstSecret);
   }
 
   async deleteHook(id: string): Promise<boolean> {

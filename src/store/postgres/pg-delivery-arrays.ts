@@ -3,6 +3,7 @@
  * array per column, so that a statement takes a whole batch through `unnest` in one round trip.
  */
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../delivery-store.js';
+import { type SecretCodec, sealUrl } from '../secret-codec.js';
 
 /** PostgreSQL text cannot hold U+0000; what comes from outside (paths, error texts) may. */
 const clean = (s: string | null | undefined): string | null =>
@@ -13,7 +14,7 @@ export function overlaps(inserts: readonly DeliveryRecord[], updates: readonly D
   return updates.some((u) => ids.has(u.id));
 }
 
-export function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
+export function insertArrays(rows: readonly DeliveryRecord[], codec: SecretCodec): unknown[][] {
   const n = rows.length;
   const cols: unknown[][] = Array.from({ length: 20 }, () => new Array<unknown>(n));
   for (let i = 0; i < n; i++) {
@@ -34,7 +35,7 @@ export function insertArrays(rows: readonly DeliveryRecord[]): unknown[][] {
     cols[12]![i] = clean(r.trigger.path);
     cols[13]![i] = r.trigger.statusCode ?? null;
     cols[14]![i] = q.method;
-    cols[15]![i] = clean(q.url);
+    cols[15]![i] = clean(sealUrl(codec, r.hookId, q.url));
     cols[16]![i] = JSON.stringify(q.headers);
     cols[17]![i] = q.body === undefined ? null : Buffer.from(q.body, 'utf8');
     cols[18]![i] = r.trigger.user === undefined ? null : clean(r.trigger.user);

@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, dedupeUpdates, deliveryFromRow, secretFromRow } from '../delivery-row.js';
+import {
+  attemptFromRow,
+  dedupeUpdates,
+  deliveryFromRow,
+  secretFromRow,
+  storedSecretFromRow,
+} from '../delivery-row.js';
 import { shared } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -11,6 +17,15 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  type StoredSecretRow,
+  sealRecord,
+  URL_WITH_CREDENTIALS,
+} from '../secret-codec.js';
 import { LOCK_CLASS, LOCKS, type PgDatabase } from './pg-database.js';
 import { attemptArrays, insertArrays, overlaps, updateArrays } from './pg-delivery-arrays.js';
 import { PostgresAggregates } from './postgres-aggregates.js';
@@ -28,6 +43,8 @@ export interface PostgresDeliveryStoreOptions {
   ephemeral?: boolean;
   /** Default: a fixed identity of its own (a store used by one process, as in the tests). */
   lease?: LeaseIdentity;
+  /** How secrets are written (the daemon's sealer); default: as they are. */
+  secrets?: SecretCodec;
 }
 
 type Row = Record<string, unknown>;
@@ -48,8 +65,9 @@ const PG_FILTER: FilterDialect = {
  * one commit for a whole event-loop turn of inserts, outcomes and attempt records), using
  * `unnest` over column arrays rather than a statement per row.
  */
-export class PostgresDeliveryStore implements DeliveryStore {
+export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
   readonly kind: string;
+  readonly credentialKind = 'url';
   readonly aggregates: PostgresAggregates;
   readonly sharing = shared(this);
   private readonly t: { deliveries: string; attempts: string; secrets: string };
@@ -60,12 +78,14 @@ export class PostgresDeliveryStore implements DeliveryStore {
   private readonly touched = new Set<string>();
   private prunedOnce = false;
   private readonly pool: pg.Pool;
+  private readonly secrets: SecretCodec;
 
   constructor(
     private readonly db: PgDatabase,
     opts: PostgresDeliveryStoreOptions = {},
   ) {
     this.pool = db.pool;
+    this.secrets = opts.secrets ?? PLAIN_SECRETS;
     const p = opts.ephemeral ? 'eph_' : '';
     this.kind = opts.ephemeral ? 'postgres-unlogged' : 'postgres';
     this.aggregates = new PostgresAggregates(db.pool, p);
@@ -119,7 +139,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
   private async writeOnce(batch: DeliveryBatch): Promise<void> {
     for (const r of batch.inserts) this.touched.add(r.hookId);
     const updates = dedupeUpdates(batch.updates);
-    const ins = insertArrays(batch.inserts);
+    const ins = insertArrays(batch.inserts, this.secrets);
     const upd = updateArrays(updates);
     const att = attemptArrays(batch.attempts);
     const owner = this.lease.id;
@@ -156,7 +176,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
     const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE id = $1`, [id]);
-    return rows[0] && toRecord(rows[0] as Row);
+    return rows[0] && toRecord(rows[0] as Row, this.secrets);
   }
 
   async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
@@ -165,7 +185,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE ${f.where} ORDER BY id DESC LIMIT $${f.values.length + 1}`,
       [...f.values, query.limit ?? null],
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
@@ -183,7 +203,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const { rows } = await this.pool.query(
       `SELECT ${COLUMNS} FROM ${this.t.deliveries} WHERE status = 'pending' ORDER BY seq`,
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   /**
@@ -201,7 +221,7 @@ export class PostgresDeliveryStore implements DeliveryStore {
         `RETURNING ${COLUMNS}`,
       [this.lease.id, dead.rows.map((r) => r.id), limit],
     );
-    return rows.map((r) => toRecord(r as Row));
+    return rows.map((r) => toRecord(r as Row, this.secrets));
   }
 
   async releasePending(): Promise<number> {
@@ -217,25 +237,27 @@ export class PostgresDeliveryStore implements DeliveryStore {
       `SELECT hook_id, secret, previous, previous_valid_until FROM ${this.t.secrets} WHERE hook_id = $1`,
       [hookId],
     );
-    return rows[0] && secretFromRow(rows[0] as Row);
+    return rows[0] && secretFromRow(rows[0] as Row, this.secrets);
   }
 
   async putSecret(s: HookSecretRecord): Promise<void> {
+    const sealed = sealRecord(this.secrets, s);
     await this.pool.query(
       `INSERT INTO ${this.t.secrets} (hook_id, secret, previous, previous_valid_until) VALUES ($1, $2, $3, $4) ` +
         'ON CONFLICT (hook_id) DO UPDATE SET secret = excluded.secret, previous = excluded.previous, ' +
         'previous_valid_until = excluded.previous_valid_until',
-      [s.hookId, s.secret, s.previous, s.previousValidUntil],
+      [s.hookId, sealed.secret, sealed.previous, s.previousValidUntil],
     );
   }
 
   async createSecret(s: HookSecretRecord): Promise<HookSecretRecord> {
+    const sealed = sealRecord(this.secrets, s);
     const { rows } = await this.pool.query(
       `INSERT INTO ${this.t.secrets} (hook_id, secret, previous, previous_valid_until) VALUES ($1, $2, $3, $4) ` +
         'ON CONFLICT (hook_id) DO NOTHING RETURNING hook_id, secret, previous, previous_valid_until',
-      [s.hookId, s.secret, s.previous, s.previousValidUntil],
+      [s.hookId, sealed.secret, sealed.previous, s.previousValidUntil],
     );
-    if (rows[0]) return secretFromRow(rows[0] as Row);
+    if (rows[0]) return secretFromRow(rows[0] as Row, this.secrets);
     // Another instance's secret won; read it in a statement of its own, which sees its commit.
     const existing = await this.getSecret(s.hookId);
     if (existing) return existing;
@@ -245,6 +267,40 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async deleteSecret(hookId: string): Promise<boolean> {
     const r = await this.pool.query(`DELETE FROM ${this.t.secrets} WHERE hook_id = $1`, [hookId]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    const { rows } = await this.pool.query<CredentialRow>(
+      `SELECT id, hook_id AS "hookId", url AS text FROM ${this.t.deliveries} WHERE id > $1 AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT $2`,
+      [after, limit],
+    );
+    return rows;
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    const r = await this.pool.query(`UPDATE ${this.t.deliveries} SET url = $1 WHERE id = $2 AND url = $3`, [
+      text,
+      row.id,
+      row.text,
+    ]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]> {
+    const { rows } = await this.pool.query(
+      `SELECT hook_id, secret, previous FROM ${this.t.secrets} WHERE hook_id > $1 ORDER BY hook_id LIMIT $2`,
+      [after, limit],
+    );
+    return (rows as Row[]).map(storedSecretFromRow);
+  }
+
+  async replaceStoredSecret(before: StoredSecretRow, next: StoredSecretRow): Promise<boolean> {
+    const r = await this.pool.query(
+      `UPDATE ${this.t.secrets} SET secret = $1, previous = $2 ` +
+        'WHERE hook_id = $3 AND secret = $4 AND previous IS NOT DISTINCT FROM $5',
+      [next.secret, next.previous, before.hookId, before.secret, before.previous],
+    );
     return (r.rowCount ?? 0) > 0;
   }
 
@@ -314,6 +370,6 @@ export class PostgresDeliveryStore implements DeliveryStore {
   }
 }
 
-function toRecord(r: Row): DeliveryRecord {
-  return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'));
+function toRecord(r: Row, codec: SecretCodec): DeliveryRecord {
+  return deliveryFromRow(r, r.body === null ? undefined : (r.body as Buffer).toString('utf8'), codec);
 }

@@ -1,7 +1,18 @@
 import type pg from 'pg';
 import type { Hook } from '../../hook/index.js';
 import { sharedDatabase } from '../coordination.js';
+import type { HookSecretRecord } from '../delivery-store.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  HOOK_DOC_WITH_CREDENTIALS,
+  hookDocument,
+  hookFromDocument,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  sealRecord,
+} from '../secret-codec.js';
 import type {
   Coordination,
   HookChangeWatcher,
@@ -25,19 +36,40 @@ const RETRY_FETCH_MS = 1000;
  * JSON document the API returns. Text, not jsonb: jsonb refuses the `\ud800` escapes that
  * JSON.stringify writes for a lone surrogate, and the document must come back exactly.
  */
-export class PgHookTable implements HookStore {
-  constructor(
-    private readonly db: Queryable,
-    readonly table: 'hooks' | 'eph_hooks',
-  ) {}
+export class PgHookTable implements HookStore, CredentialTable {
+  readonly credentialKind = 'hook';
+  private readonly db: Queryable;
 
-  async putHook(hook: Hook): Promise<void> {
-    try {
-      await this.db.query(
+  constructor(
+    private readonly database: PgDatabase,
+    readonly table: 'hooks' | 'eph_hooks',
+    /** How a new hook's first secret is written (the daemon's sealer; give the delivery store the same). */
+    private readonly secrets: SecretCodec = PLAIN_SECRETS,
+  ) {
+    this.db = database.pool;
+  }
+
+  async putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
+    const write = (q: Queryable) =>
+      q.query(
         `INSERT INTO ${this.table} (id, owner, doc, modified, name) VALUES ($1, $2, $3, $4, $5) ` +
           'ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, doc = excluded.doc, modified = excluded.modified, name = excluded.name',
-        [hook.Id, hook.Owner, JSON.stringify(hook), hook.Modified, hook.Name ?? null],
+        [hook.Id, hook.Owner, hookDocument(this.secrets, hook), hook.Modified, hook.Name ?? null],
       );
+    try {
+      if (firstSecret === undefined) {
+        await write(this.db);
+        return;
+      }
+      const sealed = sealRecord(this.secrets, firstSecret);
+      const secrets = this.table === 'hooks' ? 'hook_secrets' : 'eph_hook_secrets';
+      await this.database.transaction(async (c) => {
+        await c.query(
+          `INSERT INTO ${secrets} (hook_id, secret, previous, previous_valid_until) VALUES ($1, $2, $3, $4)`,
+          [sealed.hookId, sealed.secret, sealed.previous, firstSecret.previousValidUntil],
+        );
+        await write(c);
+      });
     } catch (err) {
       if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
       throw err;
@@ -49,7 +81,7 @@ export class PgHookTable implements HookStore {
       `SELECT doc FROM ${this.table} WHERE owner = $1 AND name = $2`,
       [owner, name],
     );
-    return rows[0] && (JSON.parse(rows[0].doc) as Hook);
+    return rows[0] && hookFromDocument(this.secrets, rows[0].doc);
   }
 
   async deleteHook(id: string): Promise<boolean> {
@@ -60,7 +92,7 @@ export class PgHookTable implements HookStore {
     const { rows } = await this.db.query<{ doc: string }>(`SELECT doc FROM ${this.table} WHERE id = $1`, [
       id,
     ]);
-    return rows[0] && (JSON.parse(rows[0].doc) as Hook);
+    return rows[0] && hookFromDocument(this.secrets, rows[0].doc);
   }
 
   async listHooks(owner: string, page: PageRequest = {}): Promise<Hook[]> {
@@ -68,12 +100,29 @@ export class PgHookTable implements HookStore {
       `SELECT doc FROM ${this.table} WHERE owner = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [owner, page.after ?? '', page.limit ?? null],
     );
-    return rows.map((r) => JSON.parse(r.doc) as Hook);
+    return rows.map((r) => hookFromDocument(this.secrets, r.doc));
   }
 
   async allHooks(): Promise<Hook[]> {
     const { rows } = await this.db.query<{ doc: string }>(`SELECT doc FROM ${this.table}`);
-    return rows.map((r) => JSON.parse(r.doc) as Hook);
+    return rows.map((r) => hookFromDocument(this.secrets, r.doc));
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    const { rows } = await this.db.query<CredentialRow>(
+      `SELECT id, id AS "hookId", doc AS text FROM ${this.table} WHERE id > $1 AND ${HOOK_DOC_WITH_CREDENTIALS('doc')} ORDER BY id LIMIT $2`,
+      [after, limit],
+    );
+    return rows;
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    const r = await this.db.query(`UPDATE ${this.table} SET doc = $1 WHERE id = $2 AND doc = $3`, [
+      text,
+      row.id,
+      row.text,
+    ]);
+    return (r.rowCount ?? 0) > 0;
   }
 }
 
@@ -100,14 +149,14 @@ export class PostgresStore implements Store {
 
   constructor(
     readonly db: PgDatabase,
-    private readonly opts: { ownsDatabase?: boolean } = {},
+    private readonly opts: { ownsDatabase?: boolean; secrets?: SecretCodec } = {},
   ) {
-    this.hooks = new PgHookTable(db.pool, 'hooks');
-    this.ephemeralHooks = new PgHookTable(db.pool, 'eph_hooks');
+    this.hooks = new PgHookTable(db, 'hooks', opts.secrets);
+    this.ephemeralHooks = new PgHookTable(db, 'eph_hooks', opts.secrets);
   }
 
-  putHook(hook: Hook): Promise<void> {
-    return this.hooks.putHook(hook);
+  putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
+    return this.hooks.putHook(hook, firstSecret);
   }
 
   deleteHook(id: string): Promise<boolean> {
@@ -306,7 +355,7 @@ export class PostgresStore implements Store {
     );
     const out = new Map<string, Hook>();
     for (const r of rows) {
-      const h = JSON.parse(r.doc) as Hook;
+      const h = hookFromDocument(this.opts.secrets ?? PLAIN_SECRETS, r.doc);
       const seen = out.get(h.Id);
       // A replace that flips Persist writes the new table before it deletes from the old one.
       if (!seen || seen.Modified < h.Modified) out.set(h.Id, h);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, deliveryFromRow, secretFromRow } from '../delivery-row.js';
+import { attemptFromRow, deliveryFromRow, secretFromRow, storedSecretFromRow } from '../delivery-row.js';
 import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -11,6 +11,16 @@ import type {
   HookSecretRecord,
   RetentionRule,
 } from '../delivery-store.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  type StoredSecretRow,
+  sealRecord,
+  sealUrl,
+  URL_WITH_CREDENTIALS,
+} from '../secret-codec.js';
 import { SqliteAggregates } from './sqlite-aggregates.js';
 import { SqliteOutcomes } from './sqlite-outcomes.js';
 
@@ -30,8 +40,9 @@ const SQLITE_FILTER: FilterDialect = {
  * `write` is one transaction per batch: the pipeline hands it everything of one event-loop turn,
  * so a burst pays one commit, not one per callback (PERF-NOTES "Recording deliveries").
  */
-export class SqliteDeliveryStore implements DeliveryStore {
+export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   readonly kind = 'sqlite';
+  readonly credentialKind = 'url';
   readonly aggregates: SqliteAggregates;
   readonly sharing = singleProcess(this);
   private readonly stmts;
@@ -43,8 +54,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
   /** The delivery-log query of each filter set seen, by its text (delivery-list-filter.ts). */
   private readonly listStmts = new Map<string, Database.Statement>();
 
-  /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
-  constructor(private readonly db: Database.Database) {
+  /**
+   * @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated.
+   * @param secrets how secrets are written (the daemon's sealer; plain text by default).
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly secrets: SecretCodec = PLAIN_SECRETS,
+  ) {
     this.aggregates = new SqliteAggregates(db);
     this.stmts = {
       insert: db.prepare(
@@ -68,6 +85,16 @@ export class SqliteDeliveryStore implements DeliveryStore {
         'INSERT INTO hook_secrets (hook_id, secret, previous, previous_valid_until) VALUES (?, ?, ?, ?) ' +
           'ON CONFLICT(hook_id) DO UPDATE SET secret = excluded.secret, previous = excluded.previous, ' +
           'previous_valid_until = excluded.previous_valid_until',
+      ),
+      credentialRows: db.prepare(
+        `SELECT id, hook_id AS hookId, url AS text FROM deliveries WHERE id > ? AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT ?`,
+      ),
+      replaceUrl: db.prepare('UPDATE deliveries SET url = ? WHERE id = ? AND url = ?'),
+      storedSecrets: db.prepare(
+        'SELECT hook_id, secret, previous FROM hook_secrets WHERE hook_id > ? ORDER BY hook_id LIMIT ?',
+      ),
+      replaceStoredSecret: db.prepare(
+        'UPDATE hook_secrets SET secret = ?, previous = ? WHERE hook_id = ? AND secret = ? AND previous IS ?',
       ),
       // Rows are in creation order by `seq`, so the oldest young row bounds the range of old ones.
       firstYoung: db.prepare('SELECT seq FROM deliveries WHERE created >= ? ORDER BY seq LIMIT 1'),
@@ -106,7 +133,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
           r.trigger.path,
           r.trigger.statusCode ?? null,
           q.method,
-          q.url,
+          sealUrl(this.secrets, r.hookId, q.url),
           JSON.stringify(q.headers),
           q.body ?? null,
           r.trigger.user ?? null,
@@ -137,7 +164,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
     const row = this.stmts.get.get(id) as Row | undefined;
-    return row && toRecord(row);
+    return row && toRecord(row, this.secrets);
   }
 
   async listDeliveries(hookId: string, query: DeliveryQuery = {}): Promise<DeliveryRecord[]> {
@@ -160,7 +187,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
     f.values.forEach((v, i) => {
       params[`p${i + 1}`] = v;
     });
-    return (stmt.all(params) as Row[]).map(toRecord);
+    return (stmt.all(params) as Row[]).map((r) => toRecord(r, this.secrets));
   }
 
   async listAttempts(deliveryId: string): Promise<AttemptRecord[]> {
@@ -170,16 +197,40 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async pendingDeliveries(): Promise<DeliveryRecord[]> {
-    return (this.stmts.pending.all() as Row[]).map(toRecord);
+    return (this.stmts.pending.all() as Row[]).map((r) => toRecord(r, this.secrets));
   }
 
   async getSecret(hookId: string): Promise<HookSecretRecord | undefined> {
     const r = this.stmts.getSecret.get(hookId) as Row | undefined;
-    return r && secretFromRow(r);
+    return r && secretFromRow(r, this.secrets);
   }
 
   async putSecret(s: HookSecretRecord): Promise<void> {
-    this.stmts.putSecret.run(s.hookId, s.secret, s.previous, s.previousValidUntil);
+    const sealed = sealRecord(this.secrets, s);
+    this.stmts.putSecret.run(s.hookId, sealed.secret, sealed.previous, s.previousValidUntil);
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    return this.stmts.credentialRows.all(after, limit) as CredentialRow[];
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    return this.stmts.replaceUrl.run(text, row.id, row.text).changes > 0;
+  }
+
+  async storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]> {
+    return (this.stmts.storedSecrets.all(after, limit) as Row[]).map(storedSecretFromRow);
+  }
+
+  async replaceStoredSecret(before: StoredSecretRow, next: StoredSecretRow): Promise<boolean> {
+    const r = this.stmts.replaceStoredSecret.run(
+      next.secret,
+      next.previous,
+      before.hookId,
+      before.secret,
+      before.previous,
+    );
+    return r.changes > 0;
   }
 
   async deleteSecret(hookId: string): Promise<boolean> {
@@ -222,6 +273,6 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 }
 
-function toRecord(r: Row): DeliveryRecord {
-  return deliveryFromRow(r, r.body === null ? undefined : (r.body as string));
+function toRecord(r: Row, codec: SecretCodec): DeliveryRecord {
+  return deliveryFromRow(r, r.body === null ? undefined : (r.body as string), codec);
 }

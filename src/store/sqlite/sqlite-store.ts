@@ -4,7 +4,18 @@ import Database from 'better-sqlite3';
 import type { Hook } from '../../hook/index.js';
 import { internHook } from '../../hook/index.js';
 import { localFile } from '../coordination.js';
+import type { HookSecretRecord } from '../delivery-store.js';
 import { isUniqueViolation, nameConflict } from '../name-conflict.js';
+import {
+  type CredentialRow,
+  type CredentialTable,
+  HOOK_DOC_WITH_CREDENTIALS,
+  hookDocument,
+  hookFromDocument,
+  PLAIN_SECRETS,
+  type SecretCodec,
+  sealRecord,
+} from '../secret-codec.js';
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
@@ -18,6 +29,8 @@ export interface SqliteStoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** Checkpoint the WAL from a worker thread instead of inside commits (the daemon turns this on). */
   backgroundCheckpoint?: boolean;
+  /** How secrets are written (the daemon's sealer; give SqliteDeliveryStore the same). Default: as they are. */
+  secrets?: SecretCodec;
 }
 
 type Row = Record<string, unknown>;
@@ -32,12 +45,15 @@ function tokenOf(r: TokenRow): TokenRecord {
   return lastUsed === null ? t : { ...t, lastUsed };
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore implements Store, CredentialTable {
+  readonly credentialKind = 'hook';
   readonly kind = 'sqlite';
   readonly coordination: Coordination = localFile((onChange) => this.watchExternalChanges(onChange));
   readonly db: Database.Database;
   private readonly stmts;
   private readonly checkpointer: Checkpointer | undefined;
+  private readonly secrets: SecretCodec;
+  private readonly putHookTx: (hook: Hook, firstSecret: HookSecretRecord | undefined) => void;
 
   constructor(
     readonly file: string,
@@ -61,6 +77,7 @@ export class SqliteStore implements Store {
       this.checkpointer = new Checkpointer(file);
     }
     const db = this.db;
+    this.secrets = opts.secrets ?? PLAIN_SECRETS;
     this.stmts = {
       putHook: db.prepare(
         'INSERT INTO hooks (id, owner, doc, modified, name) VALUES (@id, @owner, @doc, @modified, @name) ' +
@@ -88,7 +105,32 @@ export class SqliteStore implements Store {
       touchToken: db.prepare('UPDATE tokens SET last_used = ? WHERE id = ?'),
       listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
+      credentialRows: db.prepare(
+        `SELECT id, id AS hookId, doc AS text FROM hooks WHERE id > ? AND ${HOOK_DOC_WITH_CREDENTIALS('doc')} ORDER BY id LIMIT ?`,
+      ),
+      replaceDoc: db.prepare('UPDATE hooks SET doc = ? WHERE id = ? AND doc = ?'),
+      insertSecret: db.prepare(
+        'INSERT INTO hook_secrets (hook_id, secret, previous, previous_valid_until) VALUES (?, ?, ?, ?)',
+      ),
     };
+    this.putHookTx = db.transaction((hook: Hook, firstSecret: HookSecretRecord | undefined) => {
+      if (firstSecret !== undefined) {
+        const sealed = sealRecord(this.secrets, firstSecret);
+        this.stmts.insertSecret.run(
+          sealed.hookId,
+          sealed.secret,
+          sealed.previous,
+          firstSecret.previousValidUntil,
+        );
+      }
+      this.stmts.putHook.run({
+        id: hook.Id,
+        owner: hook.Owner,
+        doc: hookDocument(this.secrets, hook),
+        modified: hook.Modified,
+        name: hook.Name ?? null,
+      });
+    });
   }
 
   private migrate(): void {
@@ -102,15 +144,9 @@ export class SqliteStore implements Store {
     }
   }
 
-  async putHook(hook: Hook): Promise<void> {
+  async putHook(hook: Hook, firstSecret?: HookSecretRecord): Promise<void> {
     try {
-      this.stmts.putHook.run({
-        id: hook.Id,
-        owner: hook.Owner,
-        doc: JSON.stringify(hook),
-        modified: hook.Modified,
-        name: hook.Name ?? null,
-      });
+      this.putHookTx(hook, firstSecret);
     } catch (err) {
       if (hook.Name !== undefined && isUniqueViolation(err)) throw nameConflict(hook.Name);
       throw err;
@@ -119,7 +155,7 @@ export class SqliteStore implements Store {
 
   async getHookByName(owner: string, name: string): Promise<Hook | undefined> {
     const row = this.stmts.getHookByName.get(owner, name) as Row | undefined;
-    return row ? (JSON.parse(row.doc as string) as Hook) : undefined;
+    return row ? hookFromDocument(this.secrets, row.doc as string) : undefined;
   }
 
   async deleteHook(id: string): Promise<boolean> {
@@ -128,12 +164,12 @@ export class SqliteStore implements Store {
 
   async getHook(id: string): Promise<Hook | undefined> {
     const row = this.stmts.getHook.get(id) as Row | undefined;
-    return row ? (JSON.parse(row.doc as string) as Hook) : undefined;
+    return row ? hookFromDocument(this.secrets, row.doc as string) : undefined;
   }
 
   async listHooks(owner: string, page: PageRequest = {}): Promise<Hook[]> {
     const rows = this.stmts.listHooks.all(owner, page.after ?? '', page.limit ?? -1) as Row[];
-    return rows.map((r) => JSON.parse(r.doc as string) as Hook);
+    return rows.map((r) => hookFromDocument(this.secrets, r.doc as string));
   }
 
   /**
@@ -151,12 +187,20 @@ export class SqliteStore implements Store {
     this.db.pragma('cache_size = -512');
     try {
       for (const doc of this.stmts.allHooks.iterate() as IterableIterator<string>) {
-        out.push(internHook(JSON.parse(doc) as Hook));
+        out.push(internHook(hookFromDocument(this.secrets, doc)));
       }
     } finally {
       this.db.pragma(`cache_size = ${cacheSize}`);
     }
     return out;
+  }
+
+  async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
+    return this.stmts.credentialRows.all(after, limit) as CredentialRow[];
+  }
+
+  async replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean> {
+    return this.stmts.replaceDoc.run(text, row.id, row.text).changes > 0;
   }
 
   async addUser(user: UserRecord): Promise<boolean> {

@@ -5,6 +5,7 @@
  * did for HTTP.
  */
 import type { Agent, Dispatcher } from 'undici';
+import type { TlsConnectOptions } from '../../client-tls/index.js';
 import type {
   SendOutcome,
   Transport,
@@ -24,6 +25,8 @@ interface Target {
 
 // Callback URLs are per hook, so this stays small; the bound only guards against a pathological mix.
 const MAX_TARGETS = 10_000;
+// Client-certificate pools kept at once; each is a few idle connections at most.
+const MAX_TLS_POOLS = 1000;
 
 /** One pool of connections to every HTTP receiver, shared by all hooks. */
 export class HttpTransport implements Transport {
@@ -31,21 +34,57 @@ export class HttpTransport implements Transport {
   readonly dispatcher: Agent;
   readonly #sender: Sender;
   readonly #targets = new Map<string, Target>();
+  readonly #ctx: TransportContext;
+  /**
+   * A pool per client certificate (mutual TLS, src/client-tls/), by the identity of its options:
+   * a connection made with one hook's certificate is never reused for another's.
+   */
+  readonly #tlsSenders = new Map<string, { dispatcher: Agent; sender: Sender }>();
 
   constructor(ctx: TransportContext) {
-    this.dispatcher = createPinnedDispatcher(ctx.policy, {
+    this.#ctx = ctx;
+    this.dispatcher = this.#pool(undefined);
+    this.#sender = new Sender(this.dispatcher, ctx.timeoutMs);
+  }
+
+  #pool(tls: TlsConnectOptions | undefined): Agent {
+    const ctx = this.#ctx;
+    return createPinnedDispatcher(ctx.policy, {
       // No more connections per origin than attempts may be in flight there: undici never queues.
       connections: ctx.perReceiver,
       connectTimeout: Math.min(ctx.connectTimeoutMs, ctx.timeoutMs),
       ...(ctx.lookup && { lookup: ctx.lookup }),
       ...(ctx.tunnel && { tunnel: ctx.tunnel }),
+      ...(tls && {
+        tls: {
+          ...(tls.cert && { cert: tls.cert }),
+          ...(tls.key && { key: tls.key }),
+          ...(tls.ca && { ca: tls.ca }),
+        },
+      }),
     });
-    this.#sender = new Sender(this.dispatcher, ctx.timeoutMs);
+  }
+
+  #senderFor(tls: TlsConnectOptions | undefined): Sender {
+    if (tls === undefined) return this.#sender;
+    let s = this.#tlsSenders.get(tls.identity);
+    if (s === undefined) {
+      if (this.#tlsSenders.size >= MAX_TLS_POOLS) {
+        // Hooks replaced many times over leave pools behind: the oldest goes.
+        const [id, oldest] = this.#tlsSenders.entries().next().value!;
+        this.#tlsSenders.delete(id);
+        void oldest.dispatcher.close().catch(() => undefined);
+      }
+      const dispatcher = this.#pool(tls);
+      s = { dispatcher, sender: new Sender(dispatcher, this.#ctx.timeoutMs) };
+      this.#tlsSenders.set(tls.identity, s);
+    }
+    return s.sender;
   }
 
   async send(a: TransportAttempt): Promise<SendOutcome> {
     const t = this.#targetOf(a.url);
-    const r = await this.#sender.send({
+    const r = await this.#senderFor(a.tls).send({
       origin: t.origin,
       path: t.path,
       method: a.method as Dispatcher.HttpMethod,
@@ -57,10 +96,12 @@ export class HttpTransport implements Transport {
 
   abortAll(): void {
     this.#sender.abortAll();
+    for (const s of this.#tlsSenders.values()) s.sender.abortAll();
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.destroy();
+  async close(): Promise<void> {
+    await Promise.all([...this.#tlsSenders.values()].map((s) => s.dispatcher.destroy()));
+    await this.dispatcher.destroy();
   }
 
   #targetOf(url: string): Target {

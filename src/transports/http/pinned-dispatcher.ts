@@ -56,6 +56,8 @@ export interface PinnedDispatcherOptions {
   lookup?: LookupAll;
   /** Issue 24 (src/egress/): connect through the egress proxy to the checked address. */
   tunnel?: Tunnel;
+  /** A client certificate and private CA certificates for TLS connections (mutual TLS). */
+  tls?: { cert?: string; key?: string; ca?: string };
 }
 
 // Errors after which the next resolved address is worth a try: the address is unreachable from
@@ -80,7 +82,7 @@ const TRY_NEXT = new Set([
 export function createPinnedDispatcher(policy: AddressChecker, opts: PinnedDispatcherOptions = {}): Agent {
   const connectTimeout = opts.connectTimeout ?? 10_000;
   const lookup = opts.lookup ?? systemLookupAll;
-  const connector = buildConnector({ timeout: connectTimeout });
+  const connector = buildConnector({ timeout: connectTimeout, ...opts.tls });
 
   const connect: buildConnector.connector = (options, callback) => {
     const hostname = options.hostname;

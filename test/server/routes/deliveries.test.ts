@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { deliveriesFeature, hooksFeature } from '../../../src/api/index.js';
-import { Authenticator } from '../../../src/auth/authenticator.js';
-import { DeliveryPipeline } from '../../../src/delivery/pipeline.js';
-import type { FiredEvent } from '../../../src/engine/fired-event.js';
 import type { Hook } from '../../../src/hook/hook.js';
-import { AddressPolicy } from '../../../src/policy/address-policy.js';
-import { type App, buildApp } from '../../../src/server/app.js';
-import { HookService } from '../../../src/service/hook-service.js';
-import { MemoryDeliveryStore } from '../../../src/store/memory/memory-delivery-store.js';
-import { MemoryStore } from '../../../src/store/memory/memory-store.js';
-import { Accounts } from '../../../src/users/accounts.js';
-import { type Receiver, startReceiver } from '../../helpers/servers.js';
+import { api, startHookd, type TestDaemon } from '../../helpers/hookd.js';
+import { addUser, createHook, type Receiver, startReceiver } from '../../helpers/servers.js';
 import { until } from '../../helpers/until.js';
+
+// The delivery routes of a real hookd (its own assembly: hook service, pipeline, hook state and
+// API), with two users, under an API base of /api. Every hook makes one attempt (RetrySchedule
+// [0]) to a receiver that answers 500 unless `failing` is off.
 
 // biome-ignore lint/suspicious/noExplicitAny: the JSON answers of the API under test
 type Json = any;
@@ -26,113 +19,83 @@ interface Res {
   body: Json;
 }
 
-let app: App;
+let d: TestDaemon;
 let base: string;
-let hooks: HookService;
-let pipeline: DeliveryPipeline;
 let receiver: Receiver;
 let alice: string;
 let bob: string;
 let failing = true;
 
 async function call(token: string, method: string, path: string, body?: unknown): Promise<Res> {
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  const r = await api<Json>(base, token, method, path, body);
+  return { status: r.status, headers: r.headers, body: r.body };
 }
 
-/** What the engine would hand over when the hook fires. */
-function fire(hook: Hook, path: string): void {
-  const e: FiredEvent = {
-    hookId: hook.Id,
-    owner: hook.Owner,
-    hookType: hook.Type,
-    persist: hook.Persist,
-    firedAt: new Date().toISOString(),
-    trigger: { method: 'GET', path, statusCode: 200 },
-    request: {
-      method: hook.CallbackMethod,
-      url: hook.Callback,
-      headers: { ...hook.Headers, 'content-type': hook.CallbackContentMediaType },
-      body: JSON.stringify({ path }),
-    },
-  };
-  pipeline.accept([e]);
+/** Reports `path` as served (GET, 200) on behalf of the hook's owner: the hook fires. */
+async function fire(hook: Hook, path: string): Promise<void> {
+  const token = hook.Owner === 'bob' ? bob : alice;
+  const r = await call(token, 'POST', '/_hookd/report', { Method: 'GET', Path: path, StatusCode: 200 });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  assert.equal(r.body.fired, 1, `${path} fires the one hook of this test`);
 }
 
-async function newHook(owner: string, path: string): Promise<Hook> {
-  return hooks.create(owner, {
-    PathPattern: '/repositories/*/timeseries/(*)',
-    Callback: `${receiver.url}${path}`,
-    Methods: ['GET'],
-  });
+/** Waits until the hook has `n` deliveries and none is pending. */
+async function settled(hook: Hook, n: number): Promise<void> {
+  const token = hook.Owner === 'bob' ? bob : alice;
+  await until(
+    `${n} deliveries of ${hook.Id} ended`,
+    async () => (await call(token, 'GET', `/hooks/${hook.Id}/deliveries?limit=100`)).body,
+    (l: Json[]) => Array.isArray(l) && l.length === n && l.every((x) => x.Status !== 'pending'),
+  );
+}
+
+async function newHook(
+  owner: 'alice' | 'bob',
+  path: string,
+  extra: Record<string, unknown> = {},
+): Promise<Hook> {
+  return createHook(
+    d,
+    {
+      PathPattern: '/repositories/*/timeseries/(*)',
+      Callback: `${receiver.url}${path}`,
+      Methods: ['GET'],
+      CallbackContent: '{"path":"$REQUEST_PATH"}',
+      RetrySchedule: [0],
+      ...extra,
+    },
+    { token: owner === 'bob' ? bob : alice, apiBase: '/api' },
+  );
 }
 
 before(async () => {
   receiver = await startReceiver({
     reply: () => ({ status: failing ? 500 : 200, body: failing ? 'nope' : 'ok' }),
   });
-  const store = new MemoryStore();
-  const accounts = new Accounts(store);
-  await accounts.addUser('alice');
-  await accounts.addUser('bob');
-  alice = (await accounts.createToken('alice')).token;
-  bob = (await accounts.createToken('bob')).token;
-  hooks = new HookService(store, new MemoryStore());
-  // The hook state the pipeline sees, kept up to date from the hook service, as the daemon does.
-  const states = new Map<string, Hook['State']>();
-  hooks.onChange({
-    hookSaved: (h) => states.set(h.Id, h.State),
-    hookDeleted: (id) => {
-      states.delete(id);
-      pipeline.hookDeleted(id);
-    },
-  });
-  pipeline = new DeliveryPipeline({
-    durable: new MemoryDeliveryStore(),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: new AddressPolicy(['127.0.0.0/8']),
-    schedule: { delaysMs: [0], jitter: 0 },
-    // Every hook here shares one receiver that answers 500: its circuit must stay closed.
-    limits: { breaker: { threshold: 1_000_000 } },
-    hookState: {
-      isActive: (id) => states.get(id) === 'active',
-      disable: async (id) => {
-        await hooks.setState(id, 'disabled');
-      },
-    },
-  });
-  await pipeline.start();
-  app = await buildApp({
-    config: { apiBase: '/api', bodyLimit: 1 << 20 },
-    auth: new Authenticator(store),
-    logger: pino({ level: 'silent' }),
-    system: { draining: () => false, storeReady: async () => true },
-    eventsEnabled: () => true,
-    features: [hooksFeature({ hooks, base: '/api' }), deliveriesFeature({ hooks, pipeline, base: '/api' })],
-  });
-  await app.fastify.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api`;
+  d = await startHookd({ apiBase: '/api' });
+  base = `${d.url}/api`;
+  alice = await addUser(d, 'alice');
+  bob = await addUser(d, 'bob');
+});
+
+// One test's hooks never fire for another's reports: every hook is removed after its test.
+afterEach(async () => {
+  for (const token of [alice, bob]) {
+    for (const h of (await call(token, 'GET', '/hooks')).body as Hook[])
+      await call(token, 'DELETE', `/hooks/${h.Id}`);
+  }
 });
 
 after(async () => {
-  await pipeline.close(0);
-  await app.fastify.close();
+  await d.close();
   await receiver.close();
 });
 
 describe('delivery routes', () => {
   it("lists a hook's deliveries newest first, filtered and paged with Link", async () => {
     const hook = await newHook('alice', '/list');
-    for (let i = 0; i < 5; i++) fire(hook, `/repositories/r1/timeseries/ts${i}`);
-    await until('deliveries to end', () => pipeline.stats().live === 0);
+    for (let i = 0; i < 5; i++) await fire(hook, `/repositories/r1/timeseries/ts${i}`);
+    await settled(hook, 5);
 
     const all = await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`);
     assert.equal(all.status, 200);
@@ -180,8 +143,8 @@ describe('delivery routes', () => {
 
   it('shows one delivery with its attempt log', async () => {
     const hook = await newHook('alice', '/one');
-    fire(hook, '/repositories/r1/timeseries/one');
-    await until('the delivery to end', () => pipeline.stats().live === 0);
+    await fire(hook, '/repositories/r1/timeseries/one');
+    await settled(hook, 1);
     const [listed] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
     const one = await call(alice, 'GET', `/_hookd/deliveries/${listed.Id}`);
     assert.equal(one.status, 200);
@@ -198,10 +161,8 @@ describe('delivery routes', () => {
 
   it('redelivers one delivery and in bulk, answering 202', async () => {
     const hook = await newHook('alice', '/again');
-    fire(hook, '/a');
-    fire(hook, '/b');
-    fire(hook, '/c');
-    await until('deliveries to end', () => pipeline.stats().live === 0);
+    for (const x of ['a', 'b', 'c']) await fire(hook, `/repositories/r1/timeseries/${x}`);
+    await settled(hook, 3);
     const failed = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries?status=failed`)).body;
     assert.equal(failed.length, 3);
     failing = false;
@@ -210,7 +171,7 @@ describe('delivery routes', () => {
       assert.equal(one.status, 202);
       assert.equal(one.body.Id, failed[0].Id);
       assert.equal(one.body.Status, 'pending');
-      await until('the redelivery to end', () => pipeline.stats().live === 0);
+      await settled(hook, 3);
       const again = await call(alice, 'GET', `/_hookd/deliveries/${failed[0].Id}`);
       assert.equal(again.body.Status, 'succeeded');
       assert.equal(again.body.AttemptLog.length, 2);
@@ -218,7 +179,7 @@ describe('delivery routes', () => {
       const bulk = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(bulk.status, 202);
       assert.deepEqual(bulk.body, { queued: 2, pending: 0 });
-      await until('the bulk redelivery to end', () => pipeline.stats().live === 0);
+      await settled(hook, 3);
       const none = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'none failed are left');
       const all = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
@@ -244,7 +205,7 @@ describe('delivery routes', () => {
     assert.notEqual(rotated.body.Secret, got.body.Secret);
     assert.ok(Date.parse(rotated.body.PreviousValidUntil) > Date.now());
     const before = receiver.calls.length;
-    fire(hook, '/signed');
+    await fire(hook, '/repositories/r1/timeseries/signed');
     const calls = await receiver.waitFor(before + 1);
     const c = calls[before]!;
     new Webhook(got.body.Secret).verify(c.body, c.headers as Record<string, string>);
@@ -253,8 +214,8 @@ describe('delivery routes', () => {
 
   it("answers 404 for another user's hook or delivery, and for unknown ids", async () => {
     const hook = await newHook('alice', '/private');
-    fire(hook, '/p');
-    await until('the delivery to end', () => pipeline.stats().live === 0);
+    await fire(hook, '/repositories/r1/timeseries/p');
+    await settled(hook, 1);
     const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
     for (const [method, path] of [
       ['GET', `/hooks/${hook.Id}/deliveries`],
@@ -266,7 +227,7 @@ describe('delivery routes', () => {
     ] as const) {
       const res = await call(bob, method, path);
       assert.equal(res.status, 404, `${method} ${path}`);
-      if (path.startsWith('/deliveries')) {
+      if (path.startsWith('/_hookd/deliveries/')) {
         assert.ok(
           !JSON.stringify(res.body).includes(hook.Id),
           'the hook Id behind a delivery is not revealed',
@@ -282,15 +243,11 @@ describe('delivery routes', () => {
   it('refuses redelivery for a hook disabled by 410 with 409', async () => {
     const gone = await startReceiver({ reply: () => ({ status: 410 }) });
     try {
-      const hook = await hooks.create('alice', {
-        PathPattern: '/x',
-        Callback: `${gone.url}/gone`,
-        Methods: ['GET'],
-      });
-      fire(hook, '/x');
+      const hook = await newHook('alice', '/gone', { PathPattern: '/x', Callback: `${gone.url}/gone` });
+      await fire(hook, '/x');
       await until(
         'the hook to be disabled',
-        async () => (await hooks.get('alice', hook.Id)).State === 'disabled',
+        async () => (await call(alice, 'GET', `/hooks/${hook.Id}`)).body.State === 'disabled',
       );
       const [d] = (await call(alice, 'GET', `/hooks/${hook.Id}/deliveries`)).body;
       assert.equal(d.LastStatusCode, 410);

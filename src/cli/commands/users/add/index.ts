@@ -26,7 +26,11 @@ export function newUsersAddCommand(context: ContextFactory, run = runUsersAdd): 
     .description('add a user (admin only); its scopes default to "own"')
     .argument('<name>', 'user name')
     .option('--scope <scope>', 'a path pattern or "own" the user\'s hooks may observe (repeatable)', collect)
-    .option('--permission <name>', 'grant a permission: report (may report requests made by anyone)', collect)
+    .option(
+      '--permission <name>',
+      'grant a permission: report (may report requests made by anyone), portal (may make portal links)',
+      collect,
+    )
     .addHelpText(
       'after',
       examples([

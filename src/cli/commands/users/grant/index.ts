@@ -46,7 +46,7 @@ export function newUsersGrantCommand(context: ContextFactory, run = runUsersGran
     .argument('[scope...]', 'path patterns (e.g. /repositories/acme) or "own"')
     .option(
       '--permission <name>',
-      'grant a permission: report (its tokens may report requests made by anyone; repeatable)',
+      'grant a permission: report (its tokens may report requests made by anyone), portal (they may make portal links); repeatable',
       collect,
     )
     .addHelpText(

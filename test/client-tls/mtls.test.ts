@@ -1,0 +1,235 @@
+/**
+ * Mutual TLS toward a receiver: a real HTTPS server that requires client certificates from the
+ * test's own CA (certificates made here with openssl), a hook whose `Tls` carries the client
+ * certificate and key, the key never shown by the API nor readable in the store file.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { TLSSocket } from 'node:tls';
+import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { createHook } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
+
+const noOpenssl = spawnSync('openssl', ['version']).status !== 0;
+const skip = noOpenssl && process.env.HOOKD_REQUIRE_ALL !== '1' ? 'openssl is not installed' : undefined;
+
+function openssl(dir: string, args: string[]): void {
+  const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
+  assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
+}
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, all signed by the CA. */
+function makeCertificates(dir: string) {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=hookd test CA',
+  ]);
+  for (const [name, cn, ext] of [
+    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'],
+    ['client', 'hookd-client', 'extendedKeyUsage=clientAuth\n'],
+  ] as const) {
+    writeFileSync(join(dir, `${name}.ext`), ext);
+    openssl(dir, ['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
+    openssl(dir, [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ]);
+  }
+  openssl(dir, ['req', ...ec, '-keyout', 'other.key', '-out', 'other.csr', '-subj', '/CN=other']);
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  return {
+    ca: read('ca.crt'),
+    serverCert: read('server.crt'),
+    serverKey: read('server.key'),
+    clientCert: read('client.crt'),
+    clientKey: read('client.key'),
+    otherKey: read('other.key'),
+  };
+}
+
+describe('mutual TLS toward a receiver', { skip }, () => {
+  const dir = tempDir('hookd-mtls-');
+  let pem: ReturnType<typeof makeCertificates>;
+  let server: Server;
+  let url = '';
+  const seen: { path: string; clientCN: string | undefined }[] = [];
+  const refused: string[] = [];
+  let d: TestDaemon;
+
+  before(async () => {
+    pem = makeCertificates(dir);
+    server = createServer(
+      { key: pem.serverKey, cert: pem.serverCert, ca: pem.ca, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        seen.push({
+          path: req.url ?? '',
+          clientCN: peer.subject?.CN === undefined ? undefined : String(peer.subject.CN),
+        });
+        req.resume();
+        req.on('end', () => res.writeHead(204).end());
+      },
+    );
+    server.on('tlsClientError', (err) => refused.push(err.message));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    d = await startHookd();
+  });
+  after(async () => {
+    await d?.close();
+    await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const fire = async (path: string) => {
+    const r = await api<{ fired: number }>(d.url, d.token, 'POST', '/_hookd/report', [
+      { Method: 'GET', Path: path, StatusCode: 200, Phase: 'after' },
+    ]);
+    assert.equal(r.body.fired, 1, r.text);
+  };
+  const lastDelivery = async (id: string) =>
+    (
+      await api<{ Status: string; LastStatusCode: number | null; LastError: string | null }[]>(
+        d.url,
+        d.token,
+        'GET',
+        `/hooks/${id}/deliveries?limit=1`,
+      )
+    ).body[0];
+
+  it("sends with the hook's client certificate; the receiver sees who it is", async () => {
+    const hook = await createHook(d, {
+      PathPattern: '/mtls/*',
+      Methods: ['GET'],
+      Type: 1,
+      Callback: `${url}/mtls`,
+      Tls: { ClientCertificate: pem.clientCert, ClientKey: pem.clientKey, CaCertificates: pem.ca },
+    });
+    // The test's certificate lives 2 days: the answer warns of its end.
+    const warnings = (hook as unknown as { Warnings?: { Field: string; Message: string }[] }).Warnings ?? [];
+    const w = warnings.find((x) => x.Field === 'Tls.ClientCertificate');
+    assert.match(w?.Message ?? JSON.stringify(warnings), /^expires at \S+ \(in [12] days?\): replace Tls/);
+    await fire('/mtls/1');
+    await until('the receiver got the callback', () => seen.find((s) => s.path === '/mtls'));
+    assert.equal(seen.find((s) => s.path === '/mtls')?.clientCN, 'hookd-client');
+    await until('delivered', async () => (await lastDelivery(hook.Id))?.Status === 'succeeded');
+  });
+
+  it('without the certificate the receiver refuses the connection, and the delivery is not delivered', async () => {
+    const hook = await createHook(d, {
+      PathPattern: '/nocert/*',
+      Methods: ['GET'],
+      Type: 1,
+      Callback: `${url}/nocert`,
+      Tls: { CaCertificates: pem.ca },
+    });
+    await fire('/nocert/1');
+    const last = await until(
+      'the attempt failed',
+      () => lastDelivery(hook.Id),
+      (x) => x?.LastError != null,
+    );
+    assert.equal(last?.Status, 'pending', 'it will be retried');
+    assert.equal(
+      seen.some((s) => s.path === '/nocert'),
+      false,
+    );
+  });
+
+  it('shows the certificate, never the key, and the store file holds no key', async () => {
+    const list = await api<{ Id: string; Callback: string; Tls?: Record<string, unknown> }[]>(
+      d.url,
+      d.token,
+      'GET',
+      '/hooks',
+    );
+    const hook = list.body.find((h) => h.Callback.endsWith('/mtls'))!;
+    const got = await api<{ Tls: Record<string, unknown> }>(d.url, d.token, 'GET', `/hooks/${hook.Id}`);
+    const fp = new X509Certificate(pem.clientCert).fingerprint256;
+    assert.deepEqual(got.body.Tls, {
+      Certificate: {
+        Subject: 'CN=hookd-client',
+        Issuer: 'CN=hookd test CA',
+        Sha256Fingerprint: fp,
+        NotAfter: new Date(new X509Certificate(pem.clientCert).validTo).toISOString(),
+      },
+      ClientKey: '(set)',
+      CaCertificates: ['CN=hookd test CA'],
+    });
+    const keyLine = pem.clientKey.split('\n')[1]!;
+    assert.ok(!got.text.includes('PRIVATE KEY') && !got.text.includes(keyLine));
+    assert.ok(!list.text.includes(keyLine));
+    let dump = '';
+    for (const f of readdirSync(d.dataDir).filter((n) => n.startsWith('hookd.db'))) {
+      dump += spawnSync('strings', ['-n', '6', join(d.dataDir, f)], { encoding: 'utf8' }).stdout;
+    }
+    assert.ok(dump.includes(hook.Id), 'strings reads the store');
+    assert.ok(!dump.includes(keyLine.slice(0, 40)), 'the client key is in the store file');
+    assert.ok(!dump.includes('BEGIN CERTIFICATE'), 'Tls is sealed as a whole');
+  });
+
+  it('refuses bad Tls with 400s naming the field', async () => {
+    const post = (Tls: unknown, Callback = `${url}/x`) =>
+      api<{ errors: { field: string; message: string }[] }>(d.url, d.token, 'POST', '/hooks', {
+        PathPattern: '/bad',
+        Methods: ['GET'],
+        Callback,
+        Tls,
+      });
+    const cases: [unknown, string | undefined, string, RegExp][] = [
+      [
+        { ClientCertificate: pem.clientCert, ClientKey: pem.otherKey },
+        undefined,
+        'Tls.ClientKey',
+        /not the private key/,
+      ],
+      [{ ClientCertificate: pem.clientCert }, undefined, 'Tls.ClientKey', /required with the other/],
+      [
+        { ClientCertificate: 'nonsense', ClientKey: pem.clientKey },
+        undefined,
+        'Tls.ClientCertificate',
+        /not a PEM certificate/,
+      ],
+      [{ ClientKey: 'nonsense' }, undefined, 'Tls.ClientKey', /not an unencrypted PEM private key/],
+      [{ CaCertificates: pem.ca }, 'http://127.0.0.1:1/x', 'Tls', /https Callbacks only/],
+      [{ ClientCert: 'x' }, undefined, 'Tls.ClientCert', /not a field of Tls/],
+    ];
+    for (const [tls, cb, field, message] of cases) {
+      const r = await post(tls, cb);
+      assert.equal(r.status, 400, r.text);
+      const e = r.body.errors.find((x) => x.field === field);
+      assert.ok(e, `${field}: ${r.text}`);
+      assert.match(e.message, message);
+      assert.ok(!r.text.includes(pem.clientKey.split('\n')[1]!), 'no key in an error');
+    }
+  });
+});
