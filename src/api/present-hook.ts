@@ -1,5 +1,6 @@
 import { presentTls } from '../client-tls/index.js';
 import type { Hook, ShownHookState } from '../hook/index.js';
+import { presentAuth } from '../oauth2/index.js';
 
 /** Issue 24: the state the API shows when it is not the stored one (`unverified`). */
 export type HookStateView = (h: Hook) => ShownHookState | undefined;
@@ -28,6 +29,7 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     ...(h.Verification !== undefined && { Verification: h.Verification }),
     // Key material is write-only: the certificates described, the key only as set.
     ...(h.Tls !== undefined && { Tls: presentTls(h.Tls) }),
+    ...(h.Auth !== undefined && { Auth: presentAuth(h.Auth) }),
     Modified: h.Modified,
     State: view?.(h) ?? h.State,
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),

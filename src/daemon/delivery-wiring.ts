@@ -11,10 +11,11 @@ import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import { breakerEvents, isEndpointId } from '../notifications/index.js';
+import { OAuth2Bearer, TokenClient } from '../oauth2/index.js';
 import type { Metrics } from '../observability/index.js';
 import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
-import type { TransportRegistry } from '../transports/index.js';
+import { createPinnedDispatcher, type TransportRegistry } from '../transports/index.js';
 import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import type { DeliverySubjects } from './delivery-subjects.js';
@@ -63,6 +64,11 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     ...perHookDelivery(hooks, () => metrics, w.tracing),
     // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
     schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
+    // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
+    auth: new OAuth2Bearer(
+      (id) => subjects.hooks.get(id)?.Auth?.OAuth2,
+      new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy) }),
+    ),
     tlsFor: (id) => {
       const tls = subjects.hooks.get(id)?.Tls;
       return tls && tlsConnectOptions(tls);

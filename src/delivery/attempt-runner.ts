@@ -44,6 +44,7 @@ export interface RunnerOptions {
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
   tlsFor?: DeliveryPipelineOptions['tlsFor'];
+  auth?: DeliveryPipelineOptions['auth'];
 }
 
 export class AttemptRunner {
@@ -60,6 +61,7 @@ export class AttemptRunner {
   private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
   private readonly pace: ReceiverPace | undefined;
   private readonly tlsFor: DeliveryPipelineOptions['tlsFor'];
+  private readonly auth: DeliveryPipelineOptions['auth'];
 
   constructor(
     private readonly host: AttemptHost,
@@ -73,6 +75,7 @@ export class AttemptRunner {
     this.schemesFor = o.schemesFor;
     this.pace = o.pace;
     this.tlsFor = o.tlsFor;
+    this.auth = o.auth;
   }
 
   /** Closes the connections to the receivers (after close). */
@@ -176,7 +179,10 @@ export class AttemptRunner {
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
       this.loopMark?.(headers, d.source, d.request.method, d.path);
       const load = this.pace?.sent(d.origin);
-      const result = await this.send(d, headers, start);
+      // A hook with OAuth2 credentials sends a bearer token, renewed once on a 401 (src/oauth2/).
+      const result = this.auth
+        ? await this.auth.send(d.hookId, (extra) => this.send(d, [...headers, ...extra], start))
+        : await this.send(d, headers, start);
       if (load !== undefined) this.pace?.answered(d.origin, paceSampleOf(result, load));
       if (span !== undefined) {
         const r = recordedAttempt(result);

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { TlsConnectOptions } from '../client-tls/index.js';
 import type { Tunnel } from '../egress/index.js';
+import type { AttemptAuth } from '../oauth2/index.js';
 import type { KeyTrigger } from '../ordering/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
 import type { SignatureScheme } from '../signing/index.js';
@@ -59,6 +60,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
   /** A hook's client certificate and private CA for its https receiver (src/client-tls/). */
   tlsFor?: (hookId: string) => TlsConnectOptions | undefined;
+  /** Sends with the `Authorization` a hook needs (OAuth2 bearer tokens, src/oauth2/). */
+  auth?: AttemptAuth;
   /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
   orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
   /** Issue 24 (src/verification/): the CloudEvents handshake before an origin's first delivery. */

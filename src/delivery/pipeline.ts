@@ -106,7 +106,14 @@ export class DeliveryPipeline implements FiredEventSink {
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
       },
       {
-        ...{ transports, secrets: this.secrets, tracing: this.tracing, tlsFor: opts.tlsFor, pace: this.pace },
+        ...{
+          transports,
+          secrets: this.secrets,
+          tracing: this.tracing,
+          tlsFor: opts.tlsFor,
+          pace: this.pace,
+          auth: opts.auth,
+        },
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );

@@ -1,4 +1,5 @@
 import { TLS_JSON_SCHEMA } from '../client-tls/index.js';
+import { AUTH_JSON_SCHEMA } from '../oauth2/index.js';
 import { SIGNATURE_JSON_SCHEMA } from '../signing/index.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 import { NAME_SHAPE } from './hook-name.js';
@@ -107,6 +108,7 @@ export const HOOK_SCHEMA = {
     },
     Signature: SIGNATURE_JSON_SCHEMA,
     Tls: TLS_JSON_SCHEMA,
+    Auth: AUTH_JSON_SCHEMA,
     Ordering: {
       type: 'object',
       additionalProperties: false,

@@ -3,6 +3,7 @@
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
 import type { ClientTls } from '../client-tls/index.js';
+import type { HookAuth } from '../oauth2/index.js';
 import type { SignatureConfig } from '../signing/index.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
@@ -58,6 +59,11 @@ export interface HookConfig {
    * certificates. Write-only: the API shows `presentTls` of it.
    */
   Tls?: ClientTls;
+  /**
+   * OAuth2 client credentials (src/oauth2/): hookd sends `Authorization: Bearer` with a token it
+   * gets from `TokenUrl`. `ClientSecret` is write-only: the API shows `presentAuth` of it.
+   */
+  Auth?: HookAuth;
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */

@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
+import { checkAuth } from '../oauth2/index.js';
 import { checkSignature, schemeHeader } from '../signing/index.js';
 import { suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
@@ -98,15 +99,15 @@ export async function validateHook(
   // Signature is checked by its own room, which names each template problem and the closest value.
   if (!shape(doc))
     errors.push(
-      ...(shape.errors ?? [])
-        .filter((e) => !e.instancePath.startsWith('/Signature') && !e.instancePath.startsWith('/Tls'))
-        .map(describe),
+      ...(shape.errors ?? []).filter((e) => !/^\/(Signature|Tls|Auth)/.test(e.instancePath)).map(describe),
     );
   const signature = 'Signature' in doc ? checkSignature(doc.Signature) : undefined;
   if (signature) errors.push(...signature.errors);
   const tls =
     'Tls' in doc ? checkTls(doc.Tls, typeof doc.Callback === 'string' ? doc.Callback : undefined) : undefined;
   if (tls) errors.push(...tls.errors);
+  const auth = 'Auth' in doc ? checkAuth(doc.Auth) : undefined;
+  if (auth) errors.push(...auth.errors);
   // The receivers' own signature headers (webhook-signature is reserved below anyway).
   const signedHeaders = new Set((signature?.config?.Schemes ?? []).map(schemeHeader));
   const bad = new Set(errors.map((e) => e.field.replace(/[[.].*$/, '')));
@@ -208,6 +209,11 @@ export async function validateHook(
     const refusal = await opts.checkCallback(callback, owner);
     if (refusal) errors.push({ field: 'Callback', message: refusal });
   }
+  // The token endpoint is reached from hookd like a Callback: the same policy applies to it.
+  if (auth?.auth && opts.checkCallback) {
+    const refusal = await opts.checkCallback(new URL(auth.auth.OAuth2.TokenUrl), owner);
+    if (refusal) errors.push({ field: 'Auth.OAuth2.TokenUrl', message: refusal });
+  }
 
   if (errors.length > 0) {
     const n = errors.length;
@@ -242,6 +248,7 @@ export async function validateHook(
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (signature?.config) config.Signature = signature.config;
   if (tls?.tls) config.Tls = tls.tls;
+  if (auth?.auth) config.Auth = auth.auth;
   return config;
 }
 

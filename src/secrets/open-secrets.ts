@@ -66,11 +66,17 @@ function credentialsOf(t: CredentialTable, row: CredentialRow): string[] {
     const opened = openUrl(PLAIN_SECRETS, row.hookId, row.text);
     return opened !== row.text || hasUserInfo(row.text) ? [opened] : [];
   }
-  const doc = JSON.parse(row.text) as { Callback?: unknown; SealedCallback?: unknown; SealedTls?: unknown };
+  const doc = JSON.parse(row.text) as {
+    Callback?: unknown;
+    SealedCallback?: unknown;
+    SealedTls?: unknown;
+    SealedAuth?: unknown;
+  };
   const out: string[] = [];
   if (typeof doc.SealedCallback === 'string') out.push(doc.SealedCallback);
   else if (typeof doc.Callback === 'string' && hasUserInfo(doc.Callback)) out.push(doc.Callback);
   if (typeof doc.SealedTls === 'string') out.push(doc.SealedTls);
+  if (typeof doc.SealedAuth === 'string') out.push(doc.SealedAuth);
   return out;
 }
 

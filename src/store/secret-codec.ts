@@ -87,8 +87,8 @@ export function openUrl(codec: SecretCodec, hookId: string, stored: string): str
  */
 export function hookDocument(codec: SecretCodec, hook: Hook): string {
   const credentials = hasUserInfo(hook.Callback);
-  if (!credentials && hook.Tls === undefined) return JSON.stringify(hook);
-  const { Tls, ...rest } = hook;
+  if (!credentials && hook.Tls === undefined && hook.Auth === undefined) return JSON.stringify(hook);
+  const { Tls, Auth, ...rest } = hook;
   return JSON.stringify({
     ...rest,
     ...(credentials && {
@@ -97,12 +97,14 @@ export function hookDocument(codec: SecretCodec, hook: Hook): string {
     }),
     // A client certificate's key: the whole field, sealed.
     ...(Tls !== undefined && { SealedTls: codec.seal(hook.Id, JSON.stringify(Tls)) }),
+    // OAuth2 client credentials: the whole field, sealed.
+    ...(Auth !== undefined && { SealedAuth: codec.seal(hook.Id, JSON.stringify(Auth)) }),
   });
 }
 
 /** A hook from its stored document, its Callback as given. */
 export function hookFromDocument(codec: SecretCodec, doc: string): Hook {
-  const h = JSON.parse(doc) as Hook & { SealedCallback?: string; SealedTls?: string };
+  const h = JSON.parse(doc) as Hook & { SealedCallback?: string; SealedTls?: string; SealedAuth?: string };
   if (h.SealedCallback !== undefined) {
     h.Callback = codec.open(h.Id, h.SealedCallback);
     delete h.SealedCallback;
@@ -110,6 +112,10 @@ export function hookFromDocument(codec: SecretCodec, doc: string): Hook {
   if (h.SealedTls !== undefined) {
     h.Tls = JSON.parse(codec.open(h.Id, h.SealedTls)) as Hook['Tls'];
     delete h.SealedTls;
+  }
+  if (h.SealedAuth !== undefined) {
+    h.Auth = JSON.parse(codec.open(h.Id, h.SealedAuth)) as Hook['Auth'];
+    delete h.SealedAuth;
   }
   return h;
 }
@@ -136,6 +142,6 @@ export interface CredentialTable {
 
 /** An SQL condition on a hook document's column that holds for every document that may carry one. */
 export const HOOK_DOC_WITH_CREDENTIALS = (col: string) =>
-  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%"SealedTls"%' OR ${col} LIKE '%@%')`;
+  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%"SealedTls"%' OR ${col} LIKE '%"SealedAuth"%' OR ${col} LIKE '%@%')`;
 /** The same for a delivery's URL column. */
 export const URL_WITH_CREDENTIALS = (col: string) => `(${col} LIKE '${SEALED_URL}%' OR ${col} LIKE '%@%')`;

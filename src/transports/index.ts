@@ -6,6 +6,7 @@ export {
   schemeProblem,
 } from './callback-schemes.js';
 export { HttpTransport, httpTransport } from './http/http-transport.js';
+export { createPinnedDispatcher } from './http/pinned-dispatcher.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,
