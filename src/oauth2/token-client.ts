@@ -101,7 +101,9 @@ export class TokenClient {
     }
     if (status < 200 || status > 299) {
       const error = typeof body.error === 'string' ? ` ${printable(body.error)}` : '';
-      throw new TokenEndpointError(`${where} answered ${status}${error}`);
+      const about =
+        typeof body.error_description === 'string' ? ` (${printable(body.error_description)})` : '';
+      throw new TokenEndpointError(`${where} answered ${status}${error}${about}`);
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') {
       throw new TokenEndpointError(`${where} answered ${status} without an access_token`);
