@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 // @ts-expect-error: oidc-provider ships no type declarations (and @types/oidc-provider is not installed).
 import Provider from 'oidc-provider';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { cleanEnv, hookctl } from '../cli/helpers.js';
+import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
@@ -224,6 +227,40 @@ describe('OAuth2 client credentials against a real authorization server', () => 
       delivery!.LastError ?? '',
       new RegExp(`token endpoint ${auth.tokenUrl} answered 401 invalid_client`),
     );
+  });
+
+  it('hookctl takes the client secret from a file or standard input, never from argv', async () => {
+    const dir = tempDir('hookctl-oauth2-');
+    const file = join(dir, 'hook.json');
+    const { ClientSecret: _omitted, ...credentials } = oauth2().OAuth2;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        PathPattern: '/cli/*',
+        Methods: ['GET'],
+        Type: 1,
+        Callback: `${rcv.url}/cli`,
+        Auth: { OAuth2: credentials },
+      }),
+    );
+    writeFileSync(join(dir, 'secret'), `${SECRET}\n`);
+    const env = cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: d.token });
+    const made = await hookctl(['create', '-f', file, '--client-secret-file', join(dir, 'secret')], { env });
+    assert.equal(made.code, 0, made.stderr);
+    const id = made.stdout.trim();
+    const shown = await hookctl(['get', id, '-o', 'json'], { env });
+    assert.ok(!shown.stdout.includes(SECRET), 'hookctl get shows no client secret');
+    assert.match(shown.stdout, /"ClientSecret": "\(set\)"/);
+    const seen = rcv.tokens.length;
+    await fire('/cli');
+    await until('the callback with a token', () => rcv.tokens.length > seen);
+    const piped = await hookctl(['replace', id, '-f', file, '--client-secret-file', '-'], {
+      env,
+      input: `${SECRET}\n`,
+    });
+    assert.equal(piped.code, 0, piped.stderr);
+    const lines = await hookctl(['deliveries', id], { env });
+    assert.match(lines.stderr, new RegExp(`receiver ${rcv.url}: concurrency limit \\d+ of 8`));
   });
 
   it('refuses a bad Auth with a 400 naming the field', async () => {

@@ -1,12 +1,36 @@
 import type { HookView } from '../../api-views.js';
 import type { CliContext } from '../../context.js';
+import { UsageError } from '../../exit-codes.js';
 import { parseJsonText, readInput } from '../../json-file.js';
 import type { Output } from '../../output.js';
+import { readSecret } from '../../secret-input.js';
 
-/** Reads and parses `-f FILE` / `-f -`; invalid JSON is exit 2 with `FILE:LINE:COLUMN: …`. */
-export async function readHookFile(file: string, ctx: CliContext, usage: string): Promise<unknown> {
+/**
+ * Reads and parses `-f FILE` / `-f -`; invalid JSON is exit 2 with `FILE:LINE:COLUMN: …`.
+ * `clientSecretFile` (`--client-secret-file`, `-`: standard input) fills `Auth.OAuth2.ClientSecret`,
+ * so the secret lives in a file of its own or comes from a pipe, never from the command line.
+ */
+export async function readHookFile(
+  file: string,
+  ctx: CliContext,
+  usage: string,
+  clientSecretFile?: string,
+): Promise<unknown> {
   const { name, text } = await readInput(file, ctx.io, usage);
-  return parseJsonText(name, text);
+  const doc = parseJsonText(name, text);
+  if (clientSecretFile === undefined) return doc;
+  if (clientSecretFile === '-' && file === '-')
+    throw new UsageError('-f - and --client-secret-file - both read standard input', { usage });
+  const oauth2 = (doc as { Auth?: { OAuth2?: Record<string, unknown> } } | null)?.Auth?.OAuth2;
+  if (typeof oauth2 !== 'object' || oauth2 === null)
+    throw new UsageError(`--client-secret-file needs "Auth": {"OAuth2": {…}} in ${name}`, { usage });
+  const secret =
+    clientSecretFile === '-'
+      ? await readSecret(ctx.io, 'OAuth2 client secret: ')
+      : (await readInput(clientSecretFile, ctx.io, usage)).text.split(/\r?\n/)[0]!.trim();
+  if (secret === '') throw new UsageError(`the client secret from ${clientSecretFile} is empty`, { usage });
+  oauth2.ClientSecret = secret;
+  return doc;
 }
 
 /** The server's lint warnings of a stored hook, on stderr (stdout stays the Id or the JSON). */

@@ -6,6 +6,8 @@ import { printWarnings, readHookFile } from '../hook-file.js';
 export interface CreateOptions {
   file: string;
   usage: string;
+  /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
+  clientSecretFile?: string;
 }
 
 /**
@@ -14,7 +16,7 @@ export interface CreateOptions {
  */
 export async function runCreate(opts: CreateOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
-  const doc = await readHookFile(opts.file, ctx, opts.usage);
+  const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
   const hook = await (await ctx.client()).createHook(doc);
   printWarnings(out, hook);
   if (out.format === 'json') return out.json(hook);
@@ -26,6 +28,10 @@ export function newCreateCommand(context: ContextFactory, run = runCreate): Comm
   return new Command('create')
     .description('create a hook from a JSON file and print its Id')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
+    .option(
+      '--client-secret-file <file>',
+      "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
+    )
     .addHelpText(
       'after',
       examples([
@@ -33,9 +39,17 @@ export function newCreateCommand(context: ContextFactory, run = runCreate): Comm
         'id=$(hookctl create -f hook.json)',
         `echo '{"PathPattern":"/repositories/*/timeseries/(*)","Methods":["GET"],"Callback":"https://chat.example.com/hook"}' | hookctl create -f -`,
         'hookctl create -f hook.json -o json',
+        'hookctl create -f hook.json --client-secret-file /run/secrets/oauth2-client',
       ]),
     )
-    .action(async (o: { file: string }, cmd: Command) =>
-      run({ file: o.file, usage: usageOf(cmd) }, context(cmd)),
+    .action(async (o: { file: string; clientSecretFile?: string }, cmd: Command) =>
+      run(
+        {
+          file: o.file,
+          usage: usageOf(cmd),
+          ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+        },
+        context(cmd),
+      ),
     );
 }

@@ -11,6 +11,8 @@ export interface ReplaceOptions {
   file: string;
   force: boolean;
   usage: string;
+  /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
+  clientSecretFile?: string;
 }
 
 /** The file's `Id`, when it names a hook other than the one being replaced. */
@@ -68,7 +70,7 @@ export function sameContent(doc: unknown, stored: HookView): boolean {
  */
 export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
-  const doc = await readHookFile(opts.file, ctx, opts.usage);
+  const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
   const source = opts.file === '-' ? 'standard input' : opts.file;
   let ifMatch: string | undefined;
   if (!opts.force) {
@@ -118,6 +120,10 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
     .argument('<id>', 'the hook Id or Name')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
     .option(
+      '--client-secret-file <file>',
+      "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
+    )
+    .option(
       '--force',
       "replace even if the file's Modified is older than the hook's (If-Match) or its Id is another hook's",
     )
@@ -134,7 +140,17 @@ changed since then is not overwritten (exit 1, "was changed on the server"). A f
 Modified replaces unconditionally. Warnings about the stored hook are printed on stderr.
 `,
     )
-    .action(async (id: string, o: { file: string; force?: boolean }, cmd: Command) =>
-      run({ id, file: o.file, force: o.force === true, usage: usageOf(cmd) }, context(cmd)),
+    .action(
+      async (id: string, o: { file: string; force?: boolean; clientSecretFile?: string }, cmd: Command) =>
+        run(
+          {
+            id,
+            file: o.file,
+            force: o.force === true,
+            usage: usageOf(cmd),
+            ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+          },
+          context(cmd),
+        ),
     );
 }
