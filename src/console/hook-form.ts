@@ -18,6 +18,7 @@ export const FORM_FIELDS = [
   'CallbackContent',
   'RetrySchedule',
   'RateLimit',
+  'Auth',
   'Persist',
 ] as const;
 
@@ -59,7 +60,34 @@ export function formToHook(f: Form): Record<string, unknown> {
       }),
       ...(burst.length > 0 && { Burst: burst.length === 1 ? burst[0] : f.RateLimitBurst }),
     };
+  const [tokenUrl, clientId, secret, scope] = [
+    f.AuthTokenUrl,
+    f.AuthClientId,
+    f.AuthClientSecret,
+    f.AuthScope,
+  ];
+  if (tokenUrl?.trim() || clientId?.trim())
+    hook.Auth = {
+      OAuth2: {
+        TokenUrl: tokenUrl?.trim() ?? '',
+        ClientId: clientId?.trim() ?? '',
+        // Write-only: empty while editing keeps the stored secret (the editor fills it in).
+        ...(secret && { ClientSecret: secret }),
+        ...(scope?.trim() && { Scope: scope.trim() }),
+      },
+    };
   return hook;
+}
+
+/**
+ * The document as the live checks judge it: while editing a hook whose client secret is set, an
+ * empty secret field means "keep it", so a stand-in takes its place (never stored: the replace
+ * fills in the stored secret itself).
+ */
+export function forCheck(doc: Record<string, unknown>, f: Form): Record<string, unknown> {
+  const o = (doc.Auth as { OAuth2?: Record<string, unknown> } | undefined)?.OAuth2;
+  if (o !== undefined && o.ClientSecret === undefined && f._authSecretSet) o.ClientSecret = 'kept';
+  return doc;
 }
 
 function headersOf(text: string): Record<string, string> | string {
@@ -93,6 +121,12 @@ export function hookToForm(h: Hook): Form {
     RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
     RateLimitPerSecond: h.RateLimit ? String(h.RateLimit.PerSecond) : '',
     RateLimitBurst: h.RateLimit ? String(h.RateLimit.Burst) : '',
+    AuthTokenUrl: h.Auth?.OAuth2.TokenUrl ?? '',
+    AuthClientId: h.Auth?.OAuth2.ClientId ?? '',
+    // The secret never goes into a page: the field stays empty and says it is set.
+    AuthClientSecret: '',
+    _authSecretSet: h.Auth ? 'yes' : '',
+    AuthScope: h.Auth?.OAuth2.Scope ?? '',
     Persist: h.Persist ? 'on' : '',
   };
 }
@@ -112,6 +146,10 @@ export const EMPTY_FORM: Form = {
   RetrySchedule: '',
   RateLimitPerSecond: '',
   RateLimitBurst: '',
+  AuthTokenUrl: '',
+  AuthClientId: '',
+  AuthClientSecret: '',
+  AuthScope: '',
   Persist: 'on',
 };
 
@@ -148,6 +186,10 @@ const LABELS: Record<string, string> = {
   RateLimitPerSecond: 'Rate limit: callbacks per second (empty: none)',
   RateLimitBurst: 'Rate limit: burst (empty: one second’s worth)',
   Persist: 'Persist (kept across restarts)',
+  AuthTokenUrl: 'OAuth2 token URL',
+  AuthClientId: 'OAuth2 client Id',
+  AuthClientSecret: 'OAuth2 client secret (write-only)',
+  AuthScope: 'OAuth2 scope (optional)',
 };
 
 /** The error slot of a field: replaced out of band by each live validation. */
@@ -195,6 +237,7 @@ ${errorSlot(k, errors.get(k))}</div>`;
   hx-post="${root}/hooks/validate" hx-trigger="input delay:400ms, change" hx-target="#validation" hx-swap="innerHTML">
 <input type="hidden" name="_csrf" value="${csrf}">
 ${values._editing ? html`<input type="hidden" name="_editing" value="${values._editing}">` : ''}
+${values._authSecretSet ? html`<input type="hidden" name="_authSecretSet" value="yes">` : ''}
 <div id="validation" class="summary" role="status" aria-live="polite">${errors.size > 0 ? summary(errors) : ''}</div>
 <div class="grid">
 ${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
@@ -221,6 +264,16 @@ ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 <div class="field"><label for="f-RateLimitBurst">${LABELS.RateLimitBurst}</label>
 <input id="f-RateLimitBurst" name="RateLimitBurst" inputmode="numeric" value="${v('RateLimitBurst')}" placeholder="10"${described('RateLimit')}></div></div>
 ${errorSlot('RateLimit', errors.get('RateLimit'))}</fieldset>
+<fieldset class="field wide auth"><legend>OAuth2 client credentials (optional): hookd sends a bearer token</legend>
+<div class="pair"><div class="field"><label for="f-AuthTokenUrl">${LABELS.AuthTokenUrl}</label>
+<input id="f-AuthTokenUrl" name="AuthTokenUrl" inputmode="url" value="${v('AuthTokenUrl')}" placeholder="https://auth.example.com/oauth2/token"${described('Auth')}></div>
+<div class="field"><label for="f-AuthClientId">${LABELS.AuthClientId}</label>
+<input id="f-AuthClientId" name="AuthClientId" value="${v('AuthClientId')}"${described('Auth')}></div></div>
+<div class="pair"><div class="field"><label for="f-AuthClientSecret">${LABELS.AuthClientSecret}</label>
+<input id="f-AuthClientSecret" name="AuthClientSecret" type="password" autocomplete="new-password" value="" placeholder="${values._authSecretSet ? '(set): leave empty to keep it' : ''}"${described('Auth')}></div>
+<div class="field"><label for="f-AuthScope">${LABELS.AuthScope}</label>
+<input id="f-AuthScope" name="AuthScope" value="${v('AuthScope')}"${described('Auth')}></div></div>
+${errorSlot('Auth', errors.get('Auth'))}</fieldset>
 <div class="field check"><input id="f-Persist" name="Persist" type="checkbox"${v('Persist') === 'on' ? html` checked` : ''}${described('Persist')}>
 <label for="f-Persist">${LABELS.Persist}</label>${errorSlot('Persist', errors.get('Persist'))}</div>
 </div>
@@ -249,5 +302,5 @@ export function blankForm(f: Form): boolean {
 
 /** The JSON view of the hook the form describes. */
 export function jsonView(hook: unknown, oob = false): Html {
-  return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, null, 2)}</pre>`;
+  return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, (k, v) => (k === 'ClientSecret' ? '(set)' : v), 2)}</pre>`;
 }

@@ -263,6 +263,49 @@ describe('OAuth2 client credentials against a real authorization server', () => 
     assert.match(lines.stderr, new RegExp(`receiver ${rcv.url}: concurrency limit \\d+ of 8`));
   });
 
+  it('the console shows the Auth fields without the secret, and an edit that leaves it empty keeps it', async () => {
+    const hook = await hookOn('/console', oauth2());
+    const url = d.consoleUrl;
+    const root = `${url}/_hookd/console`;
+    const signin = await fetch(`${root}/signin`);
+    const pre = signin.headers.getSetCookie()[0]!.split(';')[0]!;
+    const csrf0 = /name="_csrf" value="([^"]+)"/.exec(await signin.text())![1]!;
+    const signed = await fetch(`${root}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf0, token: d.token }),
+    });
+    const cookie = signed.headers.getSetCookie()[0]!.split(';')[0]!;
+    const page = await (await fetch(`${root}/hooks/${hook.Id}`, { headers: { cookie } })).text();
+    assert.ok(!page.includes(SECRET), 'the hook page holds no client secret');
+    assert.match(page, /client secret \(set\)/);
+    const edit = await (await fetch(`${root}/hooks/${hook.Id}/edit`, { headers: { cookie } })).text();
+    assert.ok(!edit.includes(SECRET), 'the edit form holds no client secret');
+    assert.match(edit, /name="AuthClientSecret" type="password"[^>]*value=""/);
+    // Submit the form as it stands, the secret field left empty.
+    const form = new URLSearchParams();
+    const unescape = (v: string) =>
+      v.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+    for (const [tag] of edit.matchAll(/<input[^>]*>/g)) {
+      const name = / name="([^"]+)"/.exec(tag)?.[1];
+      if (name !== undefined && name !== 'Persist')
+        form.set(name, unescape(/ value="([^"]*)"/.exec(tag)?.[1] ?? ''));
+    }
+    form.set('CallbackMethod', 'POST');
+    form.set('Type', '1');
+    const saved = await fetch(`${root}/hooks/${hook.Id}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    assert.equal(saved.status, 303, await saved.text());
+    const seen = rcv.tokens.length;
+    await fire('/console');
+    await until('the callback with a token after the edit', () => rcv.tokens.length > seen);
+  });
+
   it('refuses a bad Auth with a 400 naming the field', async () => {
     const res = await api<{ errors: { field: string }[] }>(d.url, d.token, 'POST', '/hooks', {
       PathPattern: '/bad/*',

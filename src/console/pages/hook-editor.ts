@@ -9,6 +9,7 @@ import {
   errorSlot,
   errorsByField,
   FORM_FIELDS,
+  forCheck,
   formToHook,
   hookForm,
   hookToForm,
@@ -92,7 +93,7 @@ ${dryRunPanel(root, ctx.csrf)}`,
   // Live validation as the user types: every field's error slot and the JSON view, out of band.
   app.post('/hooks/validate', async (req, reply) => {
     const f = formOf(req);
-    const doc = formToHook(f);
+    const doc = forCheck(formToHook(f), f);
     let errors: FieldError[] = [];
     let warnings: FieldError[] = [];
     try {
@@ -148,7 +149,7 @@ ${jsonView(doc, true)}`,
     let draftNote: Html = html``;
     if (f.PathPattern !== undefined) {
       try {
-        const config: HookConfig = await hooks.check(formToHook(f));
+        const config: HookConfig = await hooks.check(forCheck(formToHook(f), f));
         const editing = f._editing && /^hk_/.test(f._editing) ? f._editing : undefined;
         const hook: Hook = {
           ...config,
@@ -210,7 +211,11 @@ ${previews.map(
     const id = idOf(req);
     const f = formOf(req);
     try {
-      const hook = await hooks.replace(ctx.user, id, formToHook(f));
+      const hook = await hooks.replace(
+        ctx.user,
+        id,
+        await keepClientSecret(formToHook(f), () => hooks.get(ctx.user, id)),
+      );
       return reply.redirect(`${root}/hooks/${seg(hook.Id)}`, 303);
     } catch (err) {
       const errors = validationErrors(err);
@@ -242,4 +247,16 @@ function dryRunPanel(root: string, csrf: string): Html {
 <button type="submit">Try</button>
 </form>
 <div id="dry-result" role="status" aria-live="polite"></div></section>`;
+}
+
+/** An edit that leaves the write-only OAuth2 client secret empty keeps the stored one. */
+async function keepClientSecret(
+  doc: Record<string, unknown>,
+  stored: () => Promise<Hook>,
+): Promise<Record<string, unknown>> {
+  const o = (doc.Auth as { OAuth2?: Record<string, unknown> } | undefined)?.OAuth2;
+  if (o === undefined || o.ClientSecret !== undefined) return doc;
+  const secret = (await stored()).Auth?.OAuth2.ClientSecret;
+  if (secret !== undefined) o.ClientSecret = secret;
+  return doc;
 }

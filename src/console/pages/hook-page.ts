@@ -180,6 +180,7 @@ ${pace}
 ${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code></dd>` : ''}
 ${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.map(schemeLabel).join(' ')}</dd>` : ''}
 ${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
+${hook.Auth ? html`<dt>OAuth2</dt><dd class="auth">token from <code>${hook.Auth.OAuth2.TokenUrl}</code> for client <code>${hook.Auth.OAuth2.ClientId}</code>${hook.Auth.OAuth2.Scope ? html`, scope <code>${hook.Auth.OAuth2.Scope}</code>` : ''}; client secret (set)</dd>` : ''}
 <dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>
 </dl>`;
