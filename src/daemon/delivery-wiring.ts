@@ -48,6 +48,10 @@ export interface DeliveryWiring {
 export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
   const { config, opened, settings, metrics, log, subjects } = w;
   const hooks = () => subjects.hooks;
+  // Callbacks and OAuth2 token requests leave through the egress proxy alike.
+  const tunnel = config.callbackProxy
+    ? connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile))
+    : undefined;
   const deliveries: DeliveryPipeline = new DeliveryPipeline({
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
@@ -67,7 +71,7 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
     auth: new OAuth2Bearer(
       (id) => subjects.hooks.get(id)?.Auth?.OAuth2,
-      new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy) }),
+      new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy, { ...(tunnel && { tunnel }) }) }),
     ),
     tlsFor: (id) => {
       const tls = subjects.hooks.get(id)?.Tls;
@@ -75,9 +79,7 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     },
     orderingKeyFor: (id, trigger) => orderingKeyOf(subjects.hooks.get(id), trigger),
     verification: { modeFor: w.verifyMode },
-    ...(config.callbackProxy && {
-      tunnel: connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)),
-    }),
+    ...(tunnel && { tunnel }),
     // A verified origin's WebHook-Allowed-Rate, unless the hook has its own RateLimit.
     rateLimitFor: rateLimitWithAllowedRate(hooks, () => deliveries.verifier),
     logger: log,

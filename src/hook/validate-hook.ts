@@ -209,6 +209,12 @@ export async function validateHook(
     const refusal = await opts.checkCallback(callback, owner);
     if (refusal) errors.push({ field: 'Callback', message: refusal });
   }
+  // A bearer token is an HTTP header: a broker's Callback has its own credentials.
+  if (auth?.auth && callback && !/^https?:$/.test(callback.protocol))
+    errors.push({
+      field: 'Auth',
+      message: `applies to http and https Callbacks only, not ${callback.protocol}`,
+    });
   // The token endpoint is reached from hookd like a Callback: the same policy applies to it.
   if (auth?.auth && opts.checkCallback) {
     const refusal = await opts.checkCallback(new URL(auth.auth.OAuth2.TokenUrl), owner);

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 // @ts-expect-error: oidc-provider ships no type declarations (and @types/oidc-provider is not installed).
 import Provider from 'oidc-provider';
+import { validateHook } from '../../src/hook/index.js';
 import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
@@ -316,5 +317,19 @@ describe('OAuth2 client credentials against a real authorization server', () => 
     assert.equal(res.status, 400, res.text);
     const fields = res.body.errors.map((e) => e.field);
     assert.ok(fields.includes('Auth.OAuth2.ClientSecret'), res.text);
+    // A broker Callback has credentials of its own: Auth is for http(s) only.
+    await assert.rejects(
+      validateHook(
+        {
+          PathPattern: '/broker/*',
+          Methods: ['GET'],
+          Callback: 'amqp://127.0.0.1:5672/hooks',
+          Auth: oauth2(),
+        },
+        { checkScheme: () => undefined },
+      ),
+      (e: Error & { errors?: { field: string; message: string }[] }) =>
+        e.errors?.some((x) => x.field === 'Auth' && /http and https Callbacks only/.test(x.message)) === true,
+    );
   });
 });

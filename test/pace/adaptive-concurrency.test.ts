@@ -110,6 +110,26 @@ describe('adaptive concurrency per receiver', () => {
     assert.ok(m, header);
     assert.ok(Number(m[1]) >= KNEE - 2 && Number(m[1]) <= KNEE + 4, header);
     assert.deepEqual([Number(m[2]), m[3]], [MAX, slow.url]);
+
+    // And the console's hook page.
+    const root = `${d.consoleUrl}/_hookd/console`;
+    const signin = await fetch(`${root}/signin`);
+    const pre = signin.headers.getSetCookie()[0]!.split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await signin.text())![1]!;
+    const signed = await fetch(`${root}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, token: d.token }),
+    });
+    const cookie = signed.headers.getSetCookie()[0]!.split(';')[0]!;
+    const page = await (await fetch(`${root}/hooks/${slowHook.Id}`, { headers: { cookie } })).text();
+    const shown = /class="pace-limit">(\d+)<\/span> of (\d+)/.exec(page);
+    assert.ok(shown, 'the hook page shows the receiver pace');
+    assert.ok(
+      Number(shown[1]) >= KNEE - 2 && Number(shown[1]) <= KNEE + 4 && shown[2] === String(MAX),
+      shown[0],
+    );
   });
 
   for (const status of [429, 503]) {
