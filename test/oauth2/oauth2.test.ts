@@ -286,12 +286,12 @@ describe('OAuth2 client credentials against a real authorization server', () => 
     assert.match(edit, /name="AuthClientSecret" type="password"[^>]*value=""/);
     // Submit the form as it stands, the secret field left empty.
     const form = new URLSearchParams();
-    const unescape = (v: string) =>
+    const unescaped = (v: string) =>
       v.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
     for (const [tag] of edit.matchAll(/<input[^>]*>/g)) {
       const name = / name="([^"]+)"/.exec(tag)?.[1];
       if (name !== undefined && name !== 'Persist')
-        form.set(name, unescape(/ value="([^"]*)"/.exec(tag)?.[1] ?? ''));
+        form.set(name, unescaped(/ value="([^"]*)"/.exec(tag)?.[1] ?? ''));
     }
     form.set('CallbackMethod', 'POST');
     form.set('Type', '1');
