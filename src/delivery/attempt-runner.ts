@@ -79,8 +79,8 @@ export class AttemptRunner {
   }
 
   /** Closes the connections to the receivers (after close). */
-  destroy(): Promise<void> {
-    return this.transports.close();
+  async destroy(): Promise<void> {
+    await Promise.all([this.transports.close(), this.auth?.close()]);
   }
 
   /** Attempts in flight. */

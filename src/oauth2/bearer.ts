@@ -10,6 +10,8 @@ import { type TokenClient, TokenEndpointError } from './token-client.js';
 /** What the attempt runner asks: send with whatever authorization the hook needs. */
 export interface AttemptAuth {
   send(hookId: string, send: (extra: readonly string[]) => Promise<SendOutcome>): Promise<SendOutcome>;
+  /** Closes its connections (shutdown). */
+  close(): Promise<void>;
 }
 
 export class OAuth2Bearer implements AttemptAuth {
@@ -17,6 +19,10 @@ export class OAuth2Bearer implements AttemptAuth {
     private readonly credentialsOf: (hookId: string) => OAuth2Credentials | undefined,
     private readonly tokens: TokenClient,
   ) {}
+
+  close(): Promise<void> {
+    return this.tokens.close();
+  }
 
   async send(hookId: string, send: (extra: readonly string[]) => Promise<SendOutcome>): Promise<SendOutcome> {
     const c = this.credentialsOf(hookId);

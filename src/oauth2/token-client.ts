@@ -55,6 +55,11 @@ export class TokenClient {
     return got.token;
   }
 
+  /** Closes the connections to token endpoints (shutdown). */
+  close(): Promise<void> {
+    return this.opts.dispatcher.close();
+  }
+
   /** The receiver refused `token`: the next `token` call asks for a new one (unless another did already). */
   invalidate(c: OAuth2Credentials, token: string): void {
     const key = keyOf(c);
