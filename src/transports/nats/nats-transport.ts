@@ -56,7 +56,9 @@ const connector: Connector<NatsConn> = {
         unreachable: false,
       };
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // nats.js says "node provided an undefined error" when the socket closes before the greeting.
+    const raw = err instanceof Error ? err.message : String(err);
+    const message = raw.includes('undefined error') ? 'the connection closed before the server greeted' : raw;
     const code = (err as { code?: unknown } | undefined)?.code;
     const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
     return { text: `${target.label} unreachable: ${prefix}${message}`, unreachable: true };
@@ -129,11 +131,11 @@ async function publish(
         : `stored in stream ${ack.stream} as sequence ${ack.seq} by ${by}`,
     };
   } catch (err) {
-    return publishFailure(err, by, target);
+    return publishFailure(err, by, target, conn.nc.isClosed());
   }
 }
 
-function publishFailure(err: unknown, by: string, target: NatsTarget): Verdict {
+function publishFailure(err: unknown, by: string, target: NatsTarget, closed: boolean): Verdict {
   // No stream listens on the subject: the request has no responders (a 503), answered at once.
   if (isNoResponders(err)) {
     return { kind: 'refused', text: `no JetStream stream captures subject ${target.subject} (on ${by})` };
@@ -151,7 +153,11 @@ function publishFailure(err: unknown, by: string, target: NatsTarget): Verdict {
   if (err instanceof errors.TimeoutError) {
     return { kind: 'retry', text: `no JetStream acknowledgement from ${by} in time`, timedOut: true };
   }
-  if (err instanceof errors.ClosedConnectionError || err instanceof errors.ConnectionError) {
+  // nats.js answers a request cut off by a closing connection with a plain RequestError.
+  if (
+    closed ||
+    inChain(err, (e) => e instanceof errors.ClosedConnectionError || e instanceof errors.ConnectionError)
+  ) {
     return { kind: 'retry', text: `connection to ${by} lost before the acknowledgement`, unreachable: true };
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -159,9 +165,16 @@ function publishFailure(err: unknown, by: string, target: NatsTarget): Verdict {
 }
 
 function isNoResponders(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; depth++) {
-    if (e instanceof errors.NoRespondersError) return true;
-    if (e instanceof RequestError && e.isNoResponders()) return true;
+  return inChain(
+    err,
+    (e) => e instanceof errors.NoRespondersError || (e instanceof RequestError && e.isNoResponders()),
+  );
+}
+
+/** Whether the error or one of its causes is of a kind (nats.js wraps causes a level or two deep). */
+function inChain(err: unknown, is: (e: Error) => boolean): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; depth++) {
+    if (is(e)) return true;
     e = e.cause;
   }
   return false;
