@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,4 +182,43 @@ export async function haveProgram(name: string): Promise<boolean> {
     p.once('error', () => resolve(false));
     p.once('exit', () => resolve(true));
   });
+}
+
+/**
+ * Sends GET `path(n)` for n = 0… to hookd's proxy with `concurrency` clients, until all are sent
+ * or a request fails (the daemon died); `onDone(n)` for each complete 200 response.
+ */
+export async function burst(
+  url: string,
+  total: number,
+  path: (n: number) => string,
+  onDone: (n: number) => void = () => {},
+  concurrency = 32,
+): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  let next = 0;
+  let dead = false;
+  const one = (n: number) =>
+    new Promise<void>((resolve) => {
+      const req = request({ host: target.hostname, port: target.port, path: path(n), agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.complete && res.statusCode === 200) onDone(n);
+          resolve();
+        });
+        res.on('error', () => resolve());
+      });
+      req.on('error', () => {
+        dead = true;
+        resolve();
+      });
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (!dead && next < total) await one(next++);
+    }),
+  );
+  agent.destroy();
 }
