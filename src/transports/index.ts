@@ -1,5 +1,11 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
-
+export {
+  callbackSchemeCheck,
+  DEFAULT_CALLBACK_SCHEMES,
+  defaultCallbackSchemes,
+  schemeProblem,
+} from './callback-schemes.js';
+export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { mqttTransport } from './mqtt/index.js';
 export { natsTransport } from './nats/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
@@ -10,3 +16,4 @@ export type {
   TransportContext,
   TransportModule,
 } from './transport.js';
+export { TransportSet } from './transport-set.js';
