@@ -5,7 +5,9 @@
  * to JetStream with `Nats-Msg-Id` and the headers, waiting for every acknowledgement, 64 in
  * flight. Through hookd: requests proxied to an upstream, each firing a hook whose Callback is
  * the broker URL with `$1` in the topic or subject, 64 requests in flight; the time runs from the
- * first request until the consumer has every message.
+ * first request until the consumer has every message. Beside them, the transport module alone
+ * (`send` through the Transport interface, 64 in flight), which says how much of the gap is the
+ * transport and how much the rest of hookd (proxying, the durable outbox, the scheduler).
  *
  *   node dist/bench/mqtt-nats-callbacks.js [messages=5000]
  */
@@ -13,7 +15,9 @@ import { rmSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect, headers as natsHeaders } from '@nats-io/transport-node';
 import mqtt from 'mqtt';
+import { AddressPolicy } from '../src/policy/index.js';
 import { newSigningSecret, secretKey, signatureHeader } from '../src/signing/index.js';
+import { mqttTransport, natsTransport, type TransportModule } from '../src/transports/index.js';
 import { startHookd, startUpstream, tempDir } from './lib/peers.js';
 import { sleep } from './lib/process.js';
 
@@ -84,6 +88,39 @@ async function natsDirect(subject: string): Promise<number> {
   return N / s;
 }
 
+async function transportAlone(
+  module: TransportModule,
+  url: string,
+  done: () => Promise<boolean>,
+): Promise<number> {
+  const t = module.create({
+    policy: new AddressPolicy(['127.0.0.0/8']),
+    lookup: undefined,
+    timeoutMs: 15_000,
+    connectTimeoutMs: 10_000,
+    perReceiver: WINDOW,
+    log: () => {},
+  });
+  const t0 = performance.now();
+  await windowed(N, async (i) => {
+    const h = signedHeaders(i);
+    const o = await t.send({
+      id: `${h['webhook-id']}t`,
+      url,
+      method: 'POST',
+      headers: Object.entries(h).flat(),
+      body: BODY,
+      contentType: 'application/json',
+      sentAt: Date.now(),
+    });
+    if (o.kind !== 'delivered') throw new Error(o.text);
+  });
+  await until('the transport messages', done);
+  const s = (performance.now() - t0) / 1000;
+  await t.close();
+  return N / s;
+}
+
 async function throughHookd(callback: string, done: () => Promise<boolean>): Promise<number> {
   const upstream = await startUpstream(undefined);
   const dataDir = tempDir('broker');
@@ -126,22 +163,43 @@ async function main(): Promise<void> {
   await jsm.streams.add({ name: stream, subjects: [`${base}.>`] });
   const stored = async (subject: string) =>
     (await jsm.streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
-  const results: Record<string, { direct: number; hookd: number; ratio: number }> = {};
+  const results: Record<string, { direct: number; transport: number; hookd: number; ratio: number }> = {};
   try {
     const mqttDirectRate = await mqttDirect(`${base}/direct/read`, () => received);
-    const before = received;
+    let before = received;
+    const mqttAlone = await transportAlone(
+      mqttTransport,
+      `mqtt://127.0.0.1:1883/${base}/alone/read`,
+      async () => received - before >= N,
+    );
+    before = received;
     const mqttHookd = await throughHookd(
       `mqtt://127.0.0.1:1883/${base}/$1/read`,
       async () => received - before >= N,
     );
-    results.mqtt = { direct: mqttDirectRate, hookd: mqttHookd, ratio: mqttHookd / mqttDirectRate };
+    results.mqtt = {
+      direct: mqttDirectRate,
+      transport: mqttAlone,
+      hookd: mqttHookd,
+      ratio: mqttHookd / mqttDirectRate,
+    };
 
     const natsDirectRate = await natsDirect(`${base}.direct.read`);
+    const natsAlone = await transportAlone(
+      natsTransport,
+      `nats://127.0.0.1:4222/${base}.alone.read`,
+      async () => (await stored(`${base}.alone.read`)) >= N,
+    );
     const natsHookd = await throughHookd(
       `nats://127.0.0.1:4222/${base}.$1.read`,
       async () => (await stored(`${base}.ts1.read`)) >= N,
     );
-    results.nats = { direct: natsDirectRate, hookd: natsHookd, ratio: natsHookd / natsDirectRate };
+    results.nats = {
+      direct: natsDirectRate,
+      transport: natsAlone,
+      hookd: natsHookd,
+      ratio: natsHookd / natsDirectRate,
+    };
   } finally {
     await jsm.streams.delete(stream).catch(() => false);
     await nc.close();
@@ -149,7 +207,8 @@ async function main(): Promise<void> {
   }
   for (const [name, r] of Object.entries(results)) {
     console.log(
-      `${name}: direct ${r.direct.toFixed(0)} msg/s, through hookd ${r.hookd.toFixed(0)} callbacks/s, ratio ${r.ratio.toFixed(2)}`,
+      `${name}: direct ${r.direct.toFixed(0)} msg/s, transport alone ${r.transport.toFixed(0)} msg/s, ` +
+        `through hookd ${r.hookd.toFixed(0)} callbacks/s, ratio ${r.ratio.toFixed(2)}`,
     );
   }
   console.log(JSON.stringify({ messages: N, window: WINDOW, results }));
