@@ -106,6 +106,29 @@ describe('MQTT callbacks through hookd', { skip }, () => {
     }
   });
 
+  it('refuses a wildcard written into the topic with 400 naming Callback and the rule', async () => {
+    for (const [callback, rule] of [
+      ['mqtt://127.0.0.1:1883/ts/+/read', /the topic must not contain the wildcard "\+"/],
+      ['mqtt://127.0.0.1:1883/ts/#', /the topic must not contain the wildcard "#"/],
+      ['mqtt://127.0.0.1:1883/ts/x?qos=5', /qos must be 0, 1 or 2 \(closest valid value: qos=2\)/],
+    ] as const) {
+      const r = await api<{ errors?: { field: string; message: string }[] }>(
+        d.url,
+        d.token,
+        'POST',
+        '/hooks',
+        {
+          PathPattern: '/wild/(*)',
+          Methods: ['GET'],
+          Callback: callback,
+        },
+      );
+      assert.equal(r.status, 400, r.text);
+      const e = r.body.errors?.find((x) => x.field === 'Callback');
+      assert.match(e?.message ?? r.text, rule);
+    }
+  });
+
   it('keeps the order of each key', async () => {
     const base = uniqueName('order');
     const sub = await subscriber(`${base}/#`);

@@ -108,6 +108,28 @@ describe('NATS JetStream callbacks through hookd', { skip }, () => {
     assert.equal(delivery!.LastStatusCode, null);
   });
 
+  it('refuses a wildcard written into the subject with 400 naming Callback and the rule', async () => {
+    for (const [callback, rule] of [
+      ['nats://127.0.0.1:4222/ts.*.read', /the subject must not contain the wildcard "\*"/],
+      ['nats://127.0.0.1:4222/ts.>', /the subject must not contain the wildcard ">"/],
+    ] as const) {
+      const r = await api<{ errors?: { field: string; message: string }[] }>(
+        d.url,
+        d.token,
+        'POST',
+        '/hooks',
+        {
+          PathPattern: '/wild/(*)',
+          Methods: ['GET'],
+          Callback: callback,
+        },
+      );
+      assert.equal(r.status, 400, r.text);
+      const e = r.body.errors?.find((x) => x.field === 'Callback');
+      assert.match(e?.message ?? r.text, rule);
+    }
+  });
+
   it('keeps the order of each key', async () => {
     const { name, base } = await stream();
     await createHook(d, {

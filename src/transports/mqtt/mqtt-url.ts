@@ -43,24 +43,22 @@ export function topicOf(url: URL): string | undefined {
 
 /** The create-time check of an MQTT Callback (templates unrendered). */
 export function checkMqttUrl(url: URL): string | undefined {
-  if (url.hostname === '')
-    return 'Callback must name the MQTT broker host, e.g. mqtt://127.0.0.1:1883/ts/$1/read';
+  if (url.hostname === '') return 'must name the MQTT broker host, e.g. mqtt://127.0.0.1:1883/ts/$1/read';
   // `#` starts a URL fragment, so a `#` written into the topic shows up there.
   if (url.hash !== '' || url.href.endsWith('#')) {
-    return 'Callback topic must not contain the wildcard "#": a publish names one topic, wildcards are for subscribers';
+    return 'the topic must not contain the wildcard "#": a publish names one topic, wildcards are for subscribers';
   }
   const topic = topicOf(url);
-  if (topic === undefined) return 'Callback topic is not well percent-encoded (write "%" as %25)';
-  if (topic === '')
-    return 'Callback must name the MQTT topic as its path, e.g. mqtt://127.0.0.1:1883/ts/$1/read';
+  if (topic === undefined) return 'the topic is not well percent-encoded (write "%" as %25)';
+  if (topic === '') return 'must name the MQTT topic as its path, e.g. mqtt://127.0.0.1:1883/ts/$1/read';
   for (const w of ['#', '+']) {
     if (topic.includes(w)) {
-      return `Callback topic must not contain the wildcard "${w}": a publish names one topic, wildcards are for subscribers`;
+      return `the topic must not contain the wildcard "${w}": a publish names one topic, wildcards are for subscribers`;
     }
   }
-  if (topic.includes('\0')) return 'Callback topic must not contain the NUL character';
+  if (topic.includes('\0')) return 'the topic must not contain the NUL character';
   if (startsWithBrokerTopic(topic)) {
-    return 'Callback topic must not start with "$": such topics are the broker\'s own ($SYS)';
+    return 'the topic must not start with "$": such topics are the broker\'s own ($SYS)';
   }
   return checkOptions(url.searchParams);
 }
@@ -71,20 +69,19 @@ function startsWithBrokerTopic(topic: string): boolean {
 
 function checkOptions(params: URLSearchParams): string | undefined {
   for (const name of new Set(params.keys())) {
-    if (!OPTIONS.includes(name))
-      return `Callback option "${name}" is unknown: MQTT Callbacks take qos and retain`;
-    if (params.getAll(name).length > 1) return `Callback option "${name}" is given more than once`;
+    if (!OPTIONS.includes(name)) return `option "${name}" is unknown: MQTT Callbacks take qos and retain`;
+    if (params.getAll(name).length > 1) return `option "${name}" is given more than once`;
   }
   const qos = params.get('qos');
   if (qos !== null && !['0', '1', '2'].includes(qos)) {
     const n = Number(qos);
     const closest = Number.isFinite(n) ? Math.min(2, Math.max(0, Math.round(n))) : 1;
-    return `Callback option qos must be 0, 1 or 2 (closest valid value: qos=${closest})`;
+    return `option qos must be 0, 1 or 2 (closest valid value: qos=${closest})`;
   }
   const retain = params.get('retain');
   if (retain !== null && retain !== 'true' && retain !== 'false') {
     const closest = ['1', 'yes', 'on', 'True', 'TRUE'].includes(retain) ? 'true' : 'false';
-    return `Callback option retain must be true or false (closest valid value: retain=${closest})`;
+    return `option retain must be true or false (closest valid value: retain=${closest})`;
   }
   return undefined;
 }

@@ -33,33 +33,30 @@ const LEADING_REFERENCE =
 
 /** The rule a subject breaks (templates unrendered or rendered), or undefined. */
 export function subjectProblem(subject: string): string | undefined {
-  if (subject === '')
-    return 'Callback must name the NATS subject as its path, e.g. nats://127.0.0.1:4222/ts.$1.read';
+  if (subject === '') return 'must name the NATS subject as its path, e.g. nats://127.0.0.1:4222/ts.$1.read';
   for (const w of ['*', '>']) {
     if (subject.includes(w)) {
-      return `Callback subject must not contain the wildcard "${w}": a publish names one subject, wildcards are for subscribers`;
+      return `the subject must not contain the wildcard "${w}": a publish names one subject, wildcards are for subscribers`;
     }
   }
-  if (/[\s\p{Cc}]/u.test(subject))
-    return 'Callback subject must not contain whitespace or control characters';
+  if (/[\s\p{Cc}]/u.test(subject)) return 'the subject must not contain whitespace or control characters';
   if (subject.split('.').includes('')) {
-    return `Callback subject ${subject} has an empty token (a leading, trailing or double ".")`;
+    return `the subject ${subject} has an empty token (a leading, trailing or double ".")`;
   }
   if (subject.startsWith('$') && !LEADING_REFERENCE.test(subject)) {
-    return 'Callback subject must not start with "$": such subjects are the server\'s own ($JS, $SYS)';
+    return 'the subject must not start with "$": such subjects are the server\'s own ($JS, $SYS)';
   }
   return undefined;
 }
 
 /** The create-time check of a NATS Callback (templates unrendered). */
 export function checkNatsUrl(url: URL): string | undefined {
-  if (url.hostname === '')
-    return 'Callback must name the NATS server host, e.g. nats://127.0.0.1:4222/ts.$1.read';
-  if (url.hash !== '' || url.href.endsWith('#')) return 'Callback must not have a "#" fragment';
+  if (url.hostname === '') return 'must name the NATS server host, e.g. nats://127.0.0.1:4222/ts.$1.read';
+  if (url.hash !== '' || url.href.endsWith('#')) return 'must not have a "#" fragment';
   if ([...url.searchParams.keys()].length > 0)
-    return 'Callback options are unknown: NATS Callbacks take none';
+    return 'takes no query options (a NATS Callback is nats://HOST:PORT/SUBJECT)';
   const subject = subjectOf(url);
-  if (subject === undefined) return 'Callback subject is not well percent-encoded (write "%" as %25)';
+  if (subject === undefined) return 'the subject is not well percent-encoded (write "%" as %25)';
   return subjectProblem(subject);
 }
 
