@@ -6,6 +6,8 @@ export {
   schemeProblem,
 } from './callback-schemes.js';
 export { HttpTransport, httpTransport } from './http/http-transport.js';
+export { mqttTransport } from './mqtt/index.js';
+export { natsTransport } from './nats/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,

@@ -3,10 +3,12 @@
  * `builtinTransports`.
  */
 import { httpTransport } from './http/http-transport.js';
+import { mqttTransport } from './mqtt/index.js';
+import { natsTransport } from './nats/index.js';
 import type { TransportModule } from './transport.js';
 
 /** Every transport module built in, in the order `--callback-schemes` lists them. */
-export const builtinTransports: readonly TransportModule[] = [httpTransport];
+export const builtinTransports: readonly TransportModule[] = [httpTransport, mqttTransport, natsTransport];
 
 /** Looks transport modules up by scheme. */
 export class TransportRegistry {
