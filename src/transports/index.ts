@@ -1,4 +1,6 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
+
+export { amqpTransport } from './amqp/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,
