@@ -1,6 +1,7 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
 
 export { amqpTransport } from './amqp/index.js';
+export { redisTransport } from './redis/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,
