@@ -145,7 +145,7 @@ describe('amqp transport against RabbitMQ', { skip }, () => {
       const outcome = await t.send(
         signedAttempt(`amqp://guest:guest@127.0.0.1:${relay.port}?routing_key=q`, '{}'),
       );
-      assert.equal(outcome.kind, 'retry');
+      assert.equal(outcome.kind, 'refused');
       assert.equal(outcome.denied, true);
       assert.match(outcome.text, /127\.0\.0\.1, which is loopback .*--allow-callback-net 127\.0\.0\.0\/8/);
       assert.equal(relay.accepted, 0);

@@ -120,7 +120,7 @@ describe('redis transport against Redis Streams', { skip }, () => {
     try {
       const { t } = transport({ policy: new AddressPolicy() });
       const outcome = await t.send(signedAttempt(`redis://127.0.0.1:${relay.port}?stream=k`, '{}'));
-      assert.equal(outcome.kind, 'retry');
+      assert.equal(outcome.kind, 'refused');
       assert.equal(outcome.denied, true);
       assert.match(outcome.text, /127\.0\.0\.1, which is loopback .*--allow-callback-net 127\.0\.0\.0\/8/);
       assert.equal(relay.accepted, 0);

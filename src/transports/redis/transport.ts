@@ -157,8 +157,8 @@ class RedisTransport implements Transport {
 
 function failureOutcome(err: unknown): Result {
   if (err instanceof LinkFailure) {
-    // As for HTTP: nothing was sent, and the delivery waits for the policy (or the name) to change.
-    if (err.kind === 'denied') return { kind: 'retry', denied: true, text: err.message };
+    // As for HTTP: nothing was sent; the retry policy decides whether to try again.
+    if (err.kind === 'denied') return { kind: 'refused', denied: true, text: err.message };
     if (err.kind === 'refused') return { kind: 'refused', text: err.message };
     return { kind: 'retry', unreachable: true, text: err.message };
   }
