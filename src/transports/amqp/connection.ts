@@ -25,6 +25,8 @@ interface OpenChannel {
   closeError: { code: number; serverText: string } | undefined;
 }
 
+const CLOSE_WAIT_MS = 2000;
+
 /** The server's own words from an amqplib close error: `NOT_FOUND - no exchange 'x' in vhost '/'`. */
 export function serverText(err: Error): string {
   const m = /with message "([^"]*)"/.exec(err.message);
@@ -36,7 +38,12 @@ export class AmqpConnection {
   /** Why the broker is holding publishes back (a resource alarm), if it is. */
   blocked: string | undefined;
 
-  private constructor(private readonly model: ChannelModel) {}
+  #ended = false;
+
+  private constructor(
+    private readonly model: ChannelModel,
+    private readonly lost: (cause: string) => void,
+  ) {}
 
   /** Opens a connection to `address` for `target`'s credentials and vhost. */
   static async open(
@@ -57,33 +64,36 @@ export class AmqpConnection {
       },
       { timeout: connectTimeoutMs, ...(target.tls ? { servername: target.host } : {}) },
     );
-    const conn = new AmqpConnection(model);
-    let told = false;
-    const tell = (cause: string) => {
-      if (told) return;
-      told = true;
-      lost(cause);
-    };
-    model.on('error', (err: Error) => tell(serverText(err)));
-    model.on('close', (err?: Error) => tell(err ? serverText(err) : 'closed by the broker'));
+    const conn = new AmqpConnection(model, lost);
+    model.on('error', (err: Error) => conn.#tell(serverText(err)));
+    model.on('close', (err?: Error) => conn.#tell(err ? serverText(err) : 'closed by the broker'));
     model.on('blocked', (reason: string) => {
       conn.blocked = reason;
     });
     model.on('unblocked', () => {
       conn.blocked = undefined;
     });
-    conn.#closeHook = () => {
-      told = true;
-    };
     return conn;
   }
 
-  #closeHook: () => void = () => undefined;
+  /** Tells the link once that the connection is gone, unless `close()` ended it. */
+  #tell(cause: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.lost(cause);
+  }
 
   /** Closes the connection without telling the link it was lost. */
   async close(): Promise<void> {
-    this.#closeHook();
-    await this.model.close();
+    this.#ended = true;
+    // A connection whose socket died unnoticed would wait for a close-ok that never comes.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.model.close(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   /** Publishes one message and waits for the broker's confirm (or return, nack, channel error). */
