@@ -123,6 +123,18 @@ describe('amqp transport against RabbitMQ', { skip }, () => {
     );
   });
 
+  it('refuses headers too large for an AMQP header table, and keeps the channel', async () => {
+    const c = await consumer();
+    const { t } = transport();
+    const big = await t.send(
+      signedAttempt(`${BROKER}?routing_key=${c.queue}`, '{}', ['x-big', 'x'.repeat(70_000)]),
+    );
+    assert.equal(big.kind, 'refused');
+    assert.match(big.text, /^the message's headers do not fit an AMQP header table/);
+    assert.equal((await t.send(signedAttempt(`${BROKER}?routing_key=${c.queue}`, '{}'))).kind, 'delivered');
+    await until('the message after the refusal', () => c.messages.length === 1);
+  });
+
   it('names wrong credentials and an unknown vhost, with no password in the text, and does not crash', async () => {
     const c = await consumer();
     const { t } = transport();

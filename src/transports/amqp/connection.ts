@@ -15,7 +15,8 @@ export type PublishResult =
   | { readonly kind: 'nacked' }
   /** The broker closed the channel over this publish, or one beside it (a 404, a 403…). */
   | { readonly kind: 'channel-error'; readonly code: number; readonly serverText: string }
-  | { readonly kind: 'lost'; readonly cause: string };
+  | { readonly kind: 'lost'; readonly cause: string }
+  | { readonly kind: 'too-large'; readonly cause: string };
 
 interface OpenChannel {
   readonly channel: ConfirmChannel;
@@ -139,6 +140,11 @@ export class AmqpConnection {
           },
         );
       } catch (err) {
+        if (err instanceof RangeError) {
+          // amqplib refuses a header table over its 64 KiB encoding buffer before sending.
+          resolve({ kind: 'too-large', cause: err.message });
+          return;
+        }
         // The channel closed between opening and publishing.
         this.#channel = undefined;
         resolve(

@@ -67,6 +67,11 @@ function outcomeOf(result: PublishResult, t: AmqpTarget): Omit<SendOutcome, 'lat
         };
       }
       return { kind: 'retry', text: `${t.label} closed the channel: ${result.serverText} (${result.code})` };
+    case 'too-large':
+      return {
+        kind: 'refused',
+        text: `the message's headers do not fit an AMQP header table: ${result.cause}`,
+      };
     case 'lost':
       return {
         kind: 'retry',
