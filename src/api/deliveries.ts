@@ -13,6 +13,7 @@ import {
   type DeliveryRecord,
   type DeliveryStatus,
 } from '../store/index.js';
+import { withoutPassword } from '../util/index.js';
 import { DELIVERIES_OPENAPI } from './deliveries-openapi.js';
 import { parsePageQuery } from './page-query.js';
 
@@ -170,7 +171,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     ...(isTestRequest(d.request.headers) && { Test: true }),
     Request: {
       Method: d.request.method,
-      Url: d.request.url,
+      Url: withoutPassword(d.request.url),
       ContentType: contentTypeOf(d.request.headers),
       Body: d.request.body ?? null,
     },

@@ -14,6 +14,7 @@ import { breakerEvents, type Operations } from '../notifications/index.js';
 import type { Metrics } from '../observability/index.js';
 import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
+import type { TransportRegistry } from '../transports/index.js';
 import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';
 import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
 import type { OpenedStores } from './open-store.js';
@@ -39,6 +40,8 @@ export interface DeliveryWiring {
   verifyMode: (hookId: string) => VerificationMode;
   /** Marks hookd's own requests (src/loops/, issue 22). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
+  /** The transports by Callback scheme. */
+  transports: TransportRegistry;
 }
 
 export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
@@ -47,6 +50,7 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
     policy: settings.policy,
+    transports: w.transports,
     hookState: {
       isActive: (id) => w.engine().isActive(id) || w.operations().isActive(id),
       disable: (id) => w.operations().gone(id),

@@ -17,18 +17,24 @@ export function hookServiceFor(
     users: UserScopes;
     /** Why a URL at hookd's own address is refused (issue 22, src/loops/), or undefined. */
     selfTarget: (url: URL) => string | undefined;
+    /** The Callback's scheme allowed here, and its URL's shape as its transport judges it. */
+    checkScheme: (url: URL) => string | undefined;
+    /** Every scheme a transport serves (`amqp:`): their hosts are judged by the address policy. */
+    schemes: readonly string[];
   },
   makeSecret: (hook: Hook) => Promise<unknown>,
 ): HookService {
-  const { opened, settings, users, selfTarget } = parts;
+  const { opened, settings, users, selfTarget, checkScheme } = parts;
+  const schemes = parts.schemes.map((s) => `${s}:`);
   const hooks = new HookService(
     opened.store,
     opened.ephemeralHooks,
     {
+      checkScheme,
       checkCallback: async (url, owner) => {
         const self = selfTarget(url);
         if (self !== undefined) return self;
-        const r = await checkCallbackTarget(url, settings.policy);
+        const r = await checkCallbackTarget(url, settings.policy, { schemes });
         // Only the admin (the operator) is told what a refused name resolved to.
         return r.ok ? undefined : owner === ADMIN_USER ? r.detail : r.message;
       },

@@ -14,6 +14,7 @@ import { TailServer } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
+import { callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { verificationModeFor } from '../verification/index.js';
@@ -125,8 +126,13 @@ async function assemble(
   // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
-  const hooks = hookServiceFor({ opened, settings, users, selfTarget }, (hook) =>
-    deliveries.secretFor(hook.Id, hook.Persist),
+  // The transports by Callback scheme: the hook service checks Callbacks by them, the pipeline
+  // sends through them, the engine escapes template values in broker Callback URLs as they say.
+  const transports = new TransportRegistry();
+  const checkScheme = callbackSchemeCheck(transports, config.callbackSchemes);
+  const hooks = hookServiceFor(
+    { opened, settings, users, selfTarget, checkScheme, schemes: transports.schemes },
+    (hook) => deliveries.secretFor(hook.Id, hook.Persist),
   );
 
   // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
@@ -136,6 +142,7 @@ async function assemble(
   const verifyMode = verificationModeFor(() => engine, config.callbackVerification);
   const deliveries = createDeliveries({
     verifyMode,
+    transports,
     ...{ config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
     engine: () => engine,
@@ -162,6 +169,7 @@ async function assemble(
     scopes: users.scopes,
     redactUri: settings.redactUri,
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+    callbackEscape: (callback) => transports.escapeFor(callback),
   });
   metrics.observe({ hooks: () => engine.size });
   const clustered = cluster !== undefined;

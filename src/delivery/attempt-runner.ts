@@ -1,22 +1,19 @@
 /**
  * Sends one attempt of a delivery: the signing keys, the attempt's headers (callback-headers.ts),
- * the trace span, the request, and the result handed back to the pipeline. Counts the attempts in
- * flight, so that shutdown can wait for them or abort them. Moved out of pipeline.ts (issue 27).
+ * the trace span, the send through the transport of the Callback's scheme, and the outcome
+ * handed back to the pipeline. Counts the attempts in flight, so that shutdown can wait for them
+ * or abort them.
  */
 import type { Logger } from 'pino';
-import type { Agent } from 'undici';
-import type { AddressChecker, LookupAll } from '../policy/index.js';
 import { signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { internalFailure, verdictOf } from './attempt-result.js';
+import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
+import { internalFailure, recordedAttempt, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
-import type { DeliveryLimits } from './limits.js';
-import { createPinnedDispatcher } from './pinned-dispatcher.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
-import { type AttemptResult, Sender } from './sender.js';
 
 /** What the runner asks of the pipeline. */
 export interface AttemptHost {
@@ -24,8 +21,8 @@ export interface AttemptHost {
   /** False once shutdown began: no new send starts. */
   sending(): boolean;
   isActive(hookId: string): boolean;
-  /** Applies a result: state, retry or end, log record, event. */
-  complete(d: Delivery, start: number, r: AttemptResult): void;
+  /** Applies an outcome: state, retry or end, log record, event. */
+  complete(d: Delivery, start: number, o: SendOutcome): void;
   /** Ends a delivery that will not be sent; not an attempt. */
   endUnsent(d: Delivery, reason: string): void;
   /** The limiter's slot is free again (with what the attempt said about the destination). */
@@ -33,20 +30,16 @@ export interface AttemptHost {
 }
 
 export interface RunnerOptions {
-  /** The callback target policy, applied at connect time to every resolved address. */
-  policy: AddressChecker;
-  limits: DeliveryLimits;
-  lookup: LookupAll | undefined;
+  /** The transports, by the Callback's scheme. */
+  transports: TransportSet;
   secrets: HookSecrets;
   tracing: Tracing | undefined;
   /** Sent as `User-Agent` unless the hook sets its own. */
   userAgent: string;
-  /** Marks each attempt as hookd's own (src/loops/, issue 22). */
+  /** Marks each attempt as hookd's own (src/loops/). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
-  /** Issue 24 (src/signing/): a hook's signature schemes. */
+  /** A hook's signature schemes (src/signing/). */
   schemesFor?: DeliveryPipelineOptions['schemesFor'];
-  /** Issue 24 (src/egress/): callbacks leave through the egress proxy. */
-  tunnel?: DeliveryPipelineOptions['tunnel'];
 }
 
 export class AttemptRunner {
@@ -55,9 +48,7 @@ export class AttemptRunner {
   private secondText = '';
   private onIdle: (() => void) | undefined;
 
-  /** The connection pool to the receivers (verification handshakes use it too). */
-  readonly dispatcher: Agent;
-  private readonly sender: Sender;
+  private readonly transports: TransportSet;
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
@@ -68,14 +59,7 @@ export class AttemptRunner {
     private readonly host: AttemptHost,
     o: RunnerOptions,
   ) {
-    this.dispatcher = createPinnedDispatcher(o.policy, {
-      // No more connections per origin than attempts may be in flight there: undici never queues.
-      connections: o.limits.perHost,
-      connectTimeout: Math.min(o.limits.connectTimeoutMs, o.limits.timeoutMs),
-      ...(o.lookup && { lookup: o.lookup }),
-      ...(o.tunnel && { tunnel: o.tunnel }),
-    });
-    this.sender = new Sender(this.dispatcher, o.limits.timeoutMs);
+    this.transports = o.transports;
     this.secrets = o.secrets;
     this.tracing = o.tracing;
     this.userAgent = o.userAgent;
@@ -85,7 +69,7 @@ export class AttemptRunner {
 
   /** Closes the connections to the receivers (after close). */
   destroy(): Promise<void> {
-    return this.dispatcher.destroy();
+    return this.transports.close();
   }
 
   /** Attempts in flight. */
@@ -100,7 +84,7 @@ export class AttemptRunner {
 
   /** Aborts the requests in flight (they end as aborted and stay pending). */
   abortAll(): void {
-    this.sender.abortAll();
+    this.transports.abortAll();
   }
 
   /**
@@ -122,7 +106,7 @@ export class AttemptRunner {
       { inFlight: this.inFlight },
       'attempts still in flight at shutdown were aborted; they stay pending',
     );
-    this.sender.abortAll();
+    this.transports.abortAll();
     await this.idle();
   }
 
@@ -167,7 +151,7 @@ export class AttemptRunner {
       const span = this.tracing?.attempt(d, d.attempts + 1);
       const headers = stampAttempt(d.headers, {
         timestamp,
-        // Issue 24: v1 and/or v1a per hook (src/signing/).
+        // v1 and/or v1a per hook (src/signing/).
         signature: signatureFor(
           this.schemesFor?.(d.hookId),
           keys,
@@ -178,21 +162,18 @@ export class AttemptRunner {
         ),
         traceparent: span?.traceparent,
       });
-      // Issue 22 (src/loops/): hookd's own requests carry a signed mark and a CDN-Loop entry.
+      // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
       this.loopMark?.(
         headers,
         d.trigger.method === 'NOTIFY' ? 'notification' : 'callback',
         d.request.method,
         d.path,
       );
-      const result = await this.sender.send({
-        origin: d.origin,
-        path: d.path,
-        method: d.request.method,
-        headers,
-        body: d.request.body,
-      });
-      span?.end(result.statusCode, result.error, d.rateWaitMs);
+      const result = await this.send(d, headers, start);
+      if (span !== undefined) {
+        const r = recordedAttempt(result);
+        span.end(r.statusCode, r.error, d.rateWaitMs);
+      }
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
       if (result.aborted || d.cancelled) return;
@@ -212,5 +193,27 @@ export class AttemptRunner {
         resolve();
       }
     }
+  }
+
+  /** Hands the attempt to the transport of its Callback's scheme. */
+  private send(d: Delivery, headers: string[], start: number): Promise<SendOutcome> {
+    const t = this.transports.forProtocol(d.protocol);
+    if (t === undefined) {
+      return Promise.resolve({
+        kind: 'refused',
+        text: `not sent: no transport serves ${d.protocol} Callbacks here`,
+        latencyMs: 0,
+      });
+    }
+    const attempt: TransportAttempt = {
+      id: d.id,
+      url: d.request.url,
+      method: d.request.method,
+      headers,
+      body: d.request.body,
+      contentType: d.contentType,
+      sentAt: start,
+    };
+    return t.send(attempt);
   }
 }

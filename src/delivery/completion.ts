@@ -5,6 +5,8 @@
  * pipeline.ts (issue 23).
  */
 import type { Logger } from 'pino';
+import type { SendOutcome } from '../transports/index.js';
+import { recordedAttempt } from './attempt-result.js';
 import type { Delivery } from './delivery.js';
 import { attemptMessage, type DeliveryEvents } from './delivery-events.js';
 import { attemptRecord } from './delivery-log.js';
@@ -13,7 +15,6 @@ import { attemptEffect } from './outcome.js';
 import type { HookStateView } from './pipeline-options.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
-import type { AttemptResult } from './sender.js';
 
 /** What completion works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
 export interface CompletionHost {
@@ -32,13 +33,14 @@ export interface CompletionHost {
 export class Completion {
   constructor(private readonly h: CompletionHost) {}
 
-  /** Applies an attempt's result (outcome.ts): state, retry or end, log record, event. */
-  complete(d: Delivery, start: number, r: AttemptResult): void {
+  /** Applies an attempt's outcome (outcome.ts): state, retry or end, log record, event. */
+  complete(d: Delivery, start: number, o: SendOutcome): void {
     const now = Date.now();
+    const r = recordedAttempt(o);
     d.attempts++;
     d.lastStatusCode = r.statusCode;
     d.lastError = r.error;
-    const effect = attemptEffect(d, r, this.h.scheduleOf(d.hookId), now);
+    const effect = attemptEffect(d, o, this.h.scheduleOf(d.hookId), now);
     d.status = effect.status;
     d.nextAttempt = effect.nextAttempt;
     d.lastError ??= effect.defaultError;

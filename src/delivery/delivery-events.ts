@@ -4,6 +4,7 @@
  * only built when someone listens.
  */
 import { isoTimestamp } from '../hook/index.js';
+import { withoutPassword } from '../util/index.js';
 
 export interface TriggerMessage {
   Method: string;
@@ -161,7 +162,7 @@ export function attemptMessage(
     DeliveryId: d.id,
     Attempt: d.attempts,
     Method: d.request.method,
-    Url: d.request.url,
+    Url: withoutPassword(d.request.url),
     StatusCode: r.statusCode,
     LatencyMs: r.latencyMs,
     Outcome: outcome,

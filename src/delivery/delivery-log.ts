@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord, DeliveryStore } from '../store/index.js';
+import type { RecordedAttempt } from './attempt-result.js';
 import type { Delivery } from './delivery.js';
-import type { AttemptResult } from './sender.js';
 
 export interface RetentionOptions {
   /** Finished deliveries older than this are removed, ms (default 7 days). */
@@ -34,7 +34,7 @@ export interface DeliveryPage {
 }
 
 /** The log record of one attempt. */
-export function attemptRecord(d: Delivery, attempt: number, time: number, r: AttemptResult): AttemptRecord {
+export function attemptRecord(d: Delivery, attempt: number, time: number, r: RecordedAttempt): AttemptRecord {
   const a: AttemptRecord = {
     deliveryId: d.id,
     hookId: d.hookId,

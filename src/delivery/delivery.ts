@@ -1,33 +1,7 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.js';
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
-
-/** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
-interface Target {
-  origin: string;
-  path: string;
-  /** The endpoint key of the fairness limits: the URL without a fragment. */
-  endpoint: string;
-}
-
-const targets = new Map<string, Target>();
-// Callback URLs are per hook, so this stays small; the bound only guards against a pathological mix.
-const MAX_TARGETS = 10_000;
-
-function targetOf(url: string): Target {
-  let t = targets.get(url);
-  if (t === undefined) {
-    const u = new URL(url);
-    t = {
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
-      endpoint: `${u.origin}${u.pathname}${u.search}`,
-    };
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
-}
+import type { Targets } from './targets.js';
 
 /**
  * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
@@ -53,11 +27,16 @@ export class Delivery implements DeliveryRecord {
   /** W3C `traceparent` of the fire span (tracing on); attempts are its children. */
   traceParent?: string;
 
-  /** The host key of the fairness limits and the host's circuit breaker (the URL's origin). */
+  /**
+   * The receiver key (targets.ts): the host key of the fairness limits, the host's circuit
+   * breaker and verification. For HTTP the URL's origin.
+   */
   readonly origin: string;
-  /** The endpoint key of the fairness limits and the endpoint's circuit breaker (the URL). */
+  /** The endpoint key of the fairness limits and the endpoint's circuit breaker. */
   readonly endpoint: string;
   readonly path: string;
+  /** The Callback URL's scheme with its colon: which transport sends it. */
+  readonly protocol: string;
   /** Held in memory only: the store refused its write, which is retried (not yet durable). */
   buffered = false;
   /** What holds it back while it waits for a slot, e.g. `endpoint https://…` (the delivery log's `HeldBy`). */
@@ -88,6 +67,7 @@ export class Delivery implements DeliveryRecord {
     created: number,
     trigger: TriggerInfo,
     request: CallbackRequest,
+    targets: Targets,
   ) {
     this.id = id;
     this.hookId = hookId;
@@ -97,18 +77,38 @@ export class Delivery implements DeliveryRecord {
     this.created = created;
     this.trigger = trigger;
     this.request = request;
-    const t = targetOf(request.url);
-    this.origin = t.origin;
+    const t = targets.of(request.url);
+    this.origin = t.receiver;
     this.endpoint = t.endpoint;
     this.path = t.path;
+    this.protocol = t.protocol;
   }
 
-  static fromEvent(id: string, e: FiredEvent, created: number): Delivery {
-    return new Delivery(id, e.hookId, e.owner, e.hookType, e.persist, created, e.trigger, e.request);
+  /** The payload's media type (the `content-type` the hook's template set), for the transport. */
+  get contentType(): string | undefined {
+    const h = this.request.headers;
+    const v = h['content-type'];
+    if (v !== undefined) return v;
+    for (const name in h) if (name.toLowerCase() === 'content-type') return h[name];
+    return undefined;
   }
 
-  static fromRecord(r: DeliveryRecord, persist: boolean): Delivery {
-    const d = new Delivery(r.id, r.hookId, r.owner, r.hookType, persist, r.created, r.trigger, r.request);
+  static fromEvent(id: string, e: FiredEvent, created: number, targets: Targets): Delivery {
+    return new Delivery(id, e.hookId, e.owner, e.hookType, e.persist, created, e.trigger, e.request, targets);
+  }
+
+  static fromRecord(r: DeliveryRecord, persist: boolean, targets: Targets): Delivery {
+    const d = new Delivery(
+      r.id,
+      r.hookId,
+      r.owner,
+      r.hookType,
+      persist,
+      r.created,
+      r.trigger,
+      r.request,
+      targets,
+    );
     copyDeliveryState(d, r);
     if (r.traceParent !== undefined) d.traceParent = r.traceParent;
     return d;

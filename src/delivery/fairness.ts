@@ -2,7 +2,7 @@
  * Fair sharing of outgoing attempts: isolation per endpoint, protection per host.
  *
  * - A global limit (`concurrency`) bounds what hookd has in flight at all.
- * - A per-host limit (`perHost`, the host being the callback URL's origin: scheme, host, port)
+ * - A per-host limit (`perHost`, the host being the receiver key of the callback URL: for HTTP its origin)
  *   protects each receiver host from hookd.
  * - Inside it, a per-endpoint limit (`perEndpoint`, the endpoint being the callback URL) is what
  *   one endpoint may hold: a hanging or slow endpoint fills its own few slots and never its

@@ -74,7 +74,7 @@ export class Intake {
     let taken = 0;
     for (const r of records) {
       if (r.status !== 'pending' || this.live.has(r.id)) continue;
-      const d = Delivery.fromRecord(r, persist);
+      const d = Delivery.fromRecord(r, persist, this.p.outbox.targets);
       this.live.set(d.id, d);
       this.p.enqueue(d, now);
       taken++;

@@ -1,7 +1,9 @@
 /** The delivery limits (fairness, breakers, time limits) with their defaults. */
 import { type BreakerOptions, DEFAULT_BREAKER } from './circuit-breaker.js';
 import { DEFAULT_LIMITS, type FairnessLimits } from './fairness.js';
-import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './sender.js';
+
+/** Default per-attempt time limit: connect, send, and the whole answer. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
 
 export interface DeliveryLimits extends FairnessLimits {
   /** Time limit of one attempt, from dispatch to the end of the response, ms (default 15 s). */

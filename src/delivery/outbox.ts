@@ -14,6 +14,7 @@ import type { AttemptRecord, DeliveryStore } from '../store/index.js';
 import { Delivery } from './delivery.js';
 import { newDeliveryId } from './delivery-id.js';
 import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
+import type { Targets } from './targets.js';
 
 /** Routes the writes of each delivery to its store and creates deliveries from fired events. */
 export class Outbox {
@@ -25,6 +26,8 @@ export class Outbox {
     durable: DeliveryStore,
     ephemeral: DeliveryStore,
     onRecorded: (deliveries: Delivery[]) => void,
+    /** What each delivery's Callback URL is keyed by (its receiver and endpoint). */
+    readonly targets: Targets,
     opts: GroupCommitOptions = {},
   ) {
     this.log = opts.log;
@@ -91,7 +94,7 @@ export class Outbox {
           );
         continue;
       }
-      const d = Delivery.fromEvent(newDeliveryId(now), e, now);
+      const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets);
       d.nextAttempt = now + firstDelay(e.hookId);
       commit.insert(d);
       out.push(d);
@@ -131,8 +134,8 @@ export class Outbox {
     const durable = await this.durable.store.sharing.resumable();
     const ephemeral = await this.ephemeral.store.sharing.resumable();
     const out: Delivery[] = [];
-    for (const r of durable) out.push(Delivery.fromRecord(r, true));
-    for (const r of ephemeral) out.push(Delivery.fromRecord(r, false));
+    for (const r of durable) out.push(Delivery.fromRecord(r, true, this.targets));
+    for (const r of ephemeral) out.push(Delivery.fromRecord(r, false, this.targets));
     return out;
   }
 }

@@ -1,24 +1,18 @@
 /**
- * What an attempt's result means for its delivery, as a pure function of the delivery, the
- * result, the retry schedule and the time (issue 27), so that it can be tested without a
- * pipeline: done, retried when, or failed for good; and whether the hook is to be disabled.
+ * What a transport's outcome means for its delivery, as a pure function of the delivery, the
+ * outcome, the retry schedule and the time, so that it can be tested without a pipeline: done,
+ * retried when, or failed for good; and whether the hook is to be disabled.
  */
+import type { SendOutcome } from '../transports/index.js';
 import type { AttemptOutcome } from './delivery-events.js';
-import {
-  honoursRetryAfter,
-  nextDelay,
-  parseRetryAfter,
-  type RetrySchedule,
-  verdictFor,
-} from './retry-policy.js';
-import type { AttemptResult } from './sender.js';
+import { nextDelay, type RetrySchedule } from './retry-policy.js';
 
 export interface AttemptEffect {
   readonly status: 'pending' | 'succeeded' | 'failed';
   /** When the next attempt is due (epoch ms); null once the delivery has ended. */
   readonly nextAttempt: number | null;
   readonly outcome: AttemptOutcome;
-  /** The receiver answered 410 Gone: the hook is disabled. */
+  /** The receiver wants no more (HTTP 410 Gone): the hook is disabled. */
   readonly disable: boolean;
   /** The error to record when the result has none. */
   readonly defaultError: string | null;
@@ -32,15 +26,15 @@ export interface AttemptEffect {
  */
 export function attemptEffect(
   d: { attempts: number; roundStart: number },
-  r: AttemptResult,
+  o: SendOutcome,
   schedule: RetrySchedule,
   now: number,
 ): AttemptEffect {
-  const verdict = verdictFor(r.statusCode);
-  if (verdict === 'succeeded') return SUCCEEDED;
-  if (verdict === 'gone') return GONE;
-  const retryAfter = honoursRetryAfter(r.statusCode) ? parseRetryAfter(r.retryAfter, now) : undefined;
-  const delay = nextDelay(schedule, d.attempts - d.roundStart, retryAfter);
+  if (o.kind === 'delivered') return SUCCEEDED;
+  if (o.kind === 'gone') return goneEffect(o.text);
+  // `retry` and `refused` both go again on the schedule: a refusal (an HTTP 4xx, an exchange
+  // that does not exist yet) may be mended by the receiver's operator before the round ends.
+  const delay = nextDelay(schedule, d.attempts - d.roundStart, o.retryAfterMs);
   if (delay === undefined) return GAVE_UP;
   return {
     status: 'pending',
@@ -61,14 +55,24 @@ const SUCCEEDED: AttemptEffect = Object.freeze({
   defaultError: null,
   gaveUp: false,
 });
-const GONE: AttemptEffect = Object.freeze({
-  status: 'failed',
-  nextAttempt: null,
-  outcome: 'failed',
-  disable: true,
-  defaultError: 'the receiver answered 410 Gone, so the hook was disabled',
-  gaveUp: false,
-});
+const goneEffects = new Map<string, AttemptEffect>();
+
+/** The receiver said it wants no more (`410 Gone`): made once per wording. */
+function goneEffect(said: string): AttemptEffect {
+  let e = goneEffects.get(said);
+  if (e === undefined) {
+    e = Object.freeze({
+      status: 'failed',
+      nextAttempt: null,
+      outcome: 'failed',
+      disable: true,
+      defaultError: `the receiver answered ${said}, so the hook was disabled`,
+      gaveUp: false,
+    } as const);
+    if (goneEffects.size < 64) goneEffects.set(said, e);
+  }
+  return e;
+}
 const GAVE_UP: AttemptEffect = Object.freeze({
   status: 'failed',
   nextAttempt: null,

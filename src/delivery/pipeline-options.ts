@@ -6,6 +6,7 @@ import type { KeyTrigger } from '../ordering/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
 import type { SignatureScheme } from '../signing/index.js';
 import type { DeliveryStore, StoreHealth } from '../store/index.js';
+import type { TransportRegistry } from '../transports/index.js';
 import type { EndpointVerifierOptions } from '../verification/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryEvents } from './delivery-events.js';
@@ -64,6 +65,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   >;
   /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
   tunnel?: Tunnel;
+  /** The transports by Callback scheme (default: every built-in one). */
+  transports?: TransportRegistry;
 }
 
 export interface PipelineStats {

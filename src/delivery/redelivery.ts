@@ -38,7 +38,7 @@ export async function redeliverOne(p: RedeliveryHost, id: string): Promise<Deliv
     if (d === undefined && found.record.status === 'pending') return found.record;
     if (d === undefined) {
       p.assertActive(found.record.hookId);
-      d = Delivery.fromRecord(found.record, found.persist);
+      d = Delivery.fromRecord(found.record, found.persist, p.outbox.targets);
       p.requeue(d, Date.now());
       p.live.set(id, d);
       await p.outbox.commitFor(d).flush();
@@ -70,7 +70,7 @@ export async function redeliverMany(
       logger: p.logger,
       isHeld: (id) => p.live.has(id),
       takeBack: (record, persist, now) => {
-        const d = Delivery.fromRecord(record, persist);
+        const d = Delivery.fromRecord(record, persist, p.outbox.targets);
         p.requeue(d, now);
         p.live.set(d.id, d);
         return d;

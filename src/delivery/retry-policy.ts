@@ -1,6 +1,6 @@
 /**
  * When to try a delivery again. Pure: no clock, no timers; the caller passes the time, the
- * response facts and (for tests) the random source.
+ * receiver's wish (a `retryAfterMs` of the outcome) and (for tests) the random source.
  */
 
 const SECOND = 1000;
@@ -56,19 +56,6 @@ export function retrySchedule(partial: Partial<RetrySchedule> = {}): RetrySchedu
   return { delaysMs: [...s.delaysMs], jitter: s.jitter, maxRetryAfterMs: s.maxRetryAfterMs };
 }
 
-/** What an attempt's outcome means for the delivery. */
-export type Verdict = 'succeeded' | 'gone' | 'retry';
-
-/**
- * Success is any 2xx. 410 Gone means the receiver wants no more callbacks: the hook is disabled.
- * Everything else (3xx included: redirects are never followed) is a failure worth a retry.
- */
-export function verdictFor(statusCode: number | null): Verdict {
-  if (statusCode !== null && statusCode >= 200 && statusCode < 300) return 'succeeded';
-  if (statusCode === 410) return 'gone';
-  return 'retry';
-}
-
 /** `delay` moved by up to ± `jitter` of itself; 0 stays 0 ("immediately" means immediately). */
 export function withJitter(delay: number, jitter: number, random: () => number = Math.random): number {
   if (delay === 0 || jitter === 0) return delay;
@@ -82,8 +69,8 @@ export function firstDelay(schedule: RetrySchedule, random: () => number = Math.
 
 /**
  * The delay before the next attempt after a failed one, or undefined when the round is over and
- * the delivery has failed. `attemptsInRound` counts the failed attempt. A `Retry-After` (only
- * passed for 429 and 503) postpones the attempt to no earlier than it asks, up to
+ * the delivery has failed. `attemptsInRound` counts the failed attempt. A receiver's wish to be
+ * retried later (an HTTP `Retry-After` on 429 and 503, a broker's back-off) postpones the attempt to no earlier than it asks, up to
  * `maxRetryAfterMs`; it never brings an attempt forward.
  */
 export function nextDelay(
@@ -96,22 +83,4 @@ export function nextDelay(
   const planned = withJitter(schedule.delaysMs[attemptsInRound]!, schedule.jitter, random);
   if (retryAfterMs === undefined) return planned;
   return Math.max(planned, Math.min(retryAfterMs, schedule.maxRetryAfterMs));
-}
-
-/**
- * A `Retry-After` value (RFC 9110 §10.2.3: delay-seconds or an HTTP-date) as ms from `now`;
- * undefined when absent or unreadable. A date in the past is 0.
- */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d{1,10}$/.test(text)) return Number(text) * SECOND;
-  const at = Date.parse(text);
-  if (Number.isNaN(at) || !/[a-z]/i.test(text)) return undefined;
-  return Math.max(0, at - now);
-}
-
-/** Whether a response's `Retry-After` is honoured: on 429 Too Many Requests and 503 Unavailable. */
-export function honoursRetryAfter(statusCode: number | null): boolean {
-  return statusCode === 429 || statusCode === 503;
 }

@@ -3,10 +3,9 @@
  * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
  * whether a due delivery may go now; each lets a held one go again through `release`.
  */
-import type { Agent } from 'undici';
 import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
 import type { DeliveryStore } from '../store/index.js';
-import { EndpointVerifier } from '../verification/index.js';
+import { EndpointVerifier, type EndpointVerifierOptions } from '../verification/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
 
@@ -19,8 +18,8 @@ export interface SemanticsHost {
   release(d: Delivery): void;
   /** Ends a delivery without sending it, with the reason (verification gave up). */
   fail(d: Delivery, reason: string): void;
-  /** The pipeline's connection pool: the handshake goes out as callbacks do. */
-  dispatcher: Agent;
+  /** The HTTP transport's connection pool: the handshake goes out as callbacks do. */
+  dispatcher?: EndpointVerifierOptions<Delivery>['dispatcher'];
 }
 
 export class DeliverySemantics {
@@ -47,6 +46,7 @@ export class DeliverySemantics {
     this.live = new OrderedLiveMap(this.order);
     this.verifier =
       opts.verification &&
+      host.dispatcher &&
       new EndpointVerifier<Delivery>({
         ...opts.verification,
         dispatcher: host.dispatcher,
@@ -58,6 +58,8 @@ export class DeliverySemantics {
   /** False when the delivery must wait: behind its key's head, or for its origin's handshake. */
   admit(d: Delivery, now: number): boolean {
     if (!this.order.admit(d)) return false;
+    // The CloudEvents handshake is an HTTP exchange: a broker has no way to answer it.
+    if (d.protocol !== 'https:' && d.protocol !== 'http:') return true;
     return !this.verifier?.hold(d, now);
   }
 

@@ -1,6 +1,6 @@
 /**
  * Egress through a forward proxy (issue 24): `--callback-proxy URL`. The pinned dispatcher
- * (src/delivery/pinned-dispatcher.ts) judges the real target first, then opens its connection
+ * (src/transports/http/pinned-dispatcher.ts) judges the real target first, then opens its connection
  * through `connectTunnel` instead of directly; the proxy's own address is never judged.
  */
 export { type EgressProxy, egressProxyOf, proxyUrlProblem } from './egress-proxy.js';

@@ -1,9 +1,10 @@
-import type { Hook } from '../hook/index.js';
+import type { Hook, UrlValueEscape } from '../hook/index.js';
 import {
   type CompiledPattern,
   type CompiledTemplate,
   compilePattern,
   compileTemplate,
+  compileUrlTemplate,
 } from '../hook/index.js';
 
 /*
@@ -55,9 +56,26 @@ export class TemplateCache {
   readonly #own = new WeakMap<Hook, CompiledTemplate>();
   readonly #defaults = new Map<string, CompiledTemplate>();
   readonly #opts: { maxBytes?: number };
+  // null: the Callback takes no template values (HTTP), so it goes out as written.
+  readonly #urls = new WeakMap<Hook, CompiledTemplate | null>();
 
-  constructor(maxBodyBytes: number | undefined) {
+  constructor(
+    maxBodyBytes: number | undefined,
+    private readonly urlEscapeFor: ((callback: string) => UrlValueEscape | undefined) | undefined,
+  ) {
     this.#opts = maxBodyBytes === undefined ? NO_OPTIONS : { maxBytes: maxBodyBytes };
+  }
+
+  /** The Callback URL's template when its scheme takes template values; undefined otherwise. */
+  url(hook: Hook): CompiledTemplate | undefined {
+    if (this.urlEscapeFor === undefined) return undefined;
+    let t = this.#urls.get(hook);
+    if (t === undefined) {
+      const esc = this.urlEscapeFor(hook.Callback);
+      t = esc === undefined ? null : compileUrlTemplate(hook.Callback, esc);
+      this.#urls.set(hook, t);
+    }
+    return t ?? undefined;
   }
 
   /** Throws as compileTemplate does (TemplateSizeError when the fixed text alone is over the limit). */

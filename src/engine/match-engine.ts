@@ -1,4 +1,11 @@
-import { BEFORE_COMPLETION, type Hook, internHook, isoTimestamp, TemplateSizeError } from '../hook/index.js';
+import {
+  BEFORE_COMPLETION,
+  type Hook,
+  internHook,
+  isoTimestamp,
+  TemplateSizeError,
+  type UrlValueEscape,
+} from '../hook/index.js';
 import {
   hasBody,
   hasStatusLists,
@@ -33,6 +40,12 @@ export interface EngineOptions {
   scopes?: { verdict(owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> };
   /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
   redactUri?: (uri: string) => string;
+  /**
+   * How template values are escaped in a Callback URL of this scheme (a broker's topic, subject,
+   * routing key); undefined: the Callback goes out as written (HTTP). The daemon answers from
+   * its transports, so that the engine knows none of them.
+   */
+  callbackEscape?: (callback: string) => UrlValueEscape | undefined;
 }
 
 export type ScopeVerdict = 'in' | 'out' | 'own';
@@ -77,7 +90,7 @@ export class MatchEngine {
     private readonly sink: FiredEventSink,
     private readonly opts: EngineOptions = {},
   ) {
-    this.templates = new TemplateCache(opts.maxBodyBytes);
+    this.templates = new TemplateCache(opts.maxBodyBytes, opts.callbackEscape);
   }
 
   /**
@@ -343,19 +356,24 @@ export class MatchEngine {
       headers: { ...hook.Headers },
     };
     if (t.loop !== undefined) request.headers['cdn-loop'] = t.loop;
-    if (!hasBody(hook)) return request;
+    const url = this.templates.url(hook);
+    const body = hasBody(hook);
+    if (url === undefined && !body) return request;
+    const ctx = {
+      requestPath: t.path,
+      requestUri: uri,
+      requestMethod: t.method,
+      requestUser: user,
+      statusCode: t.statusCode,
+      hookId: hook.Id,
+      hookType: hook.Type,
+      timestamp: isoTimestamp(at),
+      captures,
+    };
+    if (url !== undefined) request.url = url.render(ctx);
+    if (!body) return request;
     try {
-      request.body = this.templates.of(hook).render({
-        requestPath: t.path,
-        requestUri: uri,
-        requestMethod: t.method,
-        requestUser: user,
-        statusCode: t.statusCode,
-        hookId: hook.Id,
-        hookType: hook.Type,
-        timestamp: isoTimestamp(at),
-        captures,
-      });
+      request.body = this.templates.of(hook).render(ctx);
     } catch (err) {
       if (!(err instanceof TemplateSizeError)) throw err;
       this.opts.onRenderError?.(hook, err);

@@ -19,4 +19,5 @@ export { internHook } from './intern-hook.js';
 export { type LintInput, lintHook } from './lint-hook.js';
 export { type CompiledPattern, compilePattern, decodeRequestSegment, splitRequestPath } from './pattern.js';
 export { type CompiledTemplate, compileTemplate, TemplateSizeError } from './template.js';
+export { compileUrlTemplate, type UrlValueEscape } from './url-template.js';
 export { type ValidateOptions, validateHook } from './validate-hook.js';

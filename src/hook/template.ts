@@ -65,7 +65,7 @@ export const TEMPLATE_VARIABLES: readonly string[] = Object.freeze([
 ]);
 
 // A Map, not an object literal: `$constructor` or `$__proto__` must not find inherited members.
-const GETTERS = new Map<string, (ctx: TemplateContext) => string>([
+export const GETTERS = new Map<string, (ctx: TemplateContext) => string>([
   ['REQUEST_PATH', (c) => c.requestPath],
   ['REQUEST_URI', (c) => c.requestUri],
   ['REQUEST_METHOD', (c) => c.requestMethod],

@@ -25,6 +25,18 @@ import { compilePattern } from './pattern.js';
 export interface ValidateOptions {
   /** `owner`: who asks (the admin is told what a refused host name resolved to, others the rule). */
   checkCallback?: (url: URL, owner?: string) => Promise<string | undefined>;
+  /**
+   * The Callback's scheme and shape as its transport judges them (the schemes the operator
+   * allows, a broker URL's parts): a message naming the rule. Default: http and https only.
+   */
+  checkScheme?: (url: URL) => string | undefined;
+}
+
+/** Without transports to ask: HTTP(S) Callbacks only. */
+function httpOnly(url: URL): string | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `scheme "${url.protocol.slice(0, -1)}" is not allowed: use http or https`;
+  return url.hostname ? undefined : 'must name a host';
 }
 
 let shapeCheck: Promise<ValidateFunction> | undefined;
@@ -98,15 +110,11 @@ export async function validateHook(
     const text = doc.Callback as string;
     const parsed =
       /\s/.test(text) || CONTROL.test(text) ? undefined : URL.canParse(text) ? new URL(text) : undefined;
+    const refusal = parsed && (opts.checkScheme ?? httpOnly)(parsed);
     if (!parsed) {
       errors.push({ field: 'Callback', message: 'must be an absolute http: or https: URL without spaces' });
-    } else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      errors.push({
-        field: 'Callback',
-        message: `scheme "${parsed.protocol.slice(0, -1)}" is not allowed: use http or https`,
-      });
-    } else if (!parsed.hostname) {
-      errors.push({ field: 'Callback', message: 'must name a host' });
+    } else if (refusal !== undefined) {
+      errors.push({ field: 'Callback', message: refusal });
     } else {
       callback = parsed;
     }

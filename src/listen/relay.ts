@@ -1,6 +1,7 @@
 import { SET_BY_SENDER } from '../delivery/index.js';
 import { secretKey, signatureHeader } from '../signing/index.js';
 import type { DeliveryRecord } from '../store/index.js';
+import { withoutPassword } from '../util/index.js';
 import type { RelayedCallback } from '../wire/index.js';
 
 export type { RelayedCallback };
@@ -46,7 +47,7 @@ export function relayedCallback(
     HookId: d.hookId,
     ...(opts.hookName !== undefined && { HookName: opts.hookName }),
     Method: d.request.method,
-    Url: d.request.url,
+    Url: withoutPassword(d.request.url),
     Headers: headers,
     Body: d.request.body ?? null,
     Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },

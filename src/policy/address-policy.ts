@@ -1,7 +1,7 @@
 /**
  * Which IP addresses a callback may be sent to (SPEC §10). Pure: no DNS, no sockets; the
  * create-time check (`callback-target.ts`) and the connect-time check
- * (`delivery/pinned-dispatcher.ts`) both ask this one policy.
+ * (`transports/http/pinned-dispatcher.ts`) both ask this one policy.
  */
 import ipaddr from 'ipaddr.js';
 

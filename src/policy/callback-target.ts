@@ -1,6 +1,6 @@
 /**
  * The create/replace-time check of a hook's `Callback` URL against the callback target policy
- * (SPEC §10). The binding check happens again at connect time (`delivery/pinned-dispatcher.ts`);
+ * (SPEC §10). The binding check happens again at connect time (`transports/http/pinned-dispatcher.ts`);
  * this one exists so that a user learns at once, with a 400, that a hook could never deliver.
  */
 import { promises as dns } from 'node:dns';
@@ -28,6 +28,7 @@ export const systemLookupAll: LookupAll = async (hostname) => {
 };
 
 const DEFAULT_TIMEOUT_MS = 2000;
+const HTTP_SCHEMES: readonly string[] = ['http:', 'https:'];
 
 /** The host of a URL as an address or name: IPv6 literals lose their brackets. */
 export function urlHost(url: URL): string {
@@ -48,10 +49,23 @@ export function urlHost(url: URL): string {
 export async function checkCallbackTarget(
   url: URL,
   policy: AddressChecker,
-  opts: { lookup?: LookupAll; timeoutMs?: number } = {},
+  opts: {
+    lookup?: LookupAll;
+    timeoutMs?: number;
+    /**
+     * The schemes (`amqp:`) whose hosts it judges; another is refused. Default http: and https:.
+     * Every scheme's host is judged alike: a broker on loopback is as refused as a web server.
+     */
+    schemes?: readonly string[];
+  } = {},
 ): Promise<TargetCheck> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    const message = `Callback must be an http: or https: URL, not ${url.protocol}`;
+  const schemes = opts.schemes ?? HTTP_SCHEMES;
+  if (!schemes.includes(url.protocol)) {
+    const message = `Callback must be an ${schemes.join(' or ')} URL, not ${url.protocol}`;
+    return { ok: false, message, detail: message };
+  }
+  if (url.hostname === '') {
+    const message = 'Callback must name a host';
     return { ok: false, message, detail: message };
   }
   const host = urlHost(url);

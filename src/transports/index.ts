@@ -1,6 +1,13 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
 
 export { amqpTransport } from './amqp/index.js';
+export {
+  callbackSchemeCheck,
+  DEFAULT_CALLBACK_SCHEMES,
+  defaultCallbackSchemes,
+  schemeProblem,
+} from './callback-schemes.js';
+export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { redisTransport } from './redis/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
@@ -10,3 +17,4 @@ export type {
   TransportContext,
   TransportModule,
 } from './transport.js';
+export { TransportSet } from './transport-set.js';

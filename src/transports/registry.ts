@@ -2,10 +2,13 @@
  * The transports hookd knows, by scheme. A new transport is a folder of its own plus one line in
  * `builtinTransports`.
  */
+import { amqpTransport } from './amqp/index.js';
+import { httpTransport } from './http/http-transport.js';
+import { redisTransport } from './redis/index.js';
 import type { TransportModule } from './transport.js';
 
 /** Every transport module built in, in the order `--callback-schemes` lists them. */
-export const builtinTransports: readonly TransportModule[] = [];
+export const builtinTransports: readonly TransportModule[] = [httpTransport, amqpTransport, redisTransport];
 
 /** Looks transport modules up by scheme. */
 export class TransportRegistry {
@@ -23,6 +26,17 @@ export class TransportRegistry {
   /** The module for a URL's scheme (`amqp:` or `amqp`), or undefined. */
   forScheme(scheme: string): TransportModule | undefined {
     return this.#byScheme.get(scheme.endsWith(':') ? scheme.slice(0, -1) : scheme);
+  }
+
+  /**
+   * How template values are escaped in a Callback URL of this scheme; undefined when its
+   * transport takes none (HTTP) or no transport serves it. `callback` is the URL as written.
+   */
+  escapeFor(callback: string): ((value: string) => string) | undefined {
+    const colon = callback.indexOf(':');
+    if (colon <= 0) return undefined;
+    const m = this.forScheme(callback.slice(0, colon).toLowerCase());
+    return m?.escapeValue === undefined ? undefined : (v) => m.escapeValue!(v);
   }
 
   /** Every scheme served, in registration order. */

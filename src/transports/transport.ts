@@ -4,6 +4,7 @@
  * a RabbitMQ exchange, an MQTT topic, a NATS subject, a Redis stream) and what the receiver said.
  * A transport never imports the core: it sees plain attempts and answers with plain outcomes.
  */
+import type { Tunnel } from '../egress/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
 
 /** One attempt, rendered and signed by the core, ready for the wire. */
@@ -37,14 +38,20 @@ export interface SendOutcome {
   readonly retryAfterMs?: number;
   /** The receiver's host could not be reached at all (refused, DNS, TLS, connect time-out). */
   readonly unreachable?: boolean;
-  /** No answer came within the attempt's time limit. */
+  /**
+   * No answer came: the time limit ran out, or the connection broke before the receiver said
+   * anything. A failure of the endpoint, not of its host.
+   */
   readonly timedOut?: boolean;
   /** The address policy refused the target: nothing was sent. */
   readonly denied?: boolean;
   /** Shutdown ended the attempt: its outcome is unknown and the delivery stays pending. */
   readonly aborted?: boolean;
-  /** HTTP only: the answer's status and the first bytes of its body, for the delivery log. */
-  readonly http?: { readonly statusCode: number; readonly responseBody: string };
+  /**
+   * HTTP only: the answer's status and the first bytes of its body, for the delivery log, and
+   * the error when the connection broke after the status came.
+   */
+  readonly http?: { readonly statusCode: number; readonly responseBody: string; readonly error?: string };
 }
 
 /** What every transport instance is given when the daemon makes it. */
@@ -64,6 +71,8 @@ export interface TransportContext {
    * half-open at once instead of after the cool-down.
    */
   readonly onReconnect?: (receiverKey: string) => void;
+  /** Connections leave through the egress proxy (`--callback-proxy`), after the policy check. */
+  readonly tunnel?: Tunnel;
 }
 
 /** A live transport: connections and sends. */

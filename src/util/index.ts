@@ -5,6 +5,7 @@ export { JsonTextError, lineColumn, locateJsonError, parseJsonText } from './jso
 export { onDemand } from './on-demand.js';
 export { packageInfo } from './package-info.js';
 export { printable } from './printable.js';
+export { withoutPassword } from './redact-url.js';
 export { CROCKFORD, sortableId } from './sortable-id.js';
 export { suggest } from './suggest.js';
 export { withoutYoungGrowth } from './young-generation.js';

@@ -12,6 +12,7 @@ import { closeServer } from '../ops/index.js';
 import { apiPathMatcher, ReverseProxy } from '../server/index.js';
 import type { UserRecord } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
+import { TransportRegistry } from '../transports/index.js';
 import { OwnerScopes } from '../users/index.js';
 import { packageInfo, withoutYoungGrowth } from '../util/index.js';
 import { ApiForwarder } from './api-forward.js';
@@ -61,6 +62,8 @@ export async function runWorker(
     getUser: (name) => ask<UserRecord | undefined>({ what: 'getUser', name }),
     listUsers: () => ask<UserRecord[]>({ what: 'listUsers' }),
   });
+  // Broker Callback URLs take template values, escaped as their transport says.
+  const transports = new TransportRegistry();
   const engine = new MatchEngine(sink, {
     enabled: () => settings.eventsEnabled,
     onRenderError: (hook, err) =>
@@ -69,6 +72,7 @@ export async function runWorker(
     redactUri: settings.redactUri,
     onFired: (phase, n) => metrics.fired(phase, n),
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
+    callbackEscape: (callback) => transports.escapeFor(callback),
   });
 
   let gathering: Hook[] = [];

@@ -2,14 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { attemptEffect } from '../../src/delivery/outcome.js';
 import { retrySchedule } from '../../src/delivery/retry-policy.js';
-import type { AttemptResult } from '../../src/delivery/sender.js';
+import { httpOutcome } from '../../src/transports/http/http-outcome.js';
+import type { AttemptResult } from '../../src/transports/http/sender.js';
+import type { SendOutcome } from '../../src/transports/index.js';
 
-// Issue 27: what an attempt's result means for its delivery, without a pipeline.
+// What an attempt's outcome means for its delivery, without a pipeline; the outcomes are those
+// the HTTP transport makes of each answer.
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const schedule = retrySchedule({ delaysMs: [0, 1000, 5000], jitter: 0, maxRetryAfterMs: 60_000 });
 
-function result(statusCode: number | null, extra: Partial<AttemptResult> = {}): AttemptResult {
+function result(statusCode: number | null, extra: Partial<AttemptResult> = {}): SendOutcome {
+  return httpOutcome(answer(statusCode, extra), NOW);
+}
+
+function answer(statusCode: number | null, extra: Partial<AttemptResult> = {}): AttemptResult {
   return {
     statusCode,
     error: statusCode === null ? 'connect ECONNREFUSED' : null,

@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   firstDelay,
-  honoursRetryAfter,
   nextDelay,
-  parseRetryAfter,
   retrySchedule,
   STANDARD_WEBHOOKS_SCHEDULE,
-  verdictFor,
   withJitter,
 } from '../../src/delivery/retry-policy.js';
+import { honoursRetryAfter, parseRetryAfter, verdictFor } from '../../src/transports/http/http-outcome.js';
 
 const S = 1000;
 const M = 60 * S;

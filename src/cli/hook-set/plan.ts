@@ -1,6 +1,7 @@
 import { HookdError } from '../../errors/index.js';
 import { etagOf, validateHook } from '../../hook/index.js';
 import type { HookView } from '../api-views.js';
+import { offlineSchemeCheck } from '../offline-scheme-check.js';
 import type { HookFileEntry } from './load-files.js';
 
 export type Action = 'created' | 'configured' | 'unchanged' | 'pruned';
@@ -93,7 +94,7 @@ export async function planHooks(
  * secret), keys sorted, indented. Two documents that would store the same hook read the same.
  */
 export async function canonical(doc: unknown): Promise<string> {
-  const config = await validateHook(doc);
+  const config = await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
   return `${JSON.stringify(sortKeys(config), null, 2)}\n`;
 }
 

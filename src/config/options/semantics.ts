@@ -1,6 +1,22 @@
 /** Issue 24: delivery semantics (src/egress/, src/verification/). */
 import { proxyUrlProblem } from '../../egress/index.js';
-import { asText, type CrossCheck, type OptionSpec, refuse } from './spec.js';
+import { defaultCallbackSchemes, schemeProblem, TransportRegistry } from '../../transports/index.js';
+import { asList, asText, type CrossCheck, type OptionSpec, refuse } from './spec.js';
+
+// The transports this build has: which schemes `--callback-schemes` may name.
+const transports = new TransportRegistry();
+
+function callbackSchemes(given: unknown): string[] {
+  const v = typeof given === 'string' ? asList(given) : given;
+  if (!Array.isArray(v) || v.length === 0 || !v.every((s) => typeof s === 'string'))
+    return refuse('must be a list of Callback URL schemes such as http,https,amqp');
+  const schemes = [...new Set(v.map((s: string) => s.toLowerCase().replace(/:$/, '')))];
+  for (const s of schemes) {
+    const problem = schemeProblem(s, transports);
+    if (problem !== undefined) refuse(problem);
+  }
+  return schemes;
+}
 
 function callbackProxy(v: unknown): string {
   if (typeof v !== 'string') return refuse('must be a URL such as http://proxy.internal:3128');
@@ -28,6 +44,18 @@ export const SEMANTICS_OPTIONS = {
     fromText: asText,
     parse: (v: unknown): string =>
       typeof v === 'string' && v !== '' ? v : refuse('must be the path of a file holding user:password'),
+  },
+  /** The Callback URL schemes users may use; the default is every one this build has a transport for. */
+  callbackSchemes: {
+    fileKey: 'callbackSchemes',
+    flag: '--callback-schemes <list>',
+    env: 'HOOKD_CALLBACK_SCHEMES',
+    description:
+      'Callback URL schemes users may use, comma-separated (default http,https,amqp,amqps,mqtt,mqtts,nats,redis: those of them this build has)',
+    fromText: asList,
+    parse: callbackSchemes,
+    default: () => defaultCallbackSchemes(transports),
+    shownDefault: 'http,https,amqp,amqps,mqtt,mqtts,nats,redis',
   },
   /** Endpoint verification of hooks without their own `Verification` (default `off`, applied by the sender). */
   callbackVerification: {

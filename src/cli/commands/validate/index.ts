@@ -4,6 +4,7 @@ import { type ContextFactory, examples, usageOf } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError } from '../../exit-codes.js';
 import { parseJsonText, readInput } from '../../json-file.js';
+import { offlineSchemeCheck } from '../../offline-scheme-check.js';
 
 export interface ValidateOptions {
   file: string;
@@ -24,7 +25,7 @@ export async function runValidate(opts: ValidateOptions, ctx: CliContext): Promi
   const { validateHook } = await import('../../../hook/validate-hook.js');
   const { lintHook } = await import('../../../hook/lint-hook.js');
   try {
-    const config = await validateHook(doc);
+    const config = await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
     // The same warnings hookd returns with a stored hook (`Warnings`): printed, not failed on.
     const warnings = lintHook(config).warnings.map((w) => ({ Field: w.field, Message: w.message }));
     for (const w of warnings) out.warn(`${name}: ${w.Field}: ${w.Message}`);

@@ -9,6 +9,7 @@ import { type ContextFactory, examples } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, CliError, JsonFileError, UsageError } from '../../../exit-codes.js';
 import { parseJsonText } from '../../../json-file.js';
+import { offlineSchemeCheck } from '../../../offline-scheme-check.js';
 import { printWarnings } from '../hook-file.js';
 import { staleCopyError } from '../replace/index.js';
 
@@ -62,7 +63,7 @@ async function problemsOf(name: string, text: string): Promise<{ doc?: unknown; 
   }
   const { validateHook } = await import('../../../../hook/validate-hook.js');
   try {
-    await validateHook(doc);
+    await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
   } catch (e) {
     if (!(e instanceof HookdError)) throw e;
     return {

@@ -16,9 +16,6 @@ export const RESPONSE_LOG_BYTES = 4096;
 // A body longer than this is not read to its end: the connection is dropped instead.
 const DISCARD_LIMIT = 64 * 1024;
 
-/** Default per-attempt time limit: connect, send, and the whole response. */
-export const DEFAULT_ATTEMPT_TIMEOUT_MS = 15_000;
-
 export interface AttemptResult {
   /** Null when there was no response. */
   statusCode: number | null;
@@ -191,7 +188,7 @@ const UNREACHABLE = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'ERR_TLS_CERT_ALTNAME_INVALID',
-  // Issue 24: the egress proxy refused the tunnel (src/egress/): the host's breaker, not every endpoint's.
+  // The egress proxy refused the tunnel (src/egress/): the host's breaker, not every endpoint's.
   'HOOKD_PROXY_REFUSED',
 ]);
 
@@ -235,7 +232,7 @@ export class Sender {
 
   constructor(
     private readonly dispatcher: Dispatcher,
-    private readonly timeoutMs: number = DEFAULT_ATTEMPT_TIMEOUT_MS,
+    private readonly timeoutMs: number,
   ) {}
 
   /** Sends one attempt; never rejects: every outcome is an `AttemptResult`. */

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Agent, buildConnector, errors } from 'undici';
-import type { Tunnel } from '../egress/index.js';
+import type { Tunnel } from '../../egress/index.js';
 import {
   type AddressChecker,
   type AddressDenial,
@@ -12,7 +12,7 @@ import {
   type LookupAll,
   REFUSED_NAME_RULE,
   systemLookupAll,
-} from '../policy/index.js';
+} from '../../policy/index.js';
 
 /** A delivery refused because the callback's host is, or resolves to, an address the policy denies. */
 export class CallbackTargetDeniedError extends Error {

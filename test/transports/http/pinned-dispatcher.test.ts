@@ -3,8 +3,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type Agent, request } from 'undici';
-import { CallbackTargetDeniedError, createPinnedDispatcher } from '../../src/delivery/pinned-dispatcher.js';
-import { AddressPolicy } from '../../src/policy/address-policy.js';
+import { AddressPolicy } from '../../../src/policy/address-policy.js';
+import {
+  CallbackTargetDeniedError,
+  createPinnedDispatcher,
+} from '../../../src/transports/http/pinned-dispatcher.js';
 
 interface Seen {
   method: string;
