@@ -76,9 +76,14 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
 }
 
 /** Each attempt's log line and metrics (after the notifications' listeners, as they were made first). */
-export function recordAttempts(deliveries: DeliveryPipeline, metrics: Metrics, log: Logger): void {
+export function recordAttempts(
+  deliveries: DeliveryPipeline,
+  metrics: Metrics,
+  log: Logger,
+  transports: TransportRegistry,
+): void {
   deliveries.events.on('attempt', (m) => {
-    metrics.attempt(m.Outcome, m.LatencyMs);
+    metrics.attempt(m.Outcome, m.LatencyMs, transports.family(m.Url));
     // At the usual production level (warn) the line would be built only to be dropped.
     if (!log.isLevelEnabled('info')) return;
     const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;

@@ -159,7 +159,7 @@ async function assemble(
     ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
   });
   life.defer('notifications', () => operations.stop());
-  recordAttempts(deliveries, metrics, log);
+  recordAttempts(deliveries, metrics, log, transports);
 
   const engine: MatchEngine = new MatchEngine(deliveries, {
     enabled: () => settings.eventsEnabled,

@@ -136,6 +136,7 @@ export class AttemptRunner {
     const host = this.host;
     let outcome: AttemptVerdict = 'none';
     d.heldBy = undefined;
+    d.shedByCircuit = false;
     try {
       if (d.cancelled) return;
       if (!host.isActive(d.hookId)) {

@@ -110,6 +110,11 @@ export class CircuitBreaker {
     return false;
   }
 
+  /** An open circuit lets its probe through now rather than after its cool-down. */
+  probeNow(now: number): void {
+    if (this.state === 'open') this.openUntil = Math.min(this.openUntil, now);
+  }
+
   private open(now: number): void {
     this.state = 'open';
     this.openUntil = now + this.cooldown;

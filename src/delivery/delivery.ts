@@ -57,6 +57,8 @@ export class Delivery implements DeliveryRecord {
   rateSlot = false;
   /** How long the rate limit has held the next attempt back so far, ms. */
   rateWaitMs = 0;
+  /** Its last attempt was not sent because its receiver's circuit was open. */
+  shedByCircuit = false;
 
   constructor(
     id: string,

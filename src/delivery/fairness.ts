@@ -20,7 +20,7 @@ import { type BreakerOptions, CircuitBreaker, DEFAULT_BREAKER } from './circuit-
 export interface FairnessLimits {
   /** Attempts in flight at once, over all hosts (default 256). */
   concurrency: number;
-  /** Attempts in flight at once to one host (origin: scheme, host, port) (default 32). */
+  /** Attempts in flight at once to one host (its receiver key; for HTTP the origin) (default 32). */
   perHost: number;
   /** Attempts in flight at once to one endpoint (callback URL) (default 8). */
   perEndpoint: number;
@@ -35,11 +35,10 @@ export const DEFAULT_LIMITS: FairnessLimits = Object.freeze({
 });
 
 /**
- * What an attempt taught, for the two breakers: an answer that counts as fine (`ok`), an answer
- * that is a failure (`fail`: 5xx, 429), no complete answer in time over a connection (`timeout`,
- * also a reset), a failure to reach the host at all
- * (`unreachable`: refused, DNS, TLS, connect time-out), or nothing (`none`: refused by the
- * target policy, aborted at shutdown).
+ * What an attempt taught, for the two breakers: an answer that counts as fine (`ok`), a failure
+ * (`fail`: 5xx, 429, a broker's nack), no complete answer (`timeout`, also a reset), a failure to
+ * reach the host at all (`unreachable`: refused, DNS, TLS, connect time-out), or nothing (`none`:
+ * refused by the target policy, aborted at shutdown).
  */
 export type AttemptVerdict = 'ok' | 'fail' | 'timeout' | 'unreachable' | 'none';
 
@@ -245,6 +244,13 @@ export class FairLimiter<J extends Routed> {
       this.release(ep);
     } else this.readyHost(host);
     this.pump();
+  }
+
+  /** A receiver's connection is back (its transport says so): its open circuits probe now. */
+  reconnected(key: string): void {
+    const h = this.hosts.get(key);
+    if (h !== undefined)
+      for (const b of [h.breaker, ...[...h.endpoints.values()].map((e) => e.breaker)]) b.probeNow(this.now());
   }
 
   /** Starts no more jobs until `resume`; queued ones stay queued. */

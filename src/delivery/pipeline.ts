@@ -90,6 +90,7 @@ export class DeliveryPipeline implements FiredEventSink {
       ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
       ...(opts.tunnel && { tunnel: opts.tunnel }),
       log: (level, msg, fields) => this.logger[level](fields ?? {}, msg),
+      onReconnect: (key) => this.reconnected(key),
     });
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
@@ -373,6 +374,23 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
+    d.shedByCircuit = true;
     this.completion.complete(d, Date.now(), notSent(reason));
   };
+
+  /**
+   * A receiver's connection is back: its open circuits probe now, and what they held back goes
+   * now rather than at its next retry (a broker back within seconds is delivered to within them).
+   */
+  private reconnected(key: string): void {
+    if (this.state !== 'running') return;
+    this.limiter.reconnected(key);
+    const now = Date.now();
+    for (const d of this.live.values()) {
+      if (!d.shedByCircuit || d.origin !== key || d.active || d.status !== 'pending') continue;
+      this.scheduler.remove(d);
+      d.nextAttempt = now;
+      this.enqueue(d, now);
+    }
+  }
 }

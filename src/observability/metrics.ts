@@ -73,8 +73,8 @@ export class Metrics {
     });
     this.attemptsTotal = new Counter({
       name: 'hookd_delivery_attempts_total',
-      help: 'Callback attempts by outcome: succeeded, retrying (failed, will retry), failed (gave up)',
-      labelNames: ['outcome'],
+      help: 'Callback attempts by outcome (succeeded, retrying: failed, will retry, failed: gave up) and transport (http, amqp, mqtt, nats, redis)',
+      labelNames: ['outcome', 'transport'],
       registers,
     });
     this.loopsCut = new Counter({
@@ -90,8 +90,8 @@ export class Metrics {
     });
     this.attemptSeconds = new Histogram({
       name: 'hookd_delivery_attempt_duration_seconds',
-      help: 'Latency of callback attempts',
-      labelNames: ['outcome'],
+      help: 'Latency of callback attempts, by outcome and transport',
+      labelNames: ['outcome', 'transport'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
       registers,
     });
@@ -159,9 +159,11 @@ export class Metrics {
     if (count > 0) this.firedTotal.inc({ phase }, count);
   }
 
-  attempt(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number): void {
-    this.attemptsTotal.inc({ outcome });
-    this.attemptSeconds.observe({ outcome }, latencyMs / 1000);
+  /** `transport`: the Callback's transport family (`http` for http: and https:). */
+  attempt(outcome: 'succeeded' | 'retrying' | 'failed', latencyMs: number, transport: string): void {
+    const labels = { outcome, transport };
+    this.attemptsTotal.inc(labels);
+    this.attemptSeconds.observe(labels, latencyMs / 1000);
     if (outcome === 'failed') this.deadLetters.inc();
   }
 

@@ -39,6 +39,16 @@ export class TransportRegistry {
     return m?.escapeValue === undefined ? undefined : (v) => m.escapeValue!(v);
   }
 
+  /**
+   * The transport family of a Callback URL for metrics' `transport` label: its module's first
+   * scheme (`https:` and `http:` are both `http`, `amqps:` is `amqp`); `other` when none serves it.
+   */
+  family(callback: string): string {
+    const colon = callback.indexOf(':');
+    const m = colon > 0 ? this.forScheme(callback.slice(0, colon).toLowerCase()) : undefined;
+    return m?.schemes[0] ?? 'other';
+  }
+
   /** Every scheme served, in registration order. */
   get schemes(): string[] {
     return [...this.#byScheme.keys()];

@@ -168,7 +168,9 @@ describe('GET /metrics after known traffic', () => {
     await ok.waitFor(3);
     await until(
       '3 attempts in the metrics',
-      async () => (sample(await scrape(), 'hookd_delivery_attempts_total{outcome="succeeded"}') ?? 0) >= 3,
+      async () =>
+        (sample(await scrape(), 'hookd_delivery_attempts_total{outcome="succeeded",transport="http"}') ??
+          0) >= 3,
     );
     const text = await scrape();
     const expect: [string, number | undefined][] = [
@@ -176,10 +178,10 @@ describe('GET /metrics after known traffic', () => {
       ['hookd_proxied_requests_total{status="404"}', 2],
       ['hookd_hooks_fired_total{phase="after"}', 2],
       ['hookd_hooks_fired_total{phase="before"}', 1],
-      ['hookd_delivery_attempts_total{outcome="succeeded"}', 3],
-      ['hookd_delivery_attempts_total{outcome="retrying"}', undefined],
+      ['hookd_delivery_attempts_total{outcome="succeeded",transport="http"}', 3],
+      ['hookd_delivery_attempts_total{outcome="retrying",transport="http"}', undefined],
       ['hookd_dead_letters_total', 0],
-      ['hookd_delivery_attempt_duration_seconds_count{outcome="succeeded"}', 3],
+      ['hookd_delivery_attempt_duration_seconds_count{outcome="succeeded",transport="http"}', 3],
       [`hookd_build_info{version="${packageInfo().version}",node="${process.version}"}`, 1],
       ['hookd_outbox_depth', 0],
       ['hookd_hooks', 2],
@@ -204,11 +206,12 @@ describe('GET /metrics after known traffic', () => {
     await failing.waitFor(1);
     await until(
       'the retrying attempt',
-      async () => sample(await scrape(), 'hookd_delivery_attempts_total{outcome="retrying"}') === 1,
+      async () =>
+        sample(await scrape(), 'hookd_delivery_attempts_total{outcome="retrying",transport="http"}') === 1,
     );
     const text = await scrape();
     assert.equal(sample(text, 'hookd_hooks_fired_total{phase="after"}'), 3);
-    assert.equal(sample(text, 'hookd_delivery_attempts_total{outcome="succeeded"}'), 3);
+    assert.equal(sample(text, 'hookd_delivery_attempts_total{outcome="succeeded",transport="http"}'), 3);
     assert.equal(sample(text, 'hookd_outbox_depth'), 1, 'the failed delivery waits for its retry');
     // A 500 is the endpoint's failure; the host answered, so its circuit has nothing to count.
     assert.equal(
