@@ -271,7 +271,7 @@ describe('amqp transport: keys, checks and descriptions', () => {
   it('names the rule of a malformed URL, with the closest valid key', () => {
     assert.equal(
       amqpTransport.check(u('amqp://h?exchange=x&routng_key=a')),
-      'Callback amqp: URL has an unknown query parameter "routng_key"; did you mean "routing_key"? (known: exchange, routing_key)',
+      'the amqp: URL has an unknown query parameter "routng_key"; did you mean "routing_key"? (known: exchange, routing_key)',
     );
     assert.match(amqpTransport.check(u('amqp://h?routing_key=a&routing_key=b')) ?? '', /"routing_key" twice/);
     assert.match(

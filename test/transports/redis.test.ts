@@ -216,7 +216,7 @@ describe('redis transport: keys, checks and descriptions', () => {
     assert.match(redisTransport.check(u('redis://h/0?stream=')) ?? '', /needs stream=KEY/);
     assert.equal(
       redisTransport.check(u('redis://h/0?stream=s&maxln=5')),
-      'Callback redis: URL has an unknown query parameter "maxln"; did you mean "maxlen"? (known: stream, maxlen)',
+      'the redis: URL has an unknown query parameter "maxln"; did you mean "maxlen"? (known: stream, maxlen)',
     );
     for (const bad of ['0', '-1', '1.5', 'ten', '007']) {
       assert.match(

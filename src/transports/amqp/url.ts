@@ -67,36 +67,35 @@ export function describeAmqp(url: URL): string {
 
 export function checkAmqp(url: URL): string | undefined {
   if (url.protocol !== 'amqp:' && url.protocol !== 'amqps:') {
-    return `Callback must be an amqp: or amqps: URL here, not ${url.protocol}`;
+    return `must be an amqp: or amqps: URL here, not ${url.protocol}`;
   }
-  if (url.hostname === '')
-    return `Callback ${url.protocol} URL needs a broker host (amqp://HOST:PORT/VHOST?…)`;
-  if (url.hash !== '') return `Callback ${url.protocol} URL takes no #fragment`;
+  if (url.hostname === '') return `the ${url.protocol} URL needs a broker host (amqp://HOST:PORT/VHOST?…)`;
+  if (url.hash !== '') return `the ${url.protocol} URL takes no #fragment`;
   const path = url.pathname.replace(/^\//, '');
   if (path.includes('/')) {
-    return `Callback ${url.protocol} URL path is the vhost, one segment: write a / inside it as %2F (e.g. amqp://HOST/%2F for the vhost /)`;
+    return `the ${url.protocol} URL path is the vhost, one segment: write a / inside it as %2F (e.g. amqp://HOST/%2F for the vhost /)`;
   }
   try {
     decodeURIComponent(path);
   } catch {
-    return `Callback ${url.protocol} URL vhost "${path}" is not valid percent-encoding`;
+    return `the ${url.protocol} URL vhost "${path}" is not valid percent-encoding`;
   }
   const keys = checkQueryKeys(url, AMQP_QUERY_KEYS);
   if (keys) return keys;
   const exchange = url.searchParams.get('exchange');
   const routingKey = url.searchParams.get('routing_key');
   if (exchange === '') {
-    return `Callback ${url.protocol} URL has an empty exchange: leave "exchange" out to publish to the default exchange`;
+    return `the ${url.protocol} URL has an empty exchange: leave "exchange" out to publish to the default exchange`;
   }
   if (exchange === null && (routingKey === null || routingKey === '')) {
-    return `Callback ${url.protocol} URL needs routing_key (the queue's name) when it publishes to the default exchange (no exchange=)`;
+    return `the ${url.protocol} URL needs routing_key (the queue's name) when it publishes to the default exchange (no exchange=)`;
   }
   for (const [name, value] of [
     ['exchange', exchange],
     ['routing_key', routingKey],
   ] as const) {
     if (value !== null && Buffer.byteLength(value) > SHORTSTR_MAX) {
-      return `Callback ${url.protocol} URL ${name} is ${Buffer.byteLength(value)} bytes, over AMQP's limit of ${SHORTSTR_MAX}`;
+      return `the ${url.protocol} URL ${name} is ${Buffer.byteLength(value)} bytes, over AMQP's limit of ${SHORTSTR_MAX}`;
     }
   }
   return undefined;

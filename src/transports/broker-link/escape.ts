@@ -15,7 +15,8 @@ export function escapeForBroker(value: string, special: RegExp): string {
 
 /**
  * The query keys of a Callback URL that are not `known`, or a repeated one, as a message naming
- * `Callback`, the key and the closest known key; undefined when they are all known.
+ * the key and the closest known key (the caller puts it under the field `Callback`); undefined
+ * when they are all known.
  */
 export function checkQueryKeys(url: URL, known: readonly string[]): string | undefined {
   const seen = new Set<string>();
@@ -23,11 +24,11 @@ export function checkQueryKeys(url: URL, known: readonly string[]): string | und
     if (!known.includes(key)) {
       const near = suggest(key, known);
       return (
-        `Callback ${url.protocol} URL has an unknown query parameter "${key}"` +
+        `the ${url.protocol} URL has an unknown query parameter "${key}"` +
         `${near ? `; did you mean "${near}"?` : ''} (known: ${known.join(', ')})`
       );
     }
-    if (seen.has(key)) return `Callback ${url.protocol} URL gives the query parameter "${key}" twice`;
+    if (seen.has(key)) return `the ${url.protocol} URL gives the query parameter "${key}" twice`;
     seen.add(key);
   }
   return undefined;

@@ -63,22 +63,22 @@ export function describeRedis(url: URL): string {
 }
 
 export function checkRedis(url: URL): string | undefined {
-  if (url.protocol !== 'redis:') return `Callback must be a redis: URL here, not ${url.protocol}`;
-  if (url.hostname === '') return 'Callback redis: URL needs a server host (redis://HOST:PORT/DB?stream=KEY)';
-  if (url.hash !== '') return 'Callback redis: URL takes no #fragment';
+  if (url.protocol !== 'redis:') return `must be a redis: URL here, not ${url.protocol}`;
+  if (url.hostname === '') return 'the redis: URL needs a server host (redis://HOST:PORT/DB?stream=KEY)';
+  if (url.hash !== '') return 'the redis: URL takes no #fragment';
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^(0|[1-9]\d{0,4})$/.test(db)) {
-    return `Callback redis: URL path is the database number (e.g. /0), not "/${db}"`;
+    return `the redis: URL path is the database number (e.g. /0), not "/${db}"`;
   }
   const keys = checkQueryKeys(url, REDIS_QUERY_KEYS);
   if (keys) return keys;
   const stream = url.searchParams.get('stream');
   if (stream === null || stream === '') {
-    return 'Callback redis: URL needs stream=KEY, the stream to add to (e.g. redis://HOST:6379/0?stream=ts:$1)';
+    return 'the redis: URL needs stream=KEY, the stream to add to (e.g. redis://HOST:6379/0?stream=ts:$1)';
   }
   const maxlen = url.searchParams.get('maxlen');
   if (maxlen !== null && !(/^[1-9]\d*$/.test(maxlen) && Number.isSafeInteger(Number(maxlen)))) {
-    return `Callback redis: URL maxlen must be a positive whole number (e.g. maxlen=10000), not "${maxlen}"`;
+    return `the redis: URL maxlen must be a positive whole number (e.g. maxlen=10000), not "${maxlen}"`;
   }
   return undefined;
 }
