@@ -97,6 +97,10 @@ describe('redis end to end', { skip }, () => {
       assert.equal(dl.LastError, `WRONGTYPE at key ${key} (it holds a string, not a stream)`);
       const one = await api(d.url, d.token, 'GET', `/_hookd/deliveries/${dl.Id}`);
       assert.doesNotMatch(one.text, /s3cr3t/);
+      assert.ok(
+        d.lines.length > 0 && !d.lines.some((l) => l.includes('s3cr3t')),
+        "no password in hookd's log",
+      );
     });
   });
 });
