@@ -21,15 +21,27 @@ export function triggerText(t: TriggerLike | undefined): string {
   return `${req} [${t.StatusCode != null ? t.StatusCode : '-'}]`;
 }
 
-/** `--> POST https://…`: the callback request hookd sent. */
+/**
+ * `--> POST https://…`: the callback request hookd sent; `--> amqp://…` a message to a broker
+ * (published, so no method).
+ */
 export function callbackText(method: string | undefined, url: string | undefined): string {
-  const text = `${method ?? ''} ${url ?? ''}`.trim();
+  const web = url === undefined || /^https?:/i.test(url);
+  const text = `${web ? (method ?? '') : ''} ${url ?? ''}`.trim();
   return text ? `--> ${text}` : '';
 }
 
-/** `<-- 200`, `<-- connection refused`: the receiver's answer to the callback. */
-export function answerText(statusCode: number | null | undefined, error: string | null | undefined): string {
+/**
+ * `<-- 200`, `<-- connection refused`: the receiver's answer to the callback; a broker's receipt
+ * in words (`<-- confirmed by 127.0.0.1:5672, exchange ts.events`) where there is no HTTP status.
+ */
+export function answerText(
+  statusCode: number | null | undefined,
+  error: string | null | undefined,
+  receipt?: string | null,
+): string {
   if (statusCode != null) return `<-- ${statusCode}`;
   if (error) return `<-- ${error}`;
+  if (receipt) return `<-- ${receipt}`;
   return '';
 }

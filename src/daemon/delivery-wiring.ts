@@ -10,7 +10,7 @@ import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import type { MatchEngine } from '../engine/index.js';
-import { breakerEvents, type Operations } from '../notifications/index.js';
+import { breakerEvents, isEndpointId, type Operations } from '../notifications/index.js';
 import type { Metrics } from '../observability/index.js';
 import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
@@ -51,6 +51,8 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     ephemeral: opened.deliveries.ephemeral,
     policy: settings.policy,
     transports: w.transports,
+    // A delivery to a notification endpoint came from the notifications' own door.
+    sourceOf: (id) => (isEndpointId(id) ? 'notification' : 'callback'),
     hookState: {
       isActive: (id) => w.engine().isActive(id) || w.operations().isActive(id),
       disable: (id) => w.operations().gone(id),

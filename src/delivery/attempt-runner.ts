@@ -164,12 +164,7 @@ export class AttemptRunner {
         traceparent: span?.traceparent,
       });
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).
-      this.loopMark?.(
-        headers,
-        d.trigger.method === 'NOTIFY' ? 'notification' : 'callback',
-        d.request.method,
-        d.path,
-      );
+      this.loopMark?.(headers, d.source, d.request.method, d.path);
       const result = await this.send(d, headers, start);
       if (span !== undefined) {
         const r = recordedAttempt(result);

@@ -46,6 +46,8 @@ export interface AttemptMessage {
   LatencyMs: number;
   Outcome: AttemptOutcome;
   Error: string | null;
+  /** A transport other than HTTP: its receipt in words when delivered ("confirmed by …"). */
+  Receipt?: string;
   Trigger: TriggerMessage;
 }
 
@@ -56,7 +58,7 @@ export interface AttemptMessage {
 export interface BreakerMessage {
   kind: 'breaker';
   Time: string;
-  /** What the breaker guards (today the callback URL's origin). */
+  /** What the breaker guards (a receiver key or an endpoint key: for HTTP the origin or the URL). */
   Endpoint: string;
   Transition: 'opened' | 'closed';
   /** Opened: when the probe attempt goes out. */
@@ -152,10 +154,10 @@ export function firedMessage(d: EventDelivery, time: string): FiredMessage {
 export function attemptMessage(
   d: EventDelivery,
   start: number,
-  r: { statusCode: number | null; latencyMs: number; error: string | null },
+  r: { statusCode: number | null; latencyMs: number; error: string | null; responseBody: string | null },
   outcome: AttemptOutcome,
 ): AttemptMessage {
-  return {
+  const m: AttemptMessage = {
     kind: 'attempt',
     Time: isoTime(start),
     HookId: d.hookId,
@@ -169,4 +171,7 @@ export function attemptMessage(
     Error: r.error,
     Trigger: triggerMessage(d.trigger),
   };
+  // An HTTP answer has its status; another transport's receipt is said in words.
+  if (r.statusCode === null && r.responseBody !== null) m.Receipt = r.responseBody;
+  return m;
 }

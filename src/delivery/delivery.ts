@@ -4,6 +4,12 @@ import type { CallbackHeaders } from './callback-headers.js';
 import type { Targets } from './targets.js';
 
 /**
+ * Where a delivery comes from: a hook that fired, or an operational notification to an
+ * endpoint. Each enters the pipeline by its own door (`accept`, `notifications.accept`).
+ */
+export type DeliverySource = 'callback' | 'notification';
+
+/**
  * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
  * the pipeline needs to schedule and send it. One object per delivery from firing to its end; the
  * store, the scheduler's heap and the limiter's queues all hold this same object.
@@ -18,6 +24,7 @@ export class Delivery implements DeliveryRecord {
   readonly created: number;
   readonly trigger: TriggerInfo;
   readonly request: CallbackRequest;
+  readonly source: DeliverySource;
   status: DeliveryStatus = 'pending';
   attempts = 0;
   roundStart = 0;
@@ -70,6 +77,7 @@ export class Delivery implements DeliveryRecord {
     trigger: TriggerInfo,
     request: CallbackRequest,
     targets: Targets,
+    source: DeliverySource,
   ) {
     this.id = id;
     this.hookId = hookId;
@@ -79,6 +87,7 @@ export class Delivery implements DeliveryRecord {
     this.created = created;
     this.trigger = trigger;
     this.request = request;
+    this.source = source;
     const t = targets.of(request.url);
     this.origin = t.receiver;
     this.endpoint = t.endpoint;
@@ -95,8 +104,15 @@ export class Delivery implements DeliveryRecord {
     return undefined;
   }
 
-  static fromEvent(id: string, e: FiredEvent, created: number, targets: Targets): Delivery {
-    return new Delivery(id, e.hookId, e.owner, e.hookType, e.persist, created, e.trigger, e.request, targets);
+  static fromEvent(
+    id: string,
+    e: FiredEvent,
+    created: number,
+    targets: Targets,
+    source: DeliverySource,
+  ): Delivery {
+    const { hookId, owner, hookType, persist, trigger, request } = e;
+    return new Delivery(id, hookId, owner, hookType, persist, created, trigger, request, targets, source);
   }
 
   static fromRecord(r: DeliveryRecord, persist: boolean, targets: Targets): Delivery {
@@ -110,6 +126,7 @@ export class Delivery implements DeliveryRecord {
       r.trigger,
       r.request,
       targets,
+      targets.sourceOf(r.hookId),
     );
     copyDeliveryState(d, r);
     if (r.traceParent !== undefined) d.traceParent = r.traceParent;

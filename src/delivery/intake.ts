@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliverySource } from './delivery.js';
 import { type DeliveryEvents, firedMessage, isoTime } from './delivery-events.js';
 import type { Outbox } from './outbox.js';
 import type { Scheduler } from './scheduler.js';
@@ -40,7 +40,7 @@ export class Intake {
    * the others) and sends them once recorded. Never throws and never waits: the firing path
    * (the proxy) must not be held up by delivery.
    */
-  accept(events: FiredEvent[]): void {
+  accept(events: FiredEvent[], source: DeliverySource): void {
     if (events.length === 0) return;
     if (this.p.closed()) {
       this.p.logger.warn(
@@ -50,7 +50,7 @@ export class Intake {
       return;
     }
     const now = Date.now();
-    const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay);
+    const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay, source);
     for (const d of deliveries) this.live.set(d.id, d);
     // Before the end of this turn, when the insert commits: the record carries the trace context.
     const tr = this.p.tracing;

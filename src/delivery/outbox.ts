@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/index.js';
 import type { AttemptRecord, DeliveryStore } from '../store/index.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliverySource } from './delivery.js';
 import { newDeliveryId } from './delivery-id.js';
 import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 import type { Targets } from './targets.js';
@@ -80,7 +80,12 @@ export class Outbox {
    * Creates and queues one delivery per fired event, due `firstDelay` ms from now. They are handed
    * to `onRecorded` once committed; nothing is attempted before.
    */
-  accept(events: readonly FiredEvent[], now: number, firstDelay: (hookId: string) => number): Delivery[] {
+  accept(
+    events: readonly FiredEvent[],
+    now: number,
+    firstDelay: (hookId: string) => number,
+    source: DeliverySource,
+  ): Delivery[] {
     const out: Delivery[] = [];
     for (let i = 0; i < events.length; i++) {
       const e = events[i]!;
@@ -94,7 +99,7 @@ export class Outbox {
           );
         continue;
       }
-      const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets);
+      const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets, source);
       d.nextAttempt = now + firstDelay(e.hookId);
       commit.insert(d);
       out.push(d);

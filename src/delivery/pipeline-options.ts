@@ -8,7 +8,7 @@ import type { SignatureScheme } from '../signing/index.js';
 import type { DeliveryStore, StoreHealth } from '../store/index.js';
 import type { TransportRegistry } from '../transports/index.js';
 import type { EndpointVerifierOptions } from '../verification/index.js';
-import type { Delivery } from './delivery.js';
+import type { Delivery, DeliverySource } from './delivery.js';
 import type { DeliveryEvents } from './delivery-events.js';
 import type { RetentionOptions } from './delivery-log.js';
 import type { HoldKind } from './fairness.js';
@@ -65,6 +65,8 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   >;
   /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
   tunnel?: Tunnel;
+  /** A stored delivery's source by its subject's Id (default: every one is a hook's callback). */
+  sourceOf?: (subjectId: string) => DeliverySource;
   /** The transports by Callback scheme (default: every built-in one). */
   transports?: TransportRegistry;
 }

@@ -10,7 +10,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { HttpTransport, TransportRegistry, TransportSet } from '../transports/index.js';
+import { HttpTransport } from '../transports/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
@@ -36,6 +36,7 @@ import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js
 import { Scheduler } from './scheduler.js';
 import { DeliverySemantics } from './semantics.js';
 import { Targets } from './targets.js';
+import { heldByCircuit, transportsOf } from './transport-wiring.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
@@ -84,14 +85,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.tracing = opts.tracing;
     this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
     const limits = resolveLimits(opts.limits);
-    const registry = opts.transports ?? new TransportRegistry();
-    const transports = new TransportSet(registry, {
-      ...{ policy: opts.policy, lookup: opts.lookup, perReceiver: limits.perHost },
-      ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
-      ...(opts.tunnel && { tunnel: opts.tunnel }),
-      log: (level, msg, fields) => this.logger[level](fields ?? {}, msg),
-      onReconnect: (key) => this.reconnected(key),
-    });
+    const { registry, transports } = transportsOf(opts, limits, () => this.logger, this.reconnected);
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
@@ -121,11 +115,17 @@ export class DeliveryPipeline implements FiredEventSink {
       fail: (d, reason) => this.completion.endUnsent(d, reason),
     });
     this.live = this.semantics.live;
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, new Targets(registry), {
-      log: this.logger,
-      health: opts.health,
-      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
-    });
+    this.outbox = new Outbox(
+      opts.durable,
+      opts.ephemeral,
+      this.recorded,
+      new Targets(registry, opts.sourceOf),
+      {
+        log: this.logger,
+        health: opts.health,
+        ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
+      },
+    );
     this.scheduler = new Scheduler<Delivery>(this.due);
     this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, (d, kind, key) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
@@ -187,8 +187,11 @@ export class DeliveryPipeline implements FiredEventSink {
    * the others) and sends them once recorded. Never throws and never waits (intake.ts).
    */
   accept(events: FiredEvent[]): void {
-    this.intake.accept(events);
+    this.intake.accept(events, 'callback');
   }
+
+  /** The door of operational notifications: recorded and sent as callbacks are (intake.ts). */
+  readonly notifications: FiredEventSink = { accept: (events) => this.intake.accept(events, 'notification') };
 
   /** Takes over pending deliveries claimed from the store (intake.ts); returns how many. */
   adopt(records: readonly DeliveryRecord[], persist: boolean): number {
@@ -378,19 +381,15 @@ export class DeliveryPipeline implements FiredEventSink {
     this.completion.complete(d, Date.now(), notSent(reason));
   };
 
-  /**
-   * A receiver's connection is back: its open circuits probe now, and what they held back goes
-   * now rather than at its next retry (a broker back within seconds is delivered to within them).
-   */
-  private reconnected(key: string): void {
+  /** A receiver's connection is back: its open circuits probe now, and what they held back goes. */
+  private readonly reconnected = (key: string): void => {
     if (this.state !== 'running') return;
     this.limiter.reconnected(key);
     const now = Date.now();
-    for (const d of this.live.values()) {
-      if (!d.shedByCircuit || d.origin !== key || d.active || d.status !== 'pending') continue;
+    for (const d of [...heldByCircuit(this.live.values(), key)]) {
       this.scheduler.remove(d);
       d.nextAttempt = now;
       this.enqueue(d, now);
     }
-  }
+  };
 }

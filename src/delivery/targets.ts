@@ -5,6 +5,7 @@
  * `"null"` for every broker scheme and would put all brokers behind one breaker.
  */
 import type { TransportRegistry } from '../transports/index.js';
+import type { DeliverySource } from './delivery.js';
 
 /** A Callback URL as the core keys it. */
 export interface Target {
@@ -24,7 +25,11 @@ const MAX_TARGETS = 10_000;
 export class Targets {
   readonly #cache = new Map<string, Target>();
 
-  constructor(private readonly registry: TransportRegistry) {}
+  constructor(
+    private readonly registry: TransportRegistry,
+    /** A stored delivery's source, by the Id of what it was sent for (a hook, an endpoint). */
+    readonly sourceOf: (subjectId: string) => DeliverySource = () => 'callback',
+  ) {}
 
   of(url: string): Target {
     let t = this.#cache.get(url);

@@ -15,6 +15,7 @@ import {
   TemplateCache,
 } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
+import { HookSetObservers } from './hook-set-observers.js';
 import { type Match, MatchIndex } from './match-index.js';
 
 export type { Trigger } from './fired-event.js';
@@ -85,6 +86,8 @@ export class MatchEngine {
    */
   private readonly disabled = new Map<string, Hook>();
   private readonly templates: TemplateCache;
+  /** Told of every change to the hook set (`changes.observe`): the workers follow it so. */
+  readonly changes = new HookSetObservers();
 
   constructor(
     private readonly sink: FiredEventSink,
@@ -103,6 +106,7 @@ export class MatchEngine {
     this.disabled.clear();
     // Nothing to replace in emptied indexes (Ids are unique across the stores).
     for (const h of hooks) this.add(internHook(h));
+    this.changes.loaded();
   }
 
   /**
@@ -111,8 +115,9 @@ export class MatchEngine {
    */
   hookSaved(hook: Hook): void {
     internHook(hook);
-    this.hookDeleted(hook.Id);
+    this.remove(hook.Id);
     this.add(hook);
+    this.changes.saved(hook);
   }
 
   private add(hook: Hook): void {
@@ -125,6 +130,11 @@ export class MatchEngine {
   }
 
   hookDeleted(id: string): void {
+    this.remove(id);
+    this.changes.deleted(id);
+  }
+
+  private remove(id: string): void {
     if (!this.indexes.before.delete(id) && !this.indexes.after.delete(id)) this.disabled.delete(id);
   }
 

@@ -1,4 +1,6 @@
 // The public surface of notifications/: what other folders may import. Everything else is its own.
+
+export { isEndpointId } from './notification-endpoint.js';
 export {
   type NotificationStore,
   PgNotificationStore,

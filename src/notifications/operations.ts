@@ -28,8 +28,10 @@ import { Notifier } from './notifier.js';
 import { notificationsFeature } from './routes.js';
 
 /** The parts of the delivery pipeline used here. */
-export interface PipelinePort extends FiredEventSink {
+export interface PipelinePort {
   readonly events: DeliveryEvents;
+  /** Where notifications enter the delivery core: a source of their own, not a hook's firing. */
+  readonly notifications: FiredEventSink;
   secretFor(id: string, persist?: boolean): Promise<string>;
   hookDeleted(id: string): void;
   list(hookId: string, query?: DeliveryQuery): Promise<{ items: DeliveryRecord[]; next?: string }>;
@@ -123,7 +125,7 @@ export class Operations {
     });
     this.notifier = new Notifier({
       store: opts.opened.notifications,
-      sink: pipeline,
+      sink: pipeline.notifications,
       secretFor: (id) => pipeline.secretFor(id, true),
       removed: (id) => pipeline.hookDeleted(id),
       ...(opts.settings && {

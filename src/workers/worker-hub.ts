@@ -54,36 +54,14 @@ export class WorkerHub {
 
   /** Makes every change of the primary's engine reach every worker, numbered. */
   follow(): void {
-    const engine = this.opts.hookd.engine;
-    const saved = engine.hookSaved.bind(engine);
-    const deleted = engine.hookDeleted.bind(engine);
-    const load = engine.load.bind(engine);
-    // hookSaved deletes first and load saves each hook: only the outermost call is told.
-    let inner = false;
-    engine.hookSaved = (hook: Hook) => {
-      const outer = !inner;
-      inner = true;
-      try {
-        saved(hook);
-      } finally {
-        if (outer) inner = false;
-      }
-      if (outer) this.broadcast({ t: 'saved', seq: ++this.seq, hook });
-    };
-    engine.hookDeleted = (id: string) => {
-      deleted(id);
-      if (!inner) this.broadcast({ t: 'deleted', seq: ++this.seq, id });
-    };
-    engine.load = (hooks: Iterable<Hook>) => {
-      inner = true;
-      try {
-        load(hooks);
-      } finally {
-        inner = false;
-      }
-      this.seq++;
-      for (const e of this.entries.values()) this.sendSet(e.worker);
-    };
+    this.opts.hookd.engine.changes.observe({
+      saved: (hook: Hook) => this.broadcast({ t: 'saved', seq: ++this.seq, hook }),
+      deleted: (id: string) => this.broadcast({ t: 'deleted', seq: ++this.seq, id }),
+      loaded: () => {
+        this.seq++;
+        for (const e of this.entries.values()) this.sendSet(e.worker);
+      },
+    });
   }
 
   start(): void {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE, isTestRequest, TEST_HEADER } from '../../delivery/index.js';
 import { HookdError } from '../../errors/index.js';
 import type { AttemptRecord, DeliveryRecord } from '../../store/index.js';
+import { withoutPassword } from '../../util/index.js';
 import { type Html, html, seg } from '../html.js';
 import { page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
@@ -39,7 +40,7 @@ export function deliveryPages(app: FastifyInstance, deps: PageDeps): void {
 ${heldFacts(root, d)}
 </dl></section>
 <section aria-labelledby="h-request"><h2 id="h-request">Request sent</h2>
-<p><strong>${d.request.method}</strong> <code>${d.request.url}</code></p>
+<p>${/^https?:/i.test(d.request.url) ? html`<strong>${d.request.method}</strong> ` : ''}<code>${withoutPassword(d.request.url)}</code></p>
 <p class="hint">Content type: ${contentType(d.request.headers) ?? '–'}.${hiddenHeaders(d.request.headers)}</p>
 ${d.request.body !== undefined ? html`<pre class="json" tabindex="0" aria-label="Request body">${d.request.body}</pre>` : html`<p>No body.</p>`}
 </section>
@@ -75,7 +76,7 @@ function attemptsSection(d: DeliveryRecord, attempts: readonly AttemptRecord[], 
 <ol class="timeline">
 ${attempts.map(
   (a) => html`<li class="attempt" data-attempt="${a.attempt}">
-<p><strong>Attempt ${a.attempt}</strong>${d.roundStart > 0 && a.attempt === d.roundStart + 1 ? html` <span class="badge manual" title="started by a redelivery, not by the retry schedule">manual redelivery</span>` : a.attempt > 1 && (d.roundStart === 0 || a.attempt > d.roundStart + 1) ? html` <span class="badge retry">retry</span>` : ''} · ${time(a.time)} · ${a.statusCode === null ? statusBadge('failed', null) : statusBadge(a.statusCode >= 200 && a.statusCode < 300 ? 'succeeded' : 'failed', a.statusCode)} · ${Math.round(a.latencyMs)} ms</p>
+<p><strong>Attempt ${a.attempt}</strong>${d.roundStart > 0 && a.attempt === d.roundStart + 1 ? html` <span class="badge manual" title="started by a redelivery, not by the retry schedule">manual redelivery</span>` : a.attempt > 1 && (d.roundStart === 0 || a.attempt > d.roundStart + 1) ? html` <span class="badge retry">retry</span>` : ''} · ${time(a.time)} · ${a.statusCode === null ? statusBadge(a.error === null && a.responseBody !== null ? 'succeeded' : 'failed', null) : statusBadge(a.statusCode >= 200 && a.statusCode < 300 ? 'succeeded' : 'failed', a.statusCode)} · ${Math.round(a.latencyMs)} ms</p>
 ${a.error ? html`<p class="error">${a.error}</p>` : ''}
 ${a.responseBody ? html`<pre class="json" tabindex="0" aria-label="Response excerpt of attempt ${a.attempt}">${a.responseBody}</pre>` : ''}
 </li>`,

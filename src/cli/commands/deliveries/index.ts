@@ -29,7 +29,8 @@ function columns(wide: boolean): Column<DeliveryView>[] {
     { header: 'TRIGGER [UPSTREAM]', value: (d) => triggerText(d.Trigger), shrink: true },
     {
       header: 'LAST ANSWER',
-      value: (d) => answerText(d.LastStatusCode, d.LastError),
+      // A broker's delivery has no status: its state says it was delivered.
+      value: (d) => answerText(d.LastStatusCode, d.LastError, d.Status === 'succeeded' ? 'delivered' : null),
       shrink: true,
     },
   ];

@@ -26,6 +26,7 @@ interface TailEvent {
   LatencyMs?: number | null;
   Outcome?: string;
   Error?: string | null;
+  Receipt?: string;
   Count?: number;
   Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
 }
@@ -55,7 +56,7 @@ function clock(iso: string | undefined): string {
  */
 export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean, tty = true): string {
   const trigger = triggerText(e.Trigger);
-  const answer = answerText(e.StatusCode, e.Error) || '<-- no answer';
+  const answer = answerText(e.StatusCode, e.Error, e.Receipt) || '<-- no answer';
   const latency = e.LatencyMs != null ? `${Math.round(e.LatencyMs * 10) / 10}ms` : '';
   if (!tty) {
     const fields = [e.Time ?? '', e.HookId ?? '', trigger];

@@ -1,0 +1,37 @@
+/**
+ * The pipeline's side of the transports: the live transports made with the pipeline's limits and
+ * policy, and what a transport's "connection is back" means for the deliveries of that receiver.
+ */
+import type { Logger } from 'pino';
+import { TransportRegistry, TransportSet } from '../transports/index.js';
+import type { Delivery } from './delivery.js';
+import type { DeliveryLimits } from './limits.js';
+import type { DeliveryPipelineOptions } from './pipeline-options.js';
+
+/** The transports of a pipeline; `onReconnect` is told a receiver key whose connection is back. */
+export function transportsOf(
+  opts: DeliveryPipelineOptions,
+  limits: DeliveryLimits,
+  logger: () => Logger,
+  onReconnect: (receiverKey: string) => void,
+): { registry: TransportRegistry; transports: TransportSet } {
+  const registry = opts.transports ?? new TransportRegistry();
+  const transports = new TransportSet(registry, {
+    ...{ policy: opts.policy, lookup: opts.lookup, perReceiver: limits.perHost },
+    ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
+    ...(opts.tunnel && { tunnel: opts.tunnel }),
+    log: (level, msg, fields) => logger()[level](fields ?? {}, msg),
+    onReconnect,
+  });
+  return { registry, transports };
+}
+
+/**
+ * The deliveries of a receiver that its open circuit held back, to go now rather than at their
+ * next retry: a broker back within seconds is delivered to within them.
+ */
+export function* heldByCircuit(live: Iterable<Delivery>, receiverKey: string): Generator<Delivery> {
+  for (const d of live) {
+    if (d.shedByCircuit && d.origin === receiverKey && !d.active && d.status === 'pending') yield d;
+  }
+}
