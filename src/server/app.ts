@@ -12,6 +12,7 @@ import type { HookdConfig } from '../config/index.js';
 import { HookdError } from '../errors/index.js';
 import { type ApiFeature, allowedMethods, sendProblem, toProblem } from '../http-api/index.js';
 import { ApiIdentity } from '../identity/index.js';
+import { DEFAULT_LINGER, lingeringResponse } from '../linger/index.js';
 import { printable } from '../util/index.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
@@ -28,7 +29,7 @@ export interface SystemState {
 }
 
 export interface AppDeps {
-  config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
+  config: Pick<HookdConfig, 'apiBase' | 'bodyLimit' | 'linger'>;
   /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
   auth: Authenticator | ApiIdentity;
   logger: Logger;
@@ -99,13 +100,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     serverFactory: (handler) => {
       apiHandler = handler;
-      server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-        // Once close() began, answers end their connection so that a busy keep-alive client
-        // does not keep it (and the proxy) in use until the drain deadline.
-        if (!server.listening) res.setHeader('connection', 'close');
-        if (isApi(req.url ?? '/')) handler(req, res);
-        else fallback(req, res);
-      });
+      server = createServer(
+        { keepAliveTimeout: 65_000, ServerResponse: lingeringResponse(deps.config.linger ?? DEFAULT_LINGER) },
+        (req, res) => {
+          // Once close() began, answers end their connection so that a busy keep-alive client
+          // does not keep it (and the proxy) in use until the drain deadline.
+          if (!server.listening) res.setHeader('connection', 'close');
+          if (isApi(req.url ?? '/')) handler(req, res);
+          else fallback(req, res);
+        },
+      );
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const handler = isApi(req.url ?? '/') ? deps.apiUpgrade : deps.fallbackUpgrade;
         if (handler) handler(req, socket, head, server);

@@ -6,6 +6,7 @@ import { MatchEngine } from '../engine/index.js';
 import type { Hook } from '../hook/index.js';
 import { internHook } from '../hook/index.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
+import { DEFAULT_LINGER, lingeringResponse } from '../linger/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
 import { Metrics } from '../observability/index.js';
 import { closeServer } from '../ops/index.js';
@@ -182,7 +183,8 @@ export async function runWorker(
     reloadAll: () => send({ t: 'reload-all' }),
   });
   const isApi = apiPathMatcher(cfg.apiBase);
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const lingering = lingeringResponse(cfg.linger ?? DEFAULT_LINGER);
+  const server = createServer({ keepAliveTimeout: 65_000, ServerResponse: lingering }, (req, res) => {
     if (draining) res.setHeader('connection', 'close');
     if (proxy === undefined || isApi(req.url ?? '/')) api.request(req, res);
     else proxy.handle(req, res);
