@@ -9,6 +9,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/index.js';
 import type { HookdConfig } from '../config/index.js';
+import { clientErrorAnswer } from '../edge/index.js';
 import { HookdError } from '../errors/index.js';
 import { type ApiFeature, allowedMethods, sendProblem, toProblem } from '../http-api/index.js';
 import { ApiIdentity } from '../identity/index.js';
@@ -86,6 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onProtoPoisoning: 'error',
     schemaController: { compilersFactory: schemaCompilersOnDemand },
     onConstructorPoisoning: 'error',
+    // A request Node's parser refuses (raw UTF-8 in the URL…) gets a problem document and a log line.
+    clientErrorHandler: clientErrorAnswer(deps.logger),
     // Draining is answered by our own onRequest hook (the ops listener's /readyz reports it).
     return503OnClosing: false,
     // Router-level failures (a malformed %-escape, an over-long id) answer as problems too.

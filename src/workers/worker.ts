@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
 import { RuntimeSettings } from '../daemon/index.js';
+import { clientErrorAnswer } from '../edge/index.js';
 import { MatchEngine } from '../engine/index.js';
 import type { Hook } from '../hook/index.js';
 import { internHook } from '../hook/index.js';
@@ -189,6 +190,7 @@ export async function runWorker(
     if (proxy === undefined || isApi(req.url ?? '/')) api.request(req, res);
     else proxy.handle(req, res);
   });
+  server.on('clientError', clientErrorAnswer(log));
   server.on('upgrade', (req, socket, head: Buffer) => {
     if (proxy === undefined || isApi(req.url ?? '/')) api.upgrade(req, socket, head);
     else proxy.handleUpgrade(req, socket, head, server);
