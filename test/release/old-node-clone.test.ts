@@ -34,7 +34,9 @@ function pathWith(nodeBin: string): string {
 /** The environment a user's shell gives npm: none of this test run's npm_* variables. */
 function userEnv(nodeBin: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  // NODE_TEST_CONTEXT would make the clone's `npm test` think it runs inside this test and skip.
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^npm_/i.test(k) && k !== 'NODE_TEST_CONTEXT') env[k] = v;
   env.PATH = pathWith(nodeBin);
   // `npm link` links into this prefix, not the machine's global one.
   env.npm_config_prefix = join(work, 'global');
