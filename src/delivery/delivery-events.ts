@@ -4,6 +4,7 @@
  * only built when someone listens.
  */
 import { isoTimestamp } from '../hook/index.js';
+import { isTestRequest } from './test-event-marker.js';
 
 export interface TriggerMessage {
   Method: string;
@@ -29,6 +30,8 @@ export interface FiredMessage {
   HookId: string;
   DeliveryId: string;
   Trigger: TriggerMessage;
+  /** A test event's (the console's "Send a test event"): absent for real traffic. */
+  Test?: true;
 }
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
@@ -46,6 +49,8 @@ export interface AttemptMessage {
   Outcome: AttemptOutcome;
   Error: string | null;
   Trigger: TriggerMessage;
+  /** A test event's (the console's "Send a test event"): absent for real traffic. */
+  Test?: true;
 }
 
 /**
@@ -132,9 +137,12 @@ interface EventDelivery {
   id: string;
   hookId: string;
   attempts: number;
-  request: { method: string; url: string };
+  request: { method: string; url: string; headers?: Record<string, string> };
   trigger: Parameters<typeof triggerMessage>[0];
 }
+
+const testMark = (d: EventDelivery): { Test?: true } =>
+  d.request.headers !== undefined && isTestRequest(d.request.headers) ? { Test: true } : {};
 
 /** The tail's message for a fired callback. */
 export function firedMessage(d: EventDelivery, time: string): FiredMessage {
@@ -144,6 +152,7 @@ export function firedMessage(d: EventDelivery, time: string): FiredMessage {
     HookId: d.hookId,
     DeliveryId: d.id,
     Trigger: triggerMessage(d.trigger),
+    ...testMark(d),
   };
 }
 
@@ -167,5 +176,6 @@ export function attemptMessage(
     Outcome: outcome,
     Error: r.error,
     Trigger: triggerMessage(d.trigger),
+    ...testMark(d),
   };
 }
