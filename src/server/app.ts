@@ -183,7 +183,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onResponse', async (req, reply) => {
     // The path only: a client may put a token in a query string, and the log must never hold one.
     const q = req.url.indexOf('?');
-    req.log.info(
+    // Routes that say so (the console's static assets) log at debug.
+    const quiet = (req.routeOptions.config as { quietLog?: boolean } | undefined)?.quietLog === true;
+    req.log[quiet ? 'debug' : 'info'](
       {
         method: req.method,
         path: q === -1 ? req.url : req.url.slice(0, q),
