@@ -64,8 +64,8 @@ describe('console details in Chromium', { skip, timeout: 120_000 }, () => {
   const legends = (selector: string) =>
     page.evaluate(
       (sel: string) =>
-        Array.from(document.querySelectorAll(`${sel} .u-legend`)).map((l: { textContent: string }) =>
-          l.textContent.replace(/\s+/g, ' ').trim(),
+        Array.from(document.querySelectorAll(`${sel} .u-legend`) as ArrayLike<{ textContent: string }>).map(
+          (l) => l.textContent.replace(/\s+/g, ' ').trim(),
         ),
       selector,
     );
@@ -124,9 +124,11 @@ describe('console details in Chromium', { skip, timeout: 120_000 }, () => {
     for (const width of [1280, 1000, 900, 800, 770]) {
       await page.setViewportSize({ width, height: 800 });
       const lines = await page.evaluate(() => {
-        const th = Array.from(document.querySelectorAll('table.live th')).find(
-          (h: { textContent: string }) => h.textContent === 'Attempts',
-        ) as { firstChild: unknown } | undefined;
+        const headers = document.querySelectorAll('table.live th') as ArrayLike<{
+          textContent: string;
+          firstChild: unknown;
+        }>;
+        const th = Array.from(headers).find((h) => h.textContent === 'Attempts');
         if (!th || getComputedStyle(th).display === 'none') return 1;
         const range = document.createRange();
         range.selectNodeContents(th.firstChild);
