@@ -71,7 +71,12 @@ export function clientErrorAnswer(log: Logger): (err: Error, socket: Duplex) => 
     const { status, body, detail } = clientErrorProblem(err);
     const peer = (socket as { remoteAddress?: string }).remoteAddress;
     log.info(
-      { peer, code: err.code, status, request: printable(requestLine(err.rawPacket)) },
+      {
+        peer,
+        err: `${err.code ?? 'parse error'}: ${err.reason ?? err.message}`,
+        status,
+        requestLine: printable(requestLine(err.rawPacket)),
+      },
       `request refused: ${detail}`,
     );
     if (socket.writable) {
