@@ -39,13 +39,22 @@ describe('the stop signal twice', () => {
         () => up.held.length,
         (n) => n === 1,
       );
+      // Two at once (the kernel may merge them into one), then npm's forwarded copy a moment
+      // after the first was handled: each repeat within the window is the same request.
       hookd.proc.kill('SIGINT');
       hookd.proc.kill('SIGINT');
       await until(
-        'the repeat is noted',
-        () => hookd.lines.some((l) => l.includes('the same signal again')),
+        'the drain began',
+        () => hookd.lines.some((l) => l.includes('stopping: finishing')),
         (seen) => seen,
       );
+      hookd.proc.kill('SIGINT');
+      const said = await until(
+        'the repeat is answered',
+        () => hookd.lines.find((l) => /the same signal again|second signal/.test(l)),
+        (l) => l !== undefined,
+      );
+      assert.match(said!, /the same signal again: already draining/);
       up.release();
       assert.deepEqual(await inFlight, { status: 200, body: 'done' });
       const { code } = await hookd.exited;
