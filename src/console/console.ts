@@ -213,7 +213,8 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         ),
       );
 
-      app.get('/assets/:name', { config: { public: true } }, async (req, reply) => {
+      // `quietLog`: one line per stylesheet and script at info would bury the requests that matter.
+      app.get('/assets/:name', { config: { public: true, quietLog: true } }, async (req, reply) => {
         const a = assets.get((req.params as { name: string }).name);
         if (!a) throw new HookdError('NOT_FOUND', 'no such file');
         reply.header('cache-control', 'public, max-age=3600');

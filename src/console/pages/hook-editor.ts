@@ -196,7 +196,8 @@ ${previews.map(
       reply,
       editor(
         req,
-        `Edit hook ${hook.Id}`,
+        // Named as the hook's page and the hook list name it.
+        `Edit hook ${typeof hook.Name === 'string' ? hook.Name : hook.Id}`,
         `${root}/hooks/${seg(hook.Id)}`,
         { ...hookToForm(hook), _editing: hook.Id },
         [],
@@ -217,7 +218,14 @@ ${previews.map(
       if (!errors) throw err;
       return sendHtml(
         reply,
-        editor(req, `Edit hook ${id}`, `${root}/hooks/${seg(id)}`, f, errors, 'Replace hook'),
+        editor(
+          req,
+          `Edit hook ${typeof f.Name === 'string' && f.Name.trim() !== '' ? f.Name.trim() : id}`,
+          `${root}/hooks/${seg(id)}`,
+          f,
+          errors,
+          'Replace hook',
+        ),
         400,
       );
     }
