@@ -17,6 +17,7 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     Callback: h.Callback,
     CallbackMethod: h.CallbackMethod,
     ...(h.CallbackContent !== undefined && { CallbackContent: h.CallbackContent }),
+    ...(h.ContentEscape !== undefined && { ContentEscape: h.ContentEscape }),
     CallbackContentMediaType: h.CallbackContentMediaType,
     Headers: h.Headers,
     Persist: h.Persist,

@@ -3,6 +3,7 @@
  * input, output and storage so that `get` output can be edited and sent back with `replace`.
  */
 import type { SignatureConfig } from '../signing/index.js';
+import type { ContentEscape } from './content-escape.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {
@@ -52,6 +53,11 @@ export interface HookConfig {
    * daemon's `--callback-verification`.
    */
   Verification?: 'off' | 'cloudevents';
+  /**
+   * The chat markup escaping of every value substituted into `CallbackContent`
+   * (src/hook/content-escape.ts): `slack`, `mattermost`, `discord`, `markdown`. Absent: `none`.
+   */
+  ContentEscape?: ContentEscape;
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */

@@ -1,5 +1,6 @@
 // The public surface of hook/: what other folders may import. Everything else is its own.
 
+export { CONTENT_ESCAPES, type ContentEscape } from './content-escape.js';
 export {
   BEFORE_COMPLETION,
   CALLBACK_METHODS,

@@ -35,7 +35,7 @@ let shapeCheck: Promise<ValidateFunction> | undefined;
  */
 function checkShape(): Promise<ValidateFunction> {
   shapeCheck ??= import('ajv').then(({ Ajv }) =>
-    new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(HOOK_SCHEMA),
+    new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(HOOK_SCHEMA),
   );
   return shapeCheck;
 }
@@ -214,6 +214,9 @@ export async function validateHook(
     const r = doc.RateLimit as { PerSecond: number; Burst?: number };
     config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
   }
+  if (doc.ContentEscape !== undefined && doc.ContentEscape !== 'none') {
+    config.ContentEscape = doc.ContentEscape as HookConfig['ContentEscape'] & string;
+  }
   if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (doc.Signature !== undefined) {
@@ -264,8 +267,14 @@ function describe(e: ErrorObject): FieldError {
             'must be 0 (BeforeCompletion) or 1 (AfterCompletion); list them with hookctl types (GET /hooktypes)',
         };
       if (top === 'CallbackMethod')
-        return { field, message: `must be one of ${CALLBACK_METHODS.join(', ')}` };
-      return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
+        return {
+          field,
+          message: `must be one of ${CALLBACK_METHODS.join(', ')}${didYouMean(e.data, CALLBACK_METHODS)}`,
+        };
+      return {
+        field,
+        message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}${didYouMean(e.data, (e.params.allowedValues as unknown[]).map(String))}`,
+      };
     case 'minItems':
       return {
         field,
@@ -309,6 +318,13 @@ function describe(e: ErrorObject): FieldError {
     default:
       return { field, message: e.message ?? 'is invalid' };
   }
+}
+
+/** `; did you mean X?` for a string close to one of a closed list, else nothing. */
+function didYouMean(value: unknown, known: readonly string[]): string {
+  if (typeof value !== 'string') return '';
+  const near = suggest(value, known);
+  return near === undefined || near === value ? '' : `; did you mean ${near}?`;
 }
 
 /** The fields of issue 24's object-valued hook fields, named when an unknown one is given. */

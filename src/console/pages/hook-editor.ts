@@ -41,6 +41,7 @@ function lintable(doc: Record<string, unknown>): LintInput | undefined {
     CallbackContent: typeof doc.CallbackContent === 'string' ? doc.CallbackContent : undefined,
     CallbackContentMediaType:
       typeof doc.CallbackContentMediaType === 'string' ? doc.CallbackContentMediaType : undefined,
+    ContentEscape: typeof doc.ContentEscape === 'string' ? doc.ContentEscape : undefined,
   };
 }
 
