@@ -132,14 +132,14 @@ export function hooksOpenApi(): OpenApiFragment {
       '/_hookd/validate': {
         post: {
           summary:
-            'Check a hook as create/replace would (callback policy included) and lint it; nothing is stored',
+            "Check a hook as create would (callback policy, the owner's path scopes and Name uniqueness included; with the document's Id, as that hook's replace) and lint it; nothing is stored",
           requestBody: hookBody,
           responses: {
             '200': {
               description: 'The hook with its defaults filled in; `Warnings` when the lint found any',
               ...hookOutWithWarnings,
             },
-            ...errors(400, 401, 413, 415, 503),
+            ...errors(400, 401, 409, 413, 415, 503),
           },
         },
       },
