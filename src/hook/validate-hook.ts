@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { type FieldError, HookdError } from '../errors/index.js';
 import type { SignatureConfig } from '../signing/index.js';
-import { suggest } from '../util/index.js';
+import { didYouMean, suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
 import {
@@ -318,13 +318,6 @@ function describe(e: ErrorObject): FieldError {
     default:
       return { field, message: e.message ?? 'is invalid' };
   }
-}
-
-/** `; did you mean X?` for a string close to one of a closed list, else nothing. */
-function didYouMean(value: unknown, known: readonly string[]): string {
-  if (typeof value !== 'string') return '';
-  const near = suggest(value, known);
-  return near === undefined || near === value ? '' : `; did you mean ${near}?`;
 }
 
 /** The fields of issue 24's object-valued hook fields, named when an unknown one is given. */

@@ -6,5 +6,5 @@ export { onDemand } from './on-demand.js';
 export { packageInfo } from './package-info.js';
 export { printable } from './printable.js';
 export { CROCKFORD, sortableId } from './sortable-id.js';
-export { suggest } from './suggest.js';
+export { didYouMean, suggest } from './suggest.js';
 export { withoutYoungGrowth } from './young-generation.js';
