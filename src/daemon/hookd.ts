@@ -231,6 +231,7 @@ async function assemble(
         settings,
         member,
       });
+      settings.proxyListening(boundUrl);
       return boundUrl;
     },
     close: () => life.stop(reloader.current().shutdownTimeoutMs),
