@@ -165,7 +165,10 @@ async function assemble(
   });
   metrics.observe({ hooks: () => engine.size });
   const clustered = cluster !== undefined;
-  await followHookChanges({ store, hooks, engine, deliveries, users, clustered, log, life });
+  await followHookChanges({
+    ...{ store, hooks, engine, deliveries, users, clustered, log, life },
+    counted: (source, result) => metrics.hookChange(source, result),
+  });
   await operations.start();
   await deliveries.start();
   startReclaimer(cluster, opened, deliveries, leaseMs, log, life);

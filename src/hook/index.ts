@@ -19,5 +19,6 @@ export { HOOK_SCHEMA } from './hook-schema.js';
 export { internHook } from './intern-hook.js';
 export { type LintInput, lintHook } from './lint-hook.js';
 export { type CompiledPattern, compilePattern, decodeRequestSegment, splitRequestPath } from './pattern.js';
+export { sameHook } from './same-hook.js';
 export { type CompiledTemplate, compileTemplate, TemplateSizeError } from './template.js';
 export { type ValidateOptions, validateHook } from './validate-hook.js';
