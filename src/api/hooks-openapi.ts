@@ -160,6 +160,17 @@ export function hooksOpenApi(): OpenApiFragment {
           },
           DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
           DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
+          VerificationResult: {
+            type: 'object',
+            description:
+              'With verification on: the callback origin\'s last CloudEvents handshake. Result in a few words ("403 Forbidden", "200 without WebHook-Allowed-Origin", "no answer within 10 s"); NextAt when another is planned',
+            properties: {
+              At: { type: 'string', format: 'date-time' },
+              Result: { type: 'string' },
+              NextAt: { type: 'string', format: 'date-time' },
+            },
+            required: ['At', 'Result'],
+          },
         },
       },
       HookWithWarnings: {

@@ -134,6 +134,7 @@ export const HOOK_SCHEMA = {
     State: { description: 'Server-set; ignored in input.' },
     DisabledReason: { description: 'Server-set; ignored in input.' },
     DisabledAt: { description: 'Server-set; ignored in input.' },
+    VerificationResult: { description: 'Server-set; ignored in input.' },
     Warnings: { description: 'Server-set (create/replace answers); ignored in input.' },
   },
 } as const;

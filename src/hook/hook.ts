@@ -115,7 +115,15 @@ export const CALLBACK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as con
 export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
 
 /** Fields the server sets; accepted in input and ignored, so `get` → edit → `replace` works. */
-export const READ_ONLY_FIELDS = ['Id', 'Owner', 'Modified', 'State', 'DisabledReason', 'DisabledAt'] as const;
+export const READ_ONLY_FIELDS = [
+  'Id',
+  'Owner',
+  'Modified',
+  'State',
+  'DisabledReason',
+  'DisabledAt',
+  'VerificationResult',
+] as const;
 
 /** `Modified` format: ISO 8601, milliseconds, `+00:00` rather than `Z` (the seed asks for an offset). */
 export function isoTimestamp(d: Date = new Date()): string {
