@@ -185,7 +185,7 @@ async function assemble(
   });
   metrics.observe({ tailClients: () => tail.clients });
   // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
-  const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail });
+  const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail, fanout });
   life.defer('listen relays', () => listen.close());
   const door: FrontDoorParts = {
     ...{ config, log, opened, settings, faults, metrics, tracing, identity, users, hooks, engine },
