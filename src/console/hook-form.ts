@@ -155,12 +155,13 @@ const LABELS: Record<string, string> = {
   Persist: 'Persist (kept across restarts)',
 };
 
+// Short: a select is as wide as its longest option, and the form must fit a phone.
 const ESCAPE_LABELS: Record<(typeof CONTENT_ESCAPES)[number], string> = {
   none: 'none',
-  slack: 'slack · & < > as entities',
-  mattermost: 'mattermost · entities, Markdown, @ mentions',
-  discord: 'discord · Markdown, @ mentions',
-  markdown: 'markdown · Markdown punctuation (Teams)',
+  slack: 'slack',
+  mattermost: 'mattermost',
+  discord: 'discord',
+  markdown: 'markdown · Teams',
 };
 
 /** The error slot of a field: replaced out of band by each live validation. */
