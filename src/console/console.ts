@@ -50,7 +50,10 @@ export interface ConsoleDeps {
   deliveryStores: readonly DeliveryStore[];
   /** Whether a peer's X-Forwarded-Proto is believed (--trusted-proxy). */
   trustsProxy: (address: string | undefined) => boolean;
-  /** `scheme://host` for a dry run's `$REQUEST_URI`. */
+  /**
+   * `scheme://host` for the `$REQUEST_URI` of a dry run and a test event: the proxy's
+   * (publicBaseUrl, else its listener), never the console's own address.
+   */
   reportBase: (req: FastifyRequest) => string;
   /** Issue 24: the hook state the API shows (src/verification/); absent: the stored state. */
   hookStateView?: PageDeps['hookStateView'];

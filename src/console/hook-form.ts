@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/index.js';
-import { CALLBACK_METHODS, type Hook } from '../hook/index.js';
+import { CALLBACK_METHODS, CONTENT_ESCAPES, type Hook } from '../hook/index.js';
 import { type Html, html } from './html.js';
 
 /** The form's fields, in order; each has an error slot `err-<name>` next to it. */
@@ -16,6 +16,7 @@ export const FORM_FIELDS = [
   'Headers',
   'CallbackContentMediaType',
   'CallbackContent',
+  'ContentEscape',
   'RetrySchedule',
   'RateLimit',
   'Persist',
@@ -49,6 +50,7 @@ export function formToHook(f: Form): Record<string, unknown> {
   if (f.Name?.trim()) hook.Name = f.Name.trim();
   if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
   if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
+  if (f.ContentEscape && f.ContentEscape !== 'none') hook.ContentEscape = f.ContentEscape;
   if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
   const perSecond = numbers(f.RateLimitPerSecond);
   const burst = numbers(f.RateLimitBurst);
@@ -90,6 +92,7 @@ export function hookToForm(h: Hook): Form {
       .join('\n'),
     CallbackContentMediaType: h.CallbackContentMediaType,
     CallbackContent: h.CallbackContent ?? '',
+    ContentEscape: h.ContentEscape ?? 'none',
     RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
     RateLimitPerSecond: h.RateLimit ? String(h.RateLimit.PerSecond) : '',
     RateLimitBurst: h.RateLimit ? String(h.RateLimit.Burst) : '',
@@ -109,6 +112,7 @@ export const EMPTY_FORM: Form = {
   Headers: '',
   CallbackContentMediaType: '',
   CallbackContent: '',
+  ContentEscape: 'none',
   RetrySchedule: '',
   RateLimitPerSecond: '',
   RateLimitBurst: '',
@@ -144,10 +148,20 @@ const LABELS: Record<string, string> = {
   Headers: 'Headers (one "Name: value" per line)',
   CallbackContentMediaType: 'Body media type',
   CallbackContent: 'Body template (empty: the JSON event document)',
+  ContentEscape: 'Chat markup escaping of substituted values',
   RetrySchedule: 'Retry schedule, seconds (empty: the daemon’s)',
   RateLimitPerSecond: 'Rate limit: callbacks per second (empty: none)',
   RateLimitBurst: 'Rate limit: burst (empty: one second’s worth)',
   Persist: 'Persist (kept across restarts)',
+};
+
+// Short: a select is as wide as its longest option, and the form must fit a phone.
+const ESCAPE_LABELS: Record<(typeof CONTENT_ESCAPES)[number], string> = {
+  none: 'none',
+  slack: 'slack',
+  mattermost: 'mattermost',
+  discord: 'discord',
+  markdown: 'markdown · Teams',
 };
 
 /** The error slot of a field: replaced out of band by each live validation. */
@@ -214,6 +228,10 @@ ${select(
 ${input('CallbackContentMediaType', 'text', html` placeholder="application/json"`)}
 ${area('Headers', 3)}
 ${area('CallbackContent', 5)}
+${select(
+  'ContentEscape',
+  CONTENT_ESCAPES.map((m) => [m, ESCAPE_LABELS[m]]),
+)}
 ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 <fieldset class="field wide rate"><legend>Rate limit (optional)</legend>
 <div class="pair"><div class="field"><label for="f-RateLimitPerSecond">${LABELS.RateLimitPerSecond}</label>

@@ -27,6 +27,8 @@ function idOf(req: FastifyRequest): string {
 export function validationErrors(err: unknown): FieldError[] | undefined {
   if (err instanceof HookdError && err.code === 'VALIDATION_FAILED')
     return err.errors ?? [{ field: '(body)', message: err.message }];
+  // A Name another of the user's hooks has: shown beside the field like any other refusal.
+  if (err instanceof HookdError && err.code === 'CONFLICT' && err.errors) return err.errors;
   return undefined;
 }
 
@@ -41,6 +43,7 @@ function lintable(doc: Record<string, unknown>): LintInput | undefined {
     CallbackContent: typeof doc.CallbackContent === 'string' ? doc.CallbackContent : undefined,
     CallbackContentMediaType:
       typeof doc.CallbackContentMediaType === 'string' ? doc.CallbackContentMediaType : undefined,
+    ContentEscape: typeof doc.ContentEscape === 'string' ? doc.ContentEscape : undefined,
   };
 }
 
@@ -97,7 +100,8 @@ ${dryRunPanel(root, ctx.csrf)}`,
     let warnings: FieldError[] = [];
     try {
       // The API's own lint (docs/API.md "Warnings"): what create would accept but likely not mean.
-      warnings = lintHook(await hooks.check(doc)).warnings;
+      const editing = f._editing && /^hk_/.test(f._editing) ? f._editing : undefined;
+      warnings = lintHook(await hooks.check(doc, sessionOf(req).ctx.user, editing)).warnings;
     } catch (err) {
       const e = validationErrors(err);
       if (!e) throw err;
@@ -148,8 +152,8 @@ ${jsonView(doc, true)}`,
     let draftNote: Html = html``;
     if (f.PathPattern !== undefined) {
       try {
-        const config: HookConfig = await hooks.check(formToHook(f));
         const editing = f._editing && /^hk_/.test(f._editing) ? f._editing : undefined;
+        const config: HookConfig = await hooks.check(formToHook(f), ctx.user, editing);
         const hook: Hook = {
           ...config,
           Id: editing ?? '(this form)',

@@ -36,7 +36,7 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     if (isHtmx(req) && q.part === 'log') return sendHtml(reply, log);
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
-${fields(hook, deps.hookStateView?.(hook) ?? hook.State)}
+${fields(hook, deps.hookStateView?.(hook) ?? hook.State, deps.hookStateView?.verification?.(hook))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -127,7 +127,11 @@ ${log}
 }
 
 /** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
-function fields(hook: Hook, state: string): Html {
+function fields(
+  hook: Hook,
+  state: string,
+  verified?: { At: string; Result: string; NextAt?: string } | undefined,
+): Html {
   const name = (hook as Hook & { Name?: unknown }).Name;
   const headers = Object.entries(hook.Headers);
   const list = (l: readonly number[]) =>
@@ -170,6 +174,13 @@ ${
 ${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code></dd>` : ''}
 ${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.map(schemeLabel).join(' ')}</dd>` : ''}
 ${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
+${
+  verified
+    ? html`<dt>Last handshake</dt><dd class="verification-result">${verified.Result} (${time(verified.At)})${
+        verified.NextAt ? html`; next ${time(verified.NextAt)}` : ''
+      }</dd>`
+    : ''
+}
 <dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>
 </dl>`;

@@ -43,6 +43,7 @@ const SERVER_FIELDS = new Set([
   'Warnings',
   'DisabledReason',
   'DisabledAt',
+  'VerificationResult',
 ]);
 
 /**
