@@ -269,3 +269,18 @@ export function blankForm(f: Form): boolean {
 export function jsonView(hook: unknown, oob = false): Html {
   return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, null, 2)}</pre>`;
 }
+
+/**
+ * Fields of a hook that the form does not edit. A replace sends the whole hook, so an edit in the
+ * form carries these over from the stored hook; otherwise saving the form would silently drop a
+ * hook's signature schemes, ordering key, verification, client certificate or OAuth2 client.
+ */
+const NOT_IN_FORM = ['Signature', 'Ordering', 'Verification', 'Tls', 'Auth'] as const;
+
+/** The document a form edit replaces `current` with: the form's fields, the rest kept. */
+export function editedHook(current: Hook, fromForm: Record<string, unknown>): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  const stored = current as unknown as Record<string, unknown>;
+  for (const k of NOT_IN_FORM) if (stored[k] !== undefined) doc[k] = stored[k];
+  return { ...doc, ...fromForm };
+}

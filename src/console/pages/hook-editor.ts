@@ -6,6 +6,7 @@ import { type LintInput, lintHook } from '../../hook/index.js';
 import {
   blankForm,
   EMPTY_FORM,
+  editedHook,
   errorSlot,
   errorsByField,
   FORM_FIELDS,
@@ -215,7 +216,8 @@ ${previews.map(
     const id = idOf(req);
     const f = formOf(req);
     try {
-      const hook = await hooks.replace(ctx.user, id, formToHook(f));
+      const current = await hooks.get(ctx.user, id);
+      const hook = await hooks.replace(ctx.user, id, editedHook(current, formToHook(f)));
       return reply.redirect(`${root}/hooks/${seg(hook.Id)}`, 303);
     } catch (err) {
       const errors = validationErrors(err);
