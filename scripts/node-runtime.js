@@ -5,12 +5,28 @@
 // node_modules/.bin first on the PATH of every script it runs, so `npm start`, `npm test`, `npm
 // run build` and the tools they start (tsc, the test runner, which spawns process.execPath) all
 // run on it, with no wrapper between npm and hookd (signals reach hookd as before). When the
-// running Node meets the floor nothing is fetched and a link left from an older Node is removed:
+// system Node meets the floor nothing is fetched and a link left from an older Node is removed:
 // CI's run on 24 and on 26 uses exactly that Node. Runs on old Node: plain modules only.
+//
+// The decision is taken on the system Node (the first `node` on PATH outside any
+// node_modules/.bin), never on the Node this script runs on: npm runs `prepare` with
+// node_modules/.bin first on PATH, so on a second `npm install` the script itself runs on the
+// linked Node, which meets the floor, and judging by it would remove the link still needed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 
 const { FLOOR, atLeast } = createRequire(import.meta.url)('../bin/node-floor.cjs');
 
@@ -22,17 +38,53 @@ export function runtimePackage(platform = process.platform, arch = process.arch)
   return `node-${platform === 'win32' ? 'win' : platform}-${arch}`;
 }
 
+/** Whether `dir` is a node_modules/.bin directory (npm puts every one up the tree on PATH). */
+function isBinDir(dir) {
+  return /(^|[\\/])node_modules[\\/]\.bin[\\/]?$/.test(dir);
+}
+
+/**
+ * The Node a shell of this user runs: the first executable `node` on PATH outside any
+ * node_modules/.bin. That is the Node the clone's scripts would run on without the link.
+ * Null when PATH holds none.
+ */
+export function systemNode(path = process.env.PATH ?? '') {
+  const exe = process.platform === 'win32' ? 'node.exe' : 'node';
+  for (const dir of path.split(delimiter)) {
+    if (!dir || isBinDir(dir)) continue;
+    const candidate = resolve(dir, exe);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return null;
+}
+
+/** The version of the system Node (see systemNode); the running Node's when none is found. */
+export function systemNodeVersion(path = process.env.PATH ?? '') {
+  const node = systemNode(path);
+  if (node === null) return { node: process.execPath, version: process.versions.node };
+  if (node === process.execPath) return { node, version: process.versions.node };
+  const r = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+  const version = r.status === 0 ? String(r.stdout).trim() : '';
+  return version ? { node, version } : { node: process.execPath, version: process.versions.node };
+}
+
 /**
  * Makes node_modules/.bin/node the Node this clone's npm scripts use. Returns what happened,
- * or throws with a message naming the version needed and how to get it.
+ * or throws with a message naming the version needed and how to get it. Idempotent: a link
+ * already pointing at the pinned runtime is left as it is.
  */
-export function ensureRuntime(root, found = process.versions.node) {
+export function ensureRuntime(root, system = systemNodeVersion()) {
+  const found = system.version;
   const link = join(root, 'node_modules', '.bin', 'node');
   const runtimes = join(root, '.runtime');
   if (atLeast(found, FLOOR)) {
-    // A link made under an older Node would now shadow this one: remove it (only ours).
+    // A link made under an older system Node would now shadow this one: remove it (only ours).
     if (isOurLink(link, runtimes)) rmSync(link);
-    return { fetched: false, node: process.execPath };
+    return { fetched: false, linked: false, node: system.node };
   }
   if (process.platform === 'win32') {
     throw new Error(
@@ -42,11 +94,14 @@ export function ensureRuntime(root, found = process.versions.node) {
   const pkg = runtimePackage();
   const dir = join(runtimes, `${pkg}-${PINNED}`);
   const node = join(dir, 'bin', 'node');
-  if (!existsSync(node)) fetchRuntime(pkg, dir, runtimes, found);
+  const fetched = !existsSync(node);
+  if (fetched) fetchRuntime(pkg, dir, runtimes, found);
   mkdirSync(dirname(link), { recursive: true });
+  const target = relative(dirname(link), node);
+  if (isSymlink(link) && readlinkSync(link) === target) return { fetched, linked: true, node };
   if (existsSync(link) || isSymlink(link)) rmSync(link);
-  symlinkSync(relative(dirname(link), node), link);
-  return { fetched: true, node };
+  symlinkSync(target, link);
+  return { fetched, linked: true, node };
 }
 
 function fetchRuntime(pkg, dir, runtimes, found) {

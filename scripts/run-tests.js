@@ -28,35 +28,37 @@ const child = spawn(
   ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected.sort()],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
-// The summary is the last lines of the spec reporter's output: only a tail is kept. Its
-// `skipped` counts tests only; a skipped suite (describe with `skip`) shows as a `﹣` line, as a
-// skipped test does, so those lines are counted as they pass.
-let tail = '';
+// The summary lines (`ℹ pass N`, …) are read as they pass, wherever they stand: after a failing
+// run the runner prints the failures again below them. Its `skipped` counts tests only; a skipped
+// suite (describe with `skip`) shows as a `﹣` line, as a skipped test does, so those lines are
+// counted as they pass.
+const summary = {};
 let partial = '';
 let skipLines = 0;
+const read = (raw) => {
+  const line = raw.replace(/\u001b\[[0-9;]*m/g, '');
+  if (/^\s*﹣ /.test(line)) skipLines++;
+  const m = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/.exec(line);
+  if (m) summary[m[1]] = Number(m[2]);
+};
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
-  const text = chunk.toString();
-  tail = (tail + text).slice(-4096);
-  const lines = (partial + text).split('\n');
+  const lines = (partial + chunk.toString()).split('\n');
   partial = lines.pop() ?? '';
-  for (const line of lines) if (/^\s*﹣ /.test(line)) skipLines++;
+  for (const line of lines) read(line);
 });
 const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
-const plain = tail.replace(/\u001b\[[0-9;]*m/g, '');
-const count = (name) => {
-  const m = plain.match(new RegExp(`ℹ ${name} (\\d+)`));
-  return m ? Number(m[1]) : undefined;
-};
-const [pass, fail, skippedTests, todo] = ['pass', 'fail', 'skipped', 'todo'].map(count);
-if (/^\s*﹣ /.test(partial)) skipLines++;
+read(partial);
+const { pass, fail, cancelled, skipped: skippedTests, todo } = summary;
 // Every skipped test and suite, whichever way the runner counted it.
 const skipped = skippedTests === undefined ? undefined : Math.max(skippedTests, skipLines);
 if (skipped === undefined) {
   console.log('\nhookd tests: no summary from the test runner');
   process.exit(status === 0 ? 1 : status);
 }
-console.log(`\nhookd tests: ${pass} passed, ${fail} failed, ${skipped} skipped, ${todo ?? 0} todo`);
+console.log(
+  `\nhookd tests: ${pass} passed, ${(fail ?? 0) + (cancelled ?? 0)} failed, ${skipped} skipped, ${todo ?? 0} todo`,
+);
 if (process.env.HOOKD_REQUIRE_ALL === '1' && skipped + (todo ?? 0) > 0) {
   console.log(
     `HOOKD_REQUIRE_ALL=1: ${skipped} skipped test(s); every test must run (grep the output for "# SKIP")`,

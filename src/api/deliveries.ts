@@ -13,7 +13,7 @@ import {
   type DeliveryRecord,
   type DeliveryStatus,
 } from '../store/index.js';
-import { withoutPassword } from '../util/index.js';
+import { didYouMean, withoutPassword } from '../util/index.js';
 import { DELIVERIES_OPENAPI } from './deliveries-openapi.js';
 import { parsePageQuery } from './page-query.js';
 
@@ -255,7 +255,7 @@ function parseStatus(value: unknown, errors: FieldError[]): DeliveryStatus | und
   if (typeof value === 'string' && (DELIVERY_STATUSES as readonly string[]).includes(value)) {
     return value as DeliveryStatus;
   }
-  errors.push({ field: 'status', message: STATUS_RULE });
+  errors.push({ field: 'status', message: `${STATUS_RULE}${didYouMean(value, DELIVERY_STATUSES)}` });
   return undefined;
 }
 

@@ -132,14 +132,14 @@ export function hooksOpenApi(): OpenApiFragment {
       '/_hookd/validate': {
         post: {
           summary:
-            'Check a hook as create/replace would (callback policy included) and lint it; nothing is stored',
+            "Check a hook as create would (callback policy, the owner's path scopes and Name uniqueness included; with the document's Id, as that hook's replace) and lint it; nothing is stored",
           requestBody: hookBody,
           responses: {
             '200': {
               description: 'The hook with its defaults filled in; `Warnings` when the lint found any',
               ...hookOutWithWarnings,
             },
-            ...errors(400, 401, 413, 415, 503),
+            ...errors(400, 401, 409, 413, 415, 503),
           },
         },
       },
@@ -160,6 +160,17 @@ export function hooksOpenApi(): OpenApiFragment {
           },
           DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
           DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },
+          VerificationResult: {
+            type: 'object',
+            description:
+              'With verification on: the callback origin\'s last CloudEvents handshake. Result in a few words ("403 Forbidden", "200 without WebHook-Allowed-Origin", "no answer within 10 s"); NextAt when another is planned',
+            properties: {
+              At: { type: 'string', format: 'date-time' },
+              Result: { type: 'string' },
+              NextAt: { type: 'string', format: 'date-time' },
+            },
+            required: ['At', 'Result'],
+          },
         },
       },
       HookWithWarnings: {

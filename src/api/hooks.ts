@@ -53,7 +53,14 @@ export function hookRoutes(
     '/_hookd/validate',
     {
       POST: async (req, reply) => {
-        const config = await hooks.check(req.body, principalOf(req).user);
+        // A document carrying its hook's `Id` (`hookctl get` output) is checked as that hook's
+        // replace: its own Name is not a conflict.
+        const id = (req.body as { Id?: unknown } | null | undefined)?.Id;
+        const config = await hooks.check(
+          req.body,
+          principalOf(req).user,
+          typeof id === 'string' ? id : undefined,
+        );
         const { warnings } = lintHook(config);
         return reply.send({
           ...config,

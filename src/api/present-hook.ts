@@ -2,11 +2,18 @@ import { presentTls } from '../client-tls/index.js';
 import type { Hook, ShownHookState } from '../hook/index.js';
 import { presentAuth } from '../oauth2/index.js';
 
-/** Issue 24: the state the API shows when it is not the stored one (`unverified`). */
-export type HookStateView = (h: Hook) => ShownHookState | undefined;
+/**
+ * Issue 24: the state the API shows when it is not the stored one (`unverified`), and, when the
+ * hook's callback is verified, the last handshake's result (`VerificationResult`).
+ */
+export interface HookStateView {
+  (h: Hook): ShownHookState | undefined;
+  verification?: (h: Hook) => { At: string; Result: string; NextAt?: string } | undefined;
+}
 
 /** The API's view of a hook: fields in a fixed, readable order (Id first, server fields last). */
 export function presentHook(h: Hook, view?: HookStateView): Record<string, unknown> {
+  const verification = view?.verification?.(h);
   return {
     Id: h.Id,
     ...(h.Name !== undefined && { Name: h.Name }),
@@ -19,6 +26,7 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     Callback: h.Callback,
     CallbackMethod: h.CallbackMethod,
     ...(h.CallbackContent !== undefined && { CallbackContent: h.CallbackContent }),
+    ...(h.ContentEscape !== undefined && { ContentEscape: h.ContentEscape }),
     CallbackContentMediaType: h.CallbackContentMediaType,
     Headers: h.Headers,
     Persist: h.Persist,
@@ -32,6 +40,7 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     ...(h.Auth !== undefined && { Auth: presentAuth(h.Auth) }),
     Modified: h.Modified,
     State: view?.(h) ?? h.State,
+    ...(verification !== undefined && { VerificationResult: verification }),
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),
     ...(h.DisabledAt !== undefined && { DisabledAt: h.DisabledAt }),
   };

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
+import { withChoiceHint } from './choice-hint.js';
 import { type ContextFactory, examples } from './command.js';
 import { newApplyCommand } from './commands/apply/index.js';
 import { newCompletionCommand } from './commands/completion/index.js';
@@ -135,7 +136,11 @@ export async function runCli(args: string[], deps: CliDeps): Promise<number> {
         getOutHelpWidth: () => deps.io.stdout.columns ?? 80,
         getErrHelpWidth: () => deps.io.stderr.columns ?? 80,
         outputError: (s, write) =>
-          write(errLevel > 0 ? s.replace(/^error:/, '\u001b[31merror:\u001b[39m') : s),
+          write(
+            errLevel > 0
+              ? withChoiceHint(s).replace(/^error:/, '\u001b[31merror:\u001b[39m')
+              : withChoiceHint(s),
+          ),
       });
   }
 

@@ -7,6 +7,7 @@ import { HookdError } from '../errors/index.js';
 import { identityProviderFrom } from '../identity/index.js';
 import { loadBrandFile } from '../portal/index.js';
 import { SecretsKeyError } from '../secrets/index.js';
+import { stopOnSignals } from '../signals/index.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
 import { packageInfo } from '../util/index.js';
 // issue 23: --workers N (src/workers/).
@@ -107,28 +108,12 @@ export async function runDaemon(
   process.on('SIGHUP', () => {
     hookd.reload().catch(() => undefined);
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(EXIT.FAILURE);
-    }
-    stopping = true;
-    log.info({ signal, drainMs: cfg.shutdownTimeoutMs }, 'stopping: finishing in-flight requests');
-    hookd
-      .close()
-      .then(() => {
-        log.info('stopped');
-        log.flush();
-        process.exitCode = EXIT.OK;
-      })
-      .catch((err: unknown) => {
-        log.error({ err }, 'error while stopping');
-        process.exitCode = EXIT.FAILURE;
-      });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals({
+    log,
+    drainMs: cfg.shutdownTimeoutMs,
+    close: () => hookd.close(),
+    exitNow: (code) => process.exit(code),
+  });
 }
 
 export function buildHookdCommand(): Command {

@@ -13,4 +13,9 @@ export type { ListenAddress } from './options/values.js';
 export type HookdConfig = OptionValues & {
   /** The config file these values came from, if any (reloads read it again). */
   configFile?: string;
+  /**
+   * How long an early answer reads the body its client is still sending (src/linger/); not an
+   * option: hookd's own bounds, shortened only by tests. Absent: 30 s in all, 5 s of silence.
+   */
+  linger?: { totalMs: number; silenceMs: number };
 };

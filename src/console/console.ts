@@ -50,7 +50,10 @@ export interface ConsoleDeps {
   deliveryStores: readonly DeliveryStore[];
   /** Whether a peer's X-Forwarded-Proto is believed (--trusted-proxy). */
   trustsProxy: (address: string | undefined) => boolean;
-  /** `scheme://host` for a dry run's `$REQUEST_URI`. */
+  /**
+   * `scheme://host` for the `$REQUEST_URI` of a dry run and a test event: the proxy's
+   * (publicBaseUrl, else its listener), never the console's own address.
+   */
   reportBase: (req: FastifyRequest) => string;
   /** Issue 24: the hook state the API shows (src/verification/); absent: the stored state. */
   hookStateView?: PageDeps['hookStateView'];
@@ -213,7 +216,8 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         ),
       );
 
-      app.get('/assets/:name', { config: { public: true } }, async (req, reply) => {
+      // `quietLog`: one line per stylesheet and script at info would bury the requests that matter.
+      app.get('/assets/:name', { config: { public: true, quietLog: true } }, async (req, reply) => {
         const a = assets.get((req.params as { name: string }).name);
         if (!a) throw new HookdError('NOT_FOUND', 'no such file');
         reply.header('cache-control', 'public, max-age=3600');

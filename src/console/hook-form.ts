@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/index.js';
-import { CALLBACK_METHODS, type Hook } from '../hook/index.js';
+import { CALLBACK_METHODS, CONTENT_ESCAPES, type Hook } from '../hook/index.js';
 import { type Html, html } from './html.js';
 
 /** The form's fields, in order; each has an error slot `err-<name>` next to it. */
@@ -16,6 +16,7 @@ export const FORM_FIELDS = [
   'Headers',
   'CallbackContentMediaType',
   'CallbackContent',
+  'ContentEscape',
   'RetrySchedule',
   'RateLimit',
   'Auth',
@@ -50,6 +51,7 @@ export function formToHook(f: Form): Record<string, unknown> {
   if (f.Name?.trim()) hook.Name = f.Name.trim();
   if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
   if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
+  if (f.ContentEscape && f.ContentEscape !== 'none') hook.ContentEscape = f.ContentEscape;
   if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
   const perSecond = numbers(f.RateLimitPerSecond);
   const burst = numbers(f.RateLimitBurst);
@@ -118,6 +120,7 @@ export function hookToForm(h: Hook): Form {
       .join('\n'),
     CallbackContentMediaType: h.CallbackContentMediaType,
     CallbackContent: h.CallbackContent ?? '',
+    ContentEscape: h.ContentEscape ?? 'none',
     RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
     RateLimitPerSecond: h.RateLimit ? String(h.RateLimit.PerSecond) : '',
     RateLimitBurst: h.RateLimit ? String(h.RateLimit.Burst) : '',
@@ -143,6 +146,7 @@ export const EMPTY_FORM: Form = {
   Headers: '',
   CallbackContentMediaType: '',
   CallbackContent: '',
+  ContentEscape: 'none',
   RetrySchedule: '',
   RateLimitPerSecond: '',
   RateLimitBurst: '',
@@ -182,6 +186,7 @@ const LABELS: Record<string, string> = {
   Headers: 'Headers (one "Name: value" per line)',
   CallbackContentMediaType: 'Body media type',
   CallbackContent: 'Body template (empty: the JSON event document)',
+  ContentEscape: 'Chat markup escaping of substituted values',
   RetrySchedule: 'Retry schedule, seconds (empty: the daemon’s)',
   RateLimitPerSecond: 'Rate limit: callbacks per second (empty: none)',
   RateLimitBurst: 'Rate limit: burst (empty: one second’s worth)',
@@ -190,6 +195,15 @@ const LABELS: Record<string, string> = {
   AuthClientId: 'OAuth2 client Id',
   AuthClientSecret: 'OAuth2 client secret (write-only)',
   AuthScope: 'OAuth2 scope (optional)',
+};
+
+// Short: a select is as wide as its longest option, and the form must fit a phone.
+const ESCAPE_LABELS: Record<(typeof CONTENT_ESCAPES)[number], string> = {
+  none: 'none',
+  slack: 'slack',
+  mattermost: 'mattermost',
+  discord: 'discord',
+  markdown: 'markdown · Teams',
 };
 
 /** The error slot of a field: replaced out of band by each live validation. */
@@ -257,6 +271,10 @@ ${select(
 ${input('CallbackContentMediaType', 'text', html` placeholder="application/json"`)}
 ${area('Headers', 3)}
 ${area('CallbackContent', 5)}
+${select(
+  'ContentEscape',
+  CONTENT_ESCAPES.map((m) => [m, ESCAPE_LABELS[m]]),
+)}
 ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 <fieldset class="field wide rate"><legend>Rate limit (optional)</legend>
 <div class="pair"><div class="field"><label for="f-RateLimitPerSecond">${LABELS.RateLimitPerSecond}</label>
@@ -303,4 +321,20 @@ export function blankForm(f: Form): boolean {
 /** The JSON view of the hook the form describes. */
 export function jsonView(hook: unknown, oob = false): Html {
   return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, (k, v) => (k === 'ClientSecret' ? '(set)' : v), 2)}</pre>`;
+}
+
+/**
+ * Fields of a hook that the form does not edit. A replace sends the whole hook, so an edit in the
+ * form carries these over from the stored hook; otherwise saving the form would silently drop a
+ * hook's signature schemes, ordering key, verification or client certificate. (`Auth` is in the
+ * form: emptied there, it is removed; its write-only secret is kept by the editor.)
+ */
+const NOT_IN_FORM = ['Signature', 'Ordering', 'Verification', 'Tls'] as const;
+
+/** The document a form edit replaces `current` with: the form's fields, the rest kept. */
+export function editedHook(current: Hook, fromForm: Record<string, unknown>): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  const stored = current as unknown as Record<string, unknown>;
+  for (const k of NOT_IN_FORM) if (stored[k] !== undefined) doc[k] = stored[k];
+  return { ...doc, ...fromForm };
 }

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DEFAULT_CONSOLE_LISTEN, type HookdConfig, parseListen } from '../config/index.js';
+import { DEFAULT_LINGER, type LingerBounds, lingeringResponse } from '../linger/index.js';
 import { closeServer, listenOn } from '../ops/index.js';
 import { CONSOLE_PATH } from './console.js';
 
@@ -32,17 +33,21 @@ export class ConsoleListener {
   private readonly server: Server;
   private bound = '';
 
-  constructor(api: { request: NodeHandler; upgrade: UpgradeHandler }, apiBase: string) {
+  constructor(api: { request: NodeHandler; upgrade: UpgradeHandler }, apiBase: string, linger: LingerBounds) {
     const root = `${apiBase === '/' ? '' : apiBase}${CONSOLE_PATH}/`;
-    this.server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-      (req as unknown as Record<symbol, boolean>)[ARRIVED_HERE] = true;
-      if (req.url === '/' && root !== '/') {
-        res.writeHead(302, { location: root, 'content-length': '0' }).end();
-        return;
-      }
-      if (!this.server.listening) res.setHeader('connection', 'close');
-      api.request(req, res);
-    });
+    // Early answers (a 413, a 401 before the body) linger like the API's (src/linger/).
+    this.server = createServer(
+      { keepAliveTimeout: 65_000, ServerResponse: lingeringResponse(linger) },
+      (req, res) => {
+        (req as unknown as Record<symbol, boolean>)[ARRIVED_HERE] = true;
+        if (req.url === '/' && root !== '/') {
+          res.writeHead(302, { location: root, 'content-length': '0' }).end();
+          return;
+        }
+        if (!this.server.listening) res.setHeader('connection', 'close');
+        api.request(req, res);
+      },
+    );
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       (req as unknown as Record<symbol, boolean>)[ARRIVED_HERE] = true;
       api.upgrade(req, socket, head);
@@ -73,12 +78,12 @@ export class ConsoleListener {
 
 /** The daemon's console listener, as its configuration says: one that does nothing when off. */
 export function consoleListenerFor(
-  config: Pick<HookdConfig, 'consoleEnabled' | 'consoleListen' | 'apiBase'>,
+  config: Pick<HookdConfig, 'consoleEnabled' | 'consoleListen' | 'apiBase' | 'linger'>,
   api: { request: NodeHandler; upgrade: UpgradeHandler },
 ): { listen(): Promise<string | null>; url(): string; close(): Promise<void> } {
   const at = config.consoleListen ?? parseListen(DEFAULT_CONSOLE_LISTEN)!;
   if (!config.consoleEnabled || at === false)
     return { listen: async () => null, url: () => '', close: async () => undefined };
-  const listener = new ConsoleListener(api, config.apiBase);
+  const listener = new ConsoleListener(api, config.apiBase, config.linger ?? DEFAULT_LINGER);
   return { listen: () => listener.listen(at), url: () => listener.url(), close: () => listener.close() };
 }

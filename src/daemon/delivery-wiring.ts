@@ -103,6 +103,10 @@ export function recordAttempts(
     if (!log.isLevelEnabled('info')) return;
     const { HookId: hookId, DeliveryId: deliveryId, Attempt: attempt, Outcome: outcome } = m;
     const line = { hookId, deliveryId, attempt, status: m.StatusCode, durationMs: m.LatencyMs, outcome };
-    log.info({ ...line, err: m.Error }, 'delivery attempt');
+    // No `err` key when there is no error: the pretty log would print `err: null` under every line.
+    log.info(
+      { ...line, ...(m.Error !== null && { err: m.Error }), ...(m.Test && { test: true }) },
+      'delivery attempt',
+    );
   });
 }

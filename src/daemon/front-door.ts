@@ -133,7 +133,7 @@ function consoleDepsOf(
         ...{ auth: identity.api.tokens, identity: identity.api, accounts: users.accounts },
         deliveryStores: [opened.deliveries.durable, opened.deliveries.ephemeral],
         trustsProxy: (a) => settings.trusts(a),
-        reportBase: (req) => settings.reportBase(req.headers.host),
+        reportBase: (req) => settings.proxyBase(req.headers.host, req.socket.localPort),
         hookStateView,
         servedHere: consoleServedHere(config.consoleOnProxy === true),
         // issue 25: the overview leaves notification deliveries out of "Delivered".

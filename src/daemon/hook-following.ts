@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryPipeline } from '../delivery/index.js';
 import type { MatchEngine } from '../engine/index.js';
-import type { Hook } from '../hook/index.js';
+import { type Hook, sameHook } from '../hook/index.js';
 import type { HookChangeListener, HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import type { UserScopes } from '../users/index.js';
@@ -23,19 +23,32 @@ export interface HookFollowing {
   clustered: boolean;
   log: Logger;
   life: Lifecycle;
+  /** Counts each change offered to the index and whether it was applied (hookd_hook_changes_total). */
+  counted?: (source: 'here' | 'database', result: 'applied' | 'current') => void;
 }
 
 /** Loads every hook into the index and follows changes from here and elsewhere until stopped. */
 export async function followHookChanges(p: HookFollowing): Promise<void> {
   const { store, hooks, engine, deliveries, users, log, life } = p;
+  /**
+   * Applies a saved hook once: a change made here comes back from a shared database as a
+   * notification, and whichever of the two arrives second finds the index holding that version
+   * already (recompiling its templates and patterns again would be work for nothing).
+   */
+  const saved = (h: Hook, source: 'here' | 'database'): void => {
+    const before = engine.get(h.Id);
+    if (before !== undefined && sameHook(before, h)) {
+      p.counted?.(source, 'current');
+      return;
+    }
+    // Issue 24: a changed Callback is verified again before its next delivery.
+    if (before !== undefined && before.Callback !== h.Callback)
+      deliveries.verifier?.forget(new URL(h.Callback).origin);
+    engine.hookSaved(h);
+    p.counted?.(source, 'applied');
+  };
   const follow: HookChangeListener = {
-    hookSaved: (h) => {
-      // Issue 24: a changed Callback is verified again before its next delivery.
-      const before = engine.get(h.Id);
-      if (before !== undefined && before.Callback !== h.Callback)
-        deliveries.verifier?.forget(new URL(h.Callback).origin);
-      engine.hookSaved(h);
-    },
+    hookSaved: (h) => saved(h, 'here'),
     hookDeleted: (id) => {
       engine.hookDeleted(id);
       deliveries.hookDeleted(id);
@@ -80,9 +93,9 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
   // A shared database announces every committed hook change, and each instance's index follows;
   // with SQLite, `hookd user remove` and friends write the file from another process.
   const stopFollowing = await store.coordination.followChanges({
-    changed: (saved, deleted) =>
+    changed: (changed, deleted) =>
       serially('applying hook changes from the database', () => {
-        for (const h of saved) follow.hookSaved(h);
+        for (const h of changed) saved(h, 'database');
         // Known here only if it was not this process that deleted it (it applied that already).
         for (const id of deleted) if (engine.get(id) !== undefined) deletedElsewhere(id);
       }),

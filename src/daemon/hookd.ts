@@ -183,7 +183,10 @@ async function assemble(
   });
   recordAttempts(deliveries, metrics, log, transports);
   const clustered = cluster !== undefined;
-  await followHookChanges({ store, hooks, engine, deliveries, users, clustered, log, life });
+  await followHookChanges({
+    ...{ store, hooks, engine, deliveries, users, clustered, log, life },
+    counted: (source, result) => metrics.hookChange(source, result),
+  });
   await operations.start();
   await deliveries.start();
   startReclaimer(cluster, opened, deliveries, leaseMs, log, life);
@@ -200,7 +203,7 @@ async function assemble(
   });
   metrics.observe({ tailClients: () => tail.clients });
   // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
-  const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail });
+  const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail, fanout });
   life.defer('listen relays', () => listen.close());
   let consoleListener: ReturnType<typeof consoleListenerFor> | undefined;
   const door: FrontDoorParts = {
@@ -252,6 +255,7 @@ async function assemble(
         settings,
         member,
       });
+      settings.proxyListening(boundUrl);
       return boundUrl;
     },
     close: () => life.stop(reloader.current().shutdownTimeoutMs),

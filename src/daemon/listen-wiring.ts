@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { TailFanout } from '../cluster/index.js';
 import type { DeliveryPipeline } from '../delivery/index.js';
 import type { assembleIdentity } from '../identity/index.js';
 import { ListenServer, presentListenerAttempt } from '../listen/index.js';
@@ -19,6 +20,8 @@ export function listenServer(parts: {
   hooks: HookService;
   opened: OpenedStores;
   tail: TailServer;
+  /** In a cluster: the other instances' fired callbacks reach this instance's listeners too. */
+  fanout?: TailFanout | undefined;
 }): {
   upgrade: UpgradeHandler;
   attemptsOf: (deliveryId: string) => Promise<Record<string, unknown>[]>;
@@ -34,6 +37,7 @@ export function listenServer(parts: {
     deliveries,
     hooks,
     attempts: opened.listenerAttempts,
+    ...(parts.fanout && { remote: parts.fanout }),
   });
   return {
     upgrade: (req, socket, head) =>

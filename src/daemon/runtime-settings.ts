@@ -17,6 +17,8 @@ export class RuntimeSettings {
   private uriBuilder: (req: IncomingMessage, socket?: Socket) => string;
   private base: string | undefined;
   private redactor: ((uri: string) => string) | undefined;
+  /** Where the proxy listens (`http://host:port`), once it does; undefined on a unix socket. */
+  private proxy: URL | undefined;
 
   constructor(config: HookdConfig) {
     this.redactor = queryRedactor(config.redactQueryParams ?? []);
@@ -52,6 +54,28 @@ export class RuntimeSettings {
 
   /** `$REQUEST_URI` of a proxied request. */
   readonly uriOf = (req: IncomingMessage, socket?: Socket): string => this.uriBuilder(req, socket);
+
+  /** Told once the proxy listens: the address `proxyBase` names when there is no publicBaseUrl. */
+  proxyListening(url: string): void {
+    this.proxy = url.startsWith('http') && URL.canParse(url) ? new URL(url) : undefined;
+  }
+
+  /**
+   * Scheme and host of `$REQUEST_URI` for the console's test events and dry runs: where a request
+   * that fires the hook would have gone. `publicBaseUrl`; else the proxy listener's address, named
+   * by the host the browser used when the proxy listens on every interface; else (the request
+   * came in on the proxy's own port, or the proxy is a unix socket) the request's host. Never the
+   * console's own port, which proxies nothing.
+   */
+  proxyBase(host: string | undefined, localPort: number | undefined): string {
+    if (this.base !== undefined) return this.base;
+    const proxy = this.proxy;
+    if (proxy === undefined || Number(proxy.port) === localPort) return this.reportBase(host);
+    const wildcard = proxy.hostname === '0.0.0.0' || proxy.hostname === '[::]';
+    if (!wildcard || host === undefined) return proxy.origin;
+    const hostname = URL.canParse(`http://${host}`) ? new URL(`http://${host}`).hostname : proxy.hostname;
+    return `${proxy.protocol}//${hostname}:${proxy.port}`;
+  }
 
   /** Scheme and host for requests reported through the API. */
   reportBase(host: string | undefined): string {

@@ -5,6 +5,7 @@
  */
 import { isoTimestamp } from '../hook/index.js';
 import { withoutPassword } from '../util/index.js';
+import { isTestRequest } from './test-event-marker.js';
 
 export interface TriggerMessage {
   Method: string;
@@ -30,6 +31,8 @@ export interface FiredMessage {
   HookId: string;
   DeliveryId: string;
   Trigger: TriggerMessage;
+  /** A test event's (the console's "Send a test event"): absent for real traffic. */
+  Test?: true;
 }
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
@@ -49,6 +52,8 @@ export interface AttemptMessage {
   /** A transport other than HTTP: its receipt in words when delivered ("confirmed by …"). */
   Receipt?: string;
   Trigger: TriggerMessage;
+  /** A test event's (the console's "Send a test event"): absent for real traffic. */
+  Test?: true;
 }
 
 /**
@@ -135,9 +140,12 @@ interface EventDelivery {
   id: string;
   hookId: string;
   attempts: number;
-  request: { method: string; url: string };
+  request: { method: string; url: string; headers?: Record<string, string> };
   trigger: Parameters<typeof triggerMessage>[0];
 }
+
+const testMark = (d: EventDelivery): { Test?: true } =>
+  d.request.headers !== undefined && isTestRequest(d.request.headers) ? { Test: true } : {};
 
 /** The tail's message for a fired callback. */
 export function firedMessage(d: EventDelivery, time: string): FiredMessage {
@@ -147,6 +155,7 @@ export function firedMessage(d: EventDelivery, time: string): FiredMessage {
     HookId: d.hookId,
     DeliveryId: d.id,
     Trigger: triggerMessage(d.trigger),
+    ...testMark(d),
   };
 }
 
@@ -170,6 +179,7 @@ export function attemptMessage(
     Outcome: outcome,
     Error: r.error,
     Trigger: triggerMessage(d.trigger),
+    ...testMark(d),
   };
   // An HTTP answer has its status; another transport's receipt is said in words.
   if (r.statusCode === null && r.responseBody !== null) m.Receipt = r.responseBody;

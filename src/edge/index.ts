@@ -4,6 +4,8 @@
  * proxy's) to write; hookd's own cookies are not the upstream's to set; an Upgrade becomes a
  * tunnel only once the upstream has switched protocols.
  */
+
+export { clientErrorAnswer, clientErrorProblem } from './client-error.js';
 export { fold, HeaderHygiene, setsOwnCookie } from './header-hygiene.js';
 export { HOP_BY_HOP } from './hop-by-hop.js';
 export { UpgradeGate, type UpgradeGateOptions } from './upgrade-gate.js';

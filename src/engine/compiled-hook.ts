@@ -91,7 +91,11 @@ export class TemplateCache {
     }
     let t = this.#own.get(hook);
     if (t === undefined) {
-      t = compileTemplate(hook.CallbackContent, hook.CallbackContentMediaType, this.#opts);
+      t = compileTemplate(
+        hook.CallbackContent,
+        hook.CallbackContentMediaType,
+        hook.ContentEscape === undefined ? this.#opts : { ...this.#opts, escape: hook.ContentEscape },
+      );
       this.#own.set(hook, t);
     }
     return t;

@@ -1,6 +1,7 @@
 import { TLS_JSON_SCHEMA } from '../client-tls/index.js';
 import { AUTH_JSON_SCHEMA } from '../oauth2/index.js';
 import { SIGNATURE_JSON_SCHEMA } from '../signing/index.js';
+import { CONTENT_ESCAPES } from './content-escape.js';
 import { CALLBACK_METHODS, HOOK_TYPES } from './hook.js';
 import { NAME_SHAPE } from './hook-name.js';
 
@@ -71,6 +72,13 @@ export const HOOK_SCHEMA = {
       description:
         'Body template: $REQUEST_PATH, $REQUEST_URI, $REQUEST_METHOD, $REQUEST_USER, $STATUS_CODE, $HOOK_ID, $TIMESTAMP, $1…$n (also ${NAME}). Left out: a JSON event document.',
     },
+    ContentEscape: {
+      type: 'string',
+      enum: [...CONTENT_ESCAPES],
+      default: 'none',
+      description:
+        "Chat markup escaping of every value substituted into CallbackContent, on top of the media type's: slack (& < > as &amp; &lt; &gt;), mattermost (those, Markdown punctuation backslashed, @ mentions broken), discord and markdown (Markdown punctuation backslashed; discord also breaks @ mentions), none.",
+    },
     CallbackContentMediaType: { type: 'string', minLength: 1, maxLength: 255, default: 'application/json' },
     Headers: {
       type: 'object',
@@ -130,6 +138,7 @@ export const HOOK_SCHEMA = {
     State: { description: 'Server-set; ignored in input.' },
     DisabledReason: { description: 'Server-set; ignored in input.' },
     DisabledAt: { description: 'Server-set; ignored in input.' },
+    VerificationResult: { description: 'Server-set; ignored in input.' },
     Warnings: { description: 'Server-set (create/replace answers); ignored in input.' },
   },
 } as const;

@@ -5,6 +5,7 @@
 import type { ClientTls } from '../client-tls/index.js';
 import type { HookAuth } from '../oauth2/index.js';
 import type { SignatureConfig } from '../signing/index.js';
+import type { ContentEscape } from './content-escape.js';
 
 /** A validated, normalised hook configuration: what a client controls. */
 export interface HookConfig {
@@ -64,6 +65,11 @@ export interface HookConfig {
    * gets from `TokenUrl`. `ClientSecret` is write-only: the API shows `presentAuth` of it.
    */
   Auth?: HookAuth;
+  /**
+   * The chat markup escaping of every value substituted into `CallbackContent`
+   * (src/hook/content-escape.ts): `slack`, `mattermost`, `discord`, `markdown`. Absent: `none`.
+   */
+  ContentEscape?: ContentEscape;
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */
@@ -121,7 +127,15 @@ export const CALLBACK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as con
 export type CallbackMethod = (typeof CALLBACK_METHODS)[number];
 
 /** Fields the server sets; accepted in input and ignored, so `get` → edit → `replace` works. */
-export const READ_ONLY_FIELDS = ['Id', 'Owner', 'Modified', 'State', 'DisabledReason', 'DisabledAt'] as const;
+export const READ_ONLY_FIELDS = [
+  'Id',
+  'Owner',
+  'Modified',
+  'State',
+  'DisabledReason',
+  'DisabledAt',
+  'VerificationResult',
+] as const;
 
 /** `Modified` format: ISO 8601, milliseconds, `+00:00` rather than `Z` (the seed asks for an offset). */
 export function isoTimestamp(d: Date = new Date()): string {

@@ -1,5 +1,6 @@
 // The public surface of hook/: what other folders may import. Everything else is its own.
 
+export { CONTENT_ESCAPES, type ContentEscape } from './content-escape.js';
 export {
   BEFORE_COMPLETION,
   CALLBACK_METHODS,
@@ -18,6 +19,7 @@ export { HOOK_SCHEMA } from './hook-schema.js';
 export { internHook } from './intern-hook.js';
 export { type LintInput, lintHook } from './lint-hook.js';
 export { type CompiledPattern, compilePattern, decodeRequestSegment, splitRequestPath } from './pattern.js';
+export { sameHook } from './same-hook.js';
 export { type CompiledTemplate, compileTemplate, TemplateSizeError } from './template.js';
 export { compileUrlTemplate, type UrlValueEscape } from './url-template.js';
 export { type ValidateOptions, validateHook } from './validate-hook.js';

@@ -21,12 +21,16 @@ export interface LintInput {
   CallbackContent?: string | undefined;
   CallbackContentMediaType?: string | undefined;
   Tls?: ClientTls | undefined;
+  ContentEscape?: string | undefined;
 }
 
 export interface HookLint {
   errors: FieldError[];
   warnings: FieldError[];
 }
+
+/** A JSON body with a `"text"` member: what Slack, Mattermost, Teams and Discord-style webhooks read. */
+const CHAT_TEXT_KEY = /"(?:text|content)"\s*:/;
 
 /** `$UPPER_CASE`: what a template variable looks like; `$schema` and `$ref` are left alone. */
 const VARIABLE_LIKE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
@@ -64,6 +68,7 @@ function lintTemplate(h: LintInput, template: string, errors: FieldError[], warn
   };
 
   // The template with sample values in place of its variables, to judge it as JSON.
+  let substitutes = false;
   let sample = '';
   let inString = false;
   let i = 0;
@@ -111,6 +116,7 @@ function lintTemplate(h: LintInput, template: string, errors: FieldError[], warn
         `${raw} is not a template variable and is sent as written${near ? `; did you mean ${near}?` : ` (variables: ${TEMPLATE_VARIABLES.join(', ')}, $1…$n)`}`,
       );
     }
+    if (recognised) substitutes = true;
     if (recognised && json) {
       // $STATUS_CODE of an AfterCompletion hook is always a number: bare is fine (and useful).
       const numeric = ref.name === 'STATUS_CODE' && h.Type === AFTER_COMPLETION;
@@ -126,6 +132,13 @@ function lintTemplate(h: LintInput, template: string, errors: FieldError[], warn
     i = ref.end;
   }
   if (!json) return;
+  if (substitutes && (h.ContentEscape ?? 'none') === 'none' && CHAT_TEXT_KEY.test(template)) {
+    warnings.push({
+      field: 'ContentEscape',
+      message:
+        'is not set, and CallbackContent looks like a chat message (a "text" or "content" member): whoever sends a request through hookd can put chat markup (<!channel>, links, @everyone) into the values it substitutes; set "ContentEscape": "slack" (or mattermost, discord, markdown)',
+    });
+  }
   sample += template.slice(copied);
   try {
     JSON.parse(sample);

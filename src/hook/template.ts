@@ -5,6 +5,7 @@
  * request path can change the structure of the callback body.
  */
 import { Buffer } from 'node:buffer';
+import { type ContentEscape, contentEscapeOf } from './content-escape.js';
 import { HOOK_TYPES } from './hook.js';
 import { type MediaKind, mediaKind, parseMediaType } from './media-type.js';
 
@@ -124,7 +125,14 @@ const formEscape: Escape = (v) => {
   }
 };
 
-function escapeFor(kind: MediaKind, inJsonString: boolean): Escape {
+/** The chat escape first (it reads the value as the person will), then the media type's. */
+function escapeFor(kind: MediaKind, inJsonString: boolean, chat: Escape | undefined): Escape {
+  const media = mediaEscapeFor(kind, inJsonString);
+  if (chat === undefined) return media;
+  return media === identity ? chat : (v) => media(chat(v));
+}
+
+function mediaEscapeFor(kind: MediaKind, inJsonString: boolean): Escape {
   switch (kind) {
     case 'json':
       // Outside a string literal the value goes in as-is: the seed's bare `$REQUEST_PATH`
@@ -228,12 +236,13 @@ export function defaultEventDocument(ctx: TemplateContext): string {
  * Unknown `$words` (`$schema`), references to captures the pattern does not have, and `$$` are
  * kept exactly as written. Throws `TypeError` for an invalid media type, `RangeError` for a bad
  * `maxBytes`, and {@link TemplateSizeError} when the template's fixed text alone is over the
- * limit (every render would fail).
+ * limit (every render would fail). `escape` (the hook's `ContentEscape`) applies to every
+ * substituted value, before the media type's escaping; the default event document has none.
  */
 export function compileTemplate(
   template: string | undefined,
   mediaType: string,
-  opts: { maxBytes?: number } = {},
+  opts: { maxBytes?: number; escape?: ContentEscape | undefined } = {},
 ): CompiledTemplate {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
@@ -246,6 +255,7 @@ export function compileTemplate(
   }
 
   const kind = mediaKind(mt);
+  const chat = contentEscapeOf(opts.escape);
   const json = kind === 'json';
   const literals: string[] = [];
   const slots: Slot[] = [];
@@ -268,7 +278,7 @@ export function compileTemplate(
     }
     if (c === 0x24) {
       const ref = readReference(template, i);
-      const slot = ref && slotFor(ref.name, template.slice(i, ref.end), escapeFor(kind, inString));
+      const slot = ref && slotFor(ref.name, template.slice(i, ref.end), escapeFor(kind, inString, chat));
       if (ref && slot) {
         literals.push(template.slice(literalStart, i));
         slots.push(slot);

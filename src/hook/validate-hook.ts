@@ -3,7 +3,7 @@ import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
 import { checkAuth } from '../oauth2/index.js';
 import { checkSignature, schemeHeader } from '../signing/index.js';
-import { suggest } from '../util/index.js';
+import { didYouMean, suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
 import {
@@ -49,7 +49,7 @@ let shapeCheck: Promise<ValidateFunction> | undefined;
  */
 function checkShape(): Promise<ValidateFunction> {
   shapeCheck ??= import('ajv').then(({ Ajv }) =>
-    new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(HOOK_SCHEMA),
+    new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(HOOK_SCHEMA),
   );
   return shapeCheck;
 }
@@ -250,6 +250,9 @@ export async function validateHook(
     const r = doc.RateLimit as { PerSecond: number; Burst?: number };
     config.RateLimit = { PerSecond: r.PerSecond, Burst: r.Burst ?? Math.max(1, Math.ceil(r.PerSecond)) };
   }
+  if (doc.ContentEscape !== undefined && doc.ContentEscape !== 'none') {
+    config.ContentEscape = doc.ContentEscape as HookConfig['ContentEscape'] & string;
+  }
   if (doc.Verification !== undefined) config.Verification = doc.Verification as 'off' | 'cloudevents';
   if (doc.Ordering !== undefined) config.Ordering = { Key: (doc.Ordering as { Key: string }).Key };
   if (signature?.config) config.Signature = signature.config;
@@ -300,8 +303,14 @@ function describe(e: ErrorObject): FieldError {
             'must be 0 (BeforeCompletion) or 1 (AfterCompletion); list them with hookctl types (GET /hooktypes)',
         };
       if (top === 'CallbackMethod')
-        return { field, message: `must be one of ${CALLBACK_METHODS.join(', ')}` };
-      return { field, message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}` };
+        return {
+          field,
+          message: `must be one of ${CALLBACK_METHODS.join(', ')}${didYouMean(e.data, CALLBACK_METHODS)}`,
+        };
+      return {
+        field,
+        message: `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}${didYouMean(e.data, (e.params.allowedValues as unknown[]).map(String))}`,
+      };
     case 'minItems':
       return {
         field,

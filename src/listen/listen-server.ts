@@ -38,6 +38,15 @@ export interface ListenDeps {
     find(id: string): Promise<Hook | undefined>;
   };
   attempts: ListenerAttemptStore;
+  /**
+   * In a cluster, the other instances' fired callbacks (the live tail's fan-out): a listener sees
+   * every instance's callbacks, not only those of the instance it reached. `watching` asks the
+   * others for an owner's events while a listener of that owner is connected here.
+   */
+  remote?: {
+    onRemote(listener: (e: { owner: string; [field: string]: unknown }) => void): () => void;
+    watching(owner: string, delta: 1 | -1): void;
+  };
   /** Bytes a listener may have unsent before callbacks are skipped for it (default 4 MiB). */
   maxBufferedBytes?: number;
   heartbeatMs?: number;
@@ -69,13 +78,15 @@ export class ListenServer {
   private readonly byOwner = new Map<string, Set<Listener>>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly offFired: () => void;
+  private readonly offRemote: (() => void) | undefined;
 
   constructor(private readonly deps: ListenDeps) {
-    this.offFired = deps.events.on('fired', (m, owner) => {
-      const listeners = this.byOwner.get(owner);
-      if (!listeners) return;
-      const to = [...listeners].filter((l) => l.hooks.size === 0 || l.hooks.has(m.HookId));
-      if (to.length > 0) void this.relay(m.DeliveryId, m.HookId, to);
+    this.offFired = deps.events.on('fired', (m, owner) => this.fired(m.DeliveryId, m.HookId, owner, false));
+    // Another instance's events never include this one's (the fan-out skips its sender), so
+    // each callback reaches a listener once, from the instance that fired it.
+    this.offRemote = deps.remote?.onRemote((e) => {
+      if (e.kind === 'fired' && typeof e.DeliveryId === 'string' && typeof e.HookId === 'string')
+        this.fired(e.DeliveryId, e.HookId, e.owner, true);
     });
     this.heartbeat = setInterval(() => {
       for (const set of this.byOwner.values())
@@ -89,6 +100,13 @@ export class ListenServer {
         }
     }, deps.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
+  }
+
+  private fired(deliveryId: string, hookId: string, owner: string, remote: boolean): void {
+    const listeners = this.byOwner.get(owner);
+    if (!listeners) return;
+    const to = [...listeners].filter((l) => l.hooks.size === 0 || l.hooks.has(hookId));
+    if (to.length > 0) void this.relay(deliveryId, hookId, to, remote);
   }
 
   private wss(): WebSocketServer {
@@ -154,10 +172,15 @@ export class ListenServer {
     const set = this.byOwner.get(owner) ?? new Set<Listener>();
     this.byOwner.set(owner, set);
     set.add(l);
+    this.deps.remote?.watching(owner, 1);
+    let gone = false;
     const off = () => {
+      if (gone) return;
+      gone = true;
       const s = this.byOwner.get(owner);
       s?.delete(l);
       if (s?.size === 0) this.byOwner.delete(owner);
+      this.deps.remote?.watching(owner, -1);
     };
     ws.on('close', off);
     ws.on('error', off);
@@ -168,10 +191,10 @@ export class ListenServer {
     this.deps.log.info({ listener: l.id, owner, hooks: [...hooks] }, 'listener connected');
   }
 
-  private async relay(deliveryId: string, hookId: string, to: Listener[]): Promise<void> {
+  private async relay(deliveryId: string, hookId: string, to: Listener[], remote: boolean): Promise<void> {
     try {
       const [d, hook] = await Promise.all([
-        this.deps.deliveries.get(deliveryId),
+        remote ? this.recorded(deliveryId) : this.deps.deliveries.get(deliveryId),
         this.deps.hooks.find(hookId),
       ]);
       if (!d || !hook) return;
@@ -196,6 +219,18 @@ export class ListenServer {
       }
     } catch (err) {
       this.deps.log.warn({ err, deliveryId }, 'relaying a callback to listeners failed');
+    }
+  }
+
+  /**
+   * Another instance's delivery, read from the shared store: its fired event can overtake the
+   * commit of its record, so a missing one is asked for again, a few times within about 3 s.
+   */
+  private async recorded(deliveryId: string): Promise<DeliveryRecord | undefined> {
+    for (let wait = 50; ; wait *= 2) {
+      const d = await this.deps.deliveries.get(deliveryId);
+      if (d !== undefined || wait > 1600) return d;
+      await new Promise((resolve) => setTimeout(resolve, wait).unref());
     }
   }
 
@@ -248,6 +283,7 @@ export class ListenServer {
     this.closing ??= (async () => {
       clearInterval(this.heartbeat);
       this.offFired();
+      this.offRemote?.();
       for (const ws of this.server?.clients ?? []) ws.close(1001, 'hookd is shutting down');
       await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     })();

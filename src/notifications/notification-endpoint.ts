@@ -5,7 +5,7 @@
  */
 import { type FieldError, HookdError } from '../errors/index.js';
 import { checkSignature, type SignatureConfig } from '../signing/index.js';
-import { sortableId } from '../util/index.js';
+import { didYouMean, sortableId } from '../util/index.js';
 import { NOTIFICATION_TYPES, type NotificationEndpointFields, type NotificationType } from '../wire/index.js';
 
 export { NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';
@@ -37,6 +37,8 @@ export interface EndpointInput {
   Signature?: SignatureConfig;
 }
 
+/** The fields a client sets; the rest of KNOWN are the server's, accepted so a `get` can be sent back. */
+const FIELDS = ['Url', 'Events', 'Description', 'Signature'];
 const KNOWN = new Set([
   'Url',
   'Events',
@@ -62,7 +64,7 @@ export function validateEndpoint(body: unknown): EndpointInput {
     if (!KNOWN.has(k))
       errors.push({
         field: k,
-        message: 'is not a field of a notification endpoint (Url, Events, Description, Signature)',
+        message: `is not a field of a notification endpoint (Url, Events, Description, Signature)${didYouMean(k, FIELDS)}`,
       });
   }
   let url = '';
@@ -89,7 +91,7 @@ export function validateEndpoint(body: unknown): EndpointInput {
         if (e !== '*' && !(NOTIFICATION_TYPES as readonly unknown[]).includes(e)) {
           errors.push({
             field: `Events[${i}]`,
-            message: `must be "*" or one of ${NOTIFICATION_TYPES.join(', ')}`,
+            message: `must be "*" or one of ${NOTIFICATION_TYPES.join(', ')}${didYouMean(e, NOTIFICATION_TYPES)}`,
           });
         } else if (!events.includes(e as string)) events.push(e as string);
       });

@@ -18,6 +18,8 @@ export const LOG_FIELDS = {
   status: 'HTTP status: of an API or proxied response, or a receiver’s answer to a callback',
   durationMs: 'how long a request or callback attempt took, milliseconds',
   hooks: 'how many hooks: fired by a request, or in the match index',
+  peer: 'address of the client whose request HTTP parsing refused',
+  requestLine: 'the request line of a request HTTP parsing refused (control characters escaped)',
   // start and stop
   version: 'hookd version',
   url: 'base URL hookd listens on (the API and the proxy)',
@@ -41,6 +43,7 @@ export const LOG_FIELDS = {
   deliveryId: 'Id of a delivery',
   attempt: 'number of a callback attempt (1 for the first)',
   outcome: 'result of an attempt: succeeded, retrying or failed',
+  test: 'true on the lines of a test event (the console’s "Send a test event")',
   count: 'how many items the message is about',
   pending: 'deliveries pending at start',
   removed: 'delivery-log entries pruned',

@@ -39,6 +39,7 @@ export class Metrics {
   private readonly rateDelays: Counter;
   private readonly rateWaitSeconds: Counter;
   private readonly namesRefused: Counter;
+  private readonly hookChanges: Counter<'source' | 'result'>;
   private others: (() => Promise<MetricsSnapshot[]>) | undefined;
 
   constructor(version: string, sources: MetricsSources = {}) {
@@ -110,7 +111,18 @@ export class Metrics {
       help: 'Proxied requests whose identity provider named no valid hookd user (or admin): anonymous for hooks',
       registers,
     });
+    this.hookChanges = new Counter({
+      name: 'hookd_hook_changes_total',
+      help: "Hook changes the match index was given, by source (here: made by this instance; database: announced by the shared database, this instance's own included) and result (applied, or current: the index held that version already)",
+      labelNames: ['source', 'result'],
+      registers,
+    });
     this.observe(sources);
+  }
+
+  /** A hook change offered to the match index (src/daemon/hook-following.ts). */
+  hookChange(source: 'here' | 'database', result: 'applied' | 'current'): void {
+    this.hookChanges.inc({ source, result });
   }
 
   /** Gauges read from their owners at scrape time, registered by each owner once it is made. */

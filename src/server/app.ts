@@ -9,9 +9,11 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/index.js';
 import type { HookdConfig } from '../config/index.js';
+import { clientErrorAnswer } from '../edge/index.js';
 import { HookdError } from '../errors/index.js';
 import { type ApiFeature, allowedMethods, sendProblem, toProblem } from '../http-api/index.js';
 import { ApiIdentity } from '../identity/index.js';
+import { DEFAULT_LINGER, lingeringResponse } from '../linger/index.js';
 import { printable } from '../util/index.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
@@ -28,7 +30,7 @@ export interface SystemState {
 }
 
 export interface AppDeps {
-  config: Pick<HookdConfig, 'apiBase' | 'bodyLimit'>;
+  config: Pick<HookdConfig, 'apiBase' | 'bodyLimit' | 'linger'>;
   /** How API callers are identified: hookd tokens alone, or tokens then the identity provider. */
   auth: Authenticator | ApiIdentity;
   logger: Logger;
@@ -85,6 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onProtoPoisoning: 'error',
     schemaController: { compilersFactory: schemaCompilersOnDemand },
     onConstructorPoisoning: 'error',
+    // A request Node's parser refuses (raw UTF-8 in the URL…) gets a problem document and a log line.
+    clientErrorHandler: clientErrorAnswer(deps.logger),
     // Draining is answered by our own onRequest hook (the ops listener's /readyz reports it).
     return503OnClosing: false,
     // Router-level failures (a malformed %-escape, an over-long id) answer as problems too.
@@ -99,13 +103,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     serverFactory: (handler) => {
       apiHandler = handler;
-      server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-        // Once close() began, answers end their connection so that a busy keep-alive client
-        // does not keep it (and the proxy) in use until the drain deadline.
-        if (!server.listening) res.setHeader('connection', 'close');
-        if (isApi(req.url ?? '/')) handler(req, res);
-        else fallback(req, res);
-      });
+      server = createServer(
+        { keepAliveTimeout: 65_000, ServerResponse: lingeringResponse(deps.config.linger ?? DEFAULT_LINGER) },
+        (req, res) => {
+          // Once close() began, answers end their connection so that a busy keep-alive client
+          // does not keep it (and the proxy) in use until the drain deadline.
+          if (!server.listening) res.setHeader('connection', 'close');
+          if (isApi(req.url ?? '/')) handler(req, res);
+          else fallback(req, res);
+        },
+      );
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const handler = isApi(req.url ?? '/') ? deps.apiUpgrade : deps.fallbackUpgrade;
         if (handler) handler(req, socket, head, server);
@@ -176,7 +183,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   fastify.addHook('onResponse', async (req, reply) => {
     // The path only: a client may put a token in a query string, and the log must never hold one.
     const q = req.url.indexOf('?');
-    req.log.info(
+    // Routes that say so (the console's static assets) log at debug.
+    const quiet = (req.routeOptions.config as { quietLog?: boolean } | undefined)?.quietLog === true;
+    req.log[quiet ? 'debug' : 'info'](
       {
         method: req.method,
         path: q === -1 ? req.url : req.url.slice(0, q),

@@ -74,15 +74,20 @@ export class HookService {
     return this.all();
   }
 
-  /** The checks of create and replace (callback policy included), without storing anything. */
-  check(body: unknown, owner?: string): Promise<HookConfig> {
-    return validateHook(body, this.validation, owner);
+  /**
+   * Every check of create (with `self`, of replacing that hook): the document, the callback
+   * policy, the owner's path scopes and the Name's uniqueness. Create, replace and
+   * `/_hookd/validate` all come here, so a hook that passes validation is one create accepts.
+   */
+  async check(body: unknown, owner: string, self?: string): Promise<HookConfig> {
+    const config = await validateHook(body, this.validation, owner);
+    await this.checkPattern?.(owner, config.PathPattern);
+    await this.checkName(owner, config.Name, self);
+    return config;
   }
 
   async create(owner: string, body: unknown): Promise<Hook> {
-    const config = await validateHook(body, this.validation, owner);
-    await this.checkPattern?.(owner, config.PathPattern);
-    await this.checkName(owner, config.Name, undefined);
+    const config = await this.check(body, owner);
     const hook: Hook = {
       Id: newHookId(),
       Owner: owner,
@@ -97,9 +102,7 @@ export class HookService {
 
   async replace(owner: string, id: string, body: unknown): Promise<Hook> {
     const existing = await this.get(owner, id);
-    const config = await validateHook(body, this.validation, owner);
-    await this.checkPattern?.(owner, config.PathPattern);
-    await this.checkName(owner, config.Name, existing.Id);
+    const config = await this.check(body, owner, existing.Id);
     // A replace re-enables a hook that a 410 disabled: the owner has pointed it somewhere new.
     const hook: Hook = {
       Id: existing.Id,

@@ -1,4 +1,6 @@
 // The public surface of transports/: the seam, the registry and the built-in transports.
+
+export { amqpTransport } from './amqp/index.js';
 export {
   callbackSchemeCheck,
   DEFAULT_CALLBACK_SCHEMES,
@@ -7,6 +9,9 @@ export {
 } from './callback-schemes.js';
 export { HttpTransport, httpTransport } from './http/http-transport.js';
 export { createPinnedDispatcher } from './http/pinned-dispatcher.js';
+export { mqttTransport } from './mqtt/index.js';
+export { natsTransport } from './nats/index.js';
+export { redisTransport } from './redis/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
   SendOutcome,

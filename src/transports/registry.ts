@@ -2,11 +2,21 @@
  * The transports hookd knows, by scheme. A new transport is a folder of its own plus one line in
  * `builtinTransports`.
  */
+import { amqpTransport } from './amqp/index.js';
 import { httpTransport } from './http/http-transport.js';
+import { mqttTransport } from './mqtt/index.js';
+import { natsTransport } from './nats/index.js';
+import { redisTransport } from './redis/index.js';
 import type { TransportModule } from './transport.js';
 
 /** Every transport module built in, in the order `--callback-schemes` lists them. */
-export const builtinTransports: readonly TransportModule[] = [httpTransport];
+export const builtinTransports: readonly TransportModule[] = [
+  httpTransport,
+  amqpTransport,
+  mqttTransport,
+  natsTransport,
+  redisTransport,
+];
 
 /** Looks transport modules up by scheme. */
 export class TransportRegistry {

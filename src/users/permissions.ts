@@ -14,6 +14,7 @@
  * The admin has every permission, always; its stored list is not consulted.
  */
 import type { UserRecord } from '../store/index.js';
+import { didYouMean } from '../util/index.js';
 import { ADMIN_USER } from './scopes.js';
 
 export const REPORT_PERMISSION = 'report';
@@ -45,7 +46,10 @@ export function parsePermissions(
     return { ok: false, errors: [`must be ${PERMISSIONS_RULE}`] };
   const errors = (input as string[])
     .filter((p) => !KNOWN_PERMISSIONS.includes(p))
-    .map((p) => `"${p.slice(0, 64)}" is not a permission; known: ${KNOWN_PERMISSIONS.join(', ')}`);
+    .map(
+      (p) =>
+        `"${p.slice(0, 64)}" is not a permission; known: ${KNOWN_PERMISSIONS.join(', ')}${didYouMean(p, KNOWN_PERMISSIONS)}`,
+    );
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, permissions: [...new Set(input as string[])] };
 }

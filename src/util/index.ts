@@ -7,5 +7,5 @@ export { packageInfo } from './package-info.js';
 export { printable } from './printable.js';
 export { withoutPassword } from './redact-url.js';
 export { CROCKFORD, sortableId } from './sortable-id.js';
-export { suggest } from './suggest.js';
+export { didYouMean, suggest } from './suggest.js';
 export { withoutYoungGrowth } from './young-generation.js';

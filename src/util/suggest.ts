@@ -27,3 +27,13 @@ function distance(a: string, b: string): number {
   }
   return prev[b.length]!;
 }
+
+/**
+ * `; did you mean X?` when a value a user typed is close to one of a closed list (and is not
+ * that value), else the empty string: the tail of every "must be one of …" message.
+ */
+export function didYouMean(value: unknown, known: readonly string[]): string {
+  if (typeof value !== 'string' || value === '') return '';
+  const near = suggest(value, known);
+  return near === undefined || near === value ? '' : `; did you mean ${near}?`;
+}

@@ -40,8 +40,17 @@ export interface EndpointVerifierOptions<T> {
   fail(item: T, reason: string): void;
 }
 
+/** The last handshake with an origin: when, its answer in a few words, when the next one goes. */
+export interface HandshakeRecord {
+  at: number;
+  result: string;
+  /** Absent when none is planned (verified, or no delivery waits for the origin). */
+  nextAt?: number;
+}
+
 interface Entry<T> {
   state: OriginState;
+  last?: HandshakeRecord;
   perMinute?: number;
   reason?: string;
   running: boolean;
@@ -85,6 +94,11 @@ export class EndpointVerifier<T extends VerifiedItem> {
     return this.origins.get(origin)?.state;
   }
 
+  /** The origin's last handshake; undefined before the first has answered. */
+  lastHandshake(origin: string): HandshakeRecord | undefined {
+    return this.origins.get(origin)?.last;
+  }
+
   /** The origin's allowed rate as a rate limit, if it gave one. */
   rateFor(origin: string): { PerSecond: number; Burst: number } | undefined {
     const m = this.origins.get(origin)?.perMinute;
@@ -117,7 +131,7 @@ export class EndpointVerifier<T extends VerifiedItem> {
     e.running = true;
     cloudEventsHandshake(this.opts.dispatcher, e.url, this.requestOrigin, this.timeoutMs).then(
       (r) => this.settle(origin, e, r),
-      (err: Error) => this.settle(origin, e, { ok: false, reason: err.message }),
+      (err: Error) => this.settle(origin, e, { ok: false, reason: err.message, result: err.message }),
     );
   }
 
@@ -125,6 +139,7 @@ export class EndpointVerifier<T extends VerifiedItem> {
     e.running = false;
     if (this.closed) return;
     const waiting = [...e.waiting];
+    e.last = { at: Date.now(), result: r.result };
     if (r.ok) {
       e.state = 'verified';
       if (r.perMinute !== undefined) e.perMinute = r.perMinute;
@@ -150,6 +165,7 @@ export class EndpointVerifier<T extends VerifiedItem> {
       }
     }
     if (e.waiting.size === 0) return;
+    e.last.nextAt = now + this.retryMs;
     e.timer = setTimeout(() => {
       e.timer = undefined;
       this.start(origin, e);

@@ -6,9 +6,27 @@
  * pipeline's dispatcher: the callback target policy and the egress proxy apply to it as to
  * callbacks.
  */
+import { STATUS_CODES } from 'node:http';
 import { type Dispatcher, request } from 'undici';
 
-export type HandshakeResult = { ok: true; perMinute?: number } | { ok: false; reason: string };
+/**
+ * `result`: the answer in a few words for the hook's `VerificationResult` ("403 Forbidden", "200
+ * without WebHook-Allowed-Origin", "no answer within 10 s"); `reason`: a sentence for a failed
+ * delivery's error.
+ */
+export type HandshakeResult =
+  | { ok: true; perMinute?: number; result: string }
+  | { ok: false; reason: string; result: string };
+
+/** `10 s` for whole seconds, else `500 ms`. */
+function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** A receiver's header value in a message: printable, short. */
+function shown(v: string): string {
+  return JSON.stringify(v.slice(0, 100));
+}
 
 export async function cloudEventsHandshake(
   dispatcher: Dispatcher,
@@ -27,28 +45,38 @@ export async function cloudEventsHandshake(
     });
     await res.body.dump().catch(() => undefined);
     const allowed = header(res.headers, 'webhook-allowed-origin');
+    const status = `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim();
     if (res.statusCode < 200 || res.statusCode > 299) {
       return {
         ok: false,
         reason: `the endpoint answered the validation request (OPTIONS) with ${res.statusCode}`,
+        result: status,
       };
     }
     if (allowed === undefined || (allowed !== '*' && allowed.toLowerCase() !== requestOrigin.toLowerCase())) {
       return {
         ok: false,
         reason: `the endpoint's answer to the validation request did not allow origin ${requestOrigin} (WebHook-Allowed-Origin: ${allowed ?? 'absent'})`,
+        result:
+          allowed === undefined
+            ? `${res.statusCode} without WebHook-Allowed-Origin`
+            : `${res.statusCode} with WebHook-Allowed-Origin ${shown(allowed)}, not ${requestOrigin}`,
       };
     }
     const rate = header(res.headers, 'webhook-allowed-rate');
     const perMinute = rate !== undefined && /^\d+$/.test(rate.trim()) ? Number(rate.trim()) : undefined;
-    return perMinute !== undefined && perMinute > 0 ? { ok: true, perMinute } : { ok: true };
+    return perMinute !== undefined && perMinute > 0
+      ? { ok: true, perMinute, result: `${status}, ${perMinute} a minute allowed` }
+      : { ok: true, result: status };
   } catch (err) {
     const e = err as Error & { code?: string };
-    const what =
-      e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT'
-        ? `no answer within ${timeoutMs} ms`
-        : e.message;
-    return { ok: false, reason: `the validation request (OPTIONS) failed: ${what}` };
+    const timedOut = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT';
+    const what = timedOut ? `no answer within ${timeoutMs} ms` : e.message;
+    return {
+      ok: false,
+      reason: `the validation request (OPTIONS) failed: ${what}`,
+      result: timedOut ? `no answer within ${duration(timeoutMs)}` : `not sent: ${e.code ?? e.message}`,
+    };
   }
 }
 

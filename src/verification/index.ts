@@ -6,10 +6,17 @@
 export {
   EndpointVerifier,
   type EndpointVerifierOptions,
+  type HandshakeRecord,
   type OriginState,
   VERIFICATION_MODES,
   type VerificationMode,
   type VerifiedItem,
 } from './endpoint-verifier.js';
 export { cloudEventsHandshake, type HandshakeResult } from './handshake.js';
-export { rateLimitWithAllowedRate, unverifiedState, verificationModeFor } from './wiring.js';
+export {
+  type HookVerificationView,
+  rateLimitWithAllowedRate,
+  unverifiedState,
+  type VerificationResult,
+  verificationModeFor,
+} from './wiring.js';

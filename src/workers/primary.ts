@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { HookdConfig } from '../config/index.js';
 import { createHookd } from '../daemon/index.js';
+import { stopOnSignals } from '../signals/index.js';
 import { packageInfo } from '../util/index.js';
 import { ENV_API, ENV_LOOP_KEY, ENV_PORT, ENV_SECRET } from './messages.js';
 import { guardPrivateApi } from './private-api.js';
@@ -138,26 +139,10 @@ export async function runPrimary(
   process.on('SIGHUP', () => {
     primary.reload().catch(() => undefined);
   });
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal, drainMs: cfg.shutdownTimeoutMs }, 'stopping: finishing in-flight requests');
-    primary.close().then(
-      () => {
-        log.info('stopped');
-        log.flush();
-        process.exitCode = 0;
-      },
-      (err: unknown) => {
-        log.error({ err }, 'error while stopping');
-        process.exitCode = 1;
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals({
+    log,
+    drainMs: cfg.shutdownTimeoutMs,
+    close: () => primary.close(),
+    exitNow: (code) => process.exit(code),
+  });
 }

@@ -2,10 +2,12 @@ import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
 import { RuntimeSettings } from '../daemon/index.js';
+import { clientErrorAnswer } from '../edge/index.js';
 import { MatchEngine } from '../engine/index.js';
 import type { Hook } from '../hook/index.js';
 import { internHook } from '../hook/index.js';
 import { identityProviderFrom, requestUserResolver } from '../identity/index.js';
+import { DEFAULT_LINGER, lingeringResponse } from '../linger/index.js';
 import { LoopGuard, LoopMarker } from '../loops/index.js';
 import { Metrics } from '../observability/index.js';
 import { closeServer } from '../ops/index.js';
@@ -186,11 +188,13 @@ export async function runWorker(
     reloadAll: () => send({ t: 'reload-all' }),
   });
   const isApi = apiPathMatcher(cfg.apiBase);
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  const lingering = lingeringResponse(cfg.linger ?? DEFAULT_LINGER);
+  const server = createServer({ keepAliveTimeout: 65_000, ServerResponse: lingering }, (req, res) => {
     if (draining) res.setHeader('connection', 'close');
     if (proxy === undefined || isApi(req.url ?? '/')) api.request(req, res);
     else proxy.handle(req, res);
   });
+  server.on('clientError', clientErrorAnswer(log));
   server.on('upgrade', (req, socket, head: Buffer) => {
     if (proxy === undefined || isApi(req.url ?? '/')) api.upgrade(req, socket, head);
     else proxy.handleUpgrade(req, socket, head, server);

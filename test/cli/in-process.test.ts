@@ -111,10 +111,11 @@ describe('hookctl hooks (piped output)', () => {
     const wide = await hookctl(['hooks', 'list', '-o', 'wide'], { env });
     assert.equal(wide.code, 0, wide.stderr);
     const cells = wide.stdout.trim().split('\t');
-    assert.equal(cells.length, 11);
-    assert.deepEqual(cells.slice(0, 3), [id, 'BeforeCompletion', 'GET,POST']);
-    assert.deepEqual([cells[6], cells[7], cells[8], cells[10]], ['', '', 'false', 'PUT']);
-    assert.match(cells[9]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    // Piped, NAME (empty: this hook has none) is always the second column.
+    assert.equal(cells.length, 12);
+    assert.deepEqual(cells.slice(0, 4), [id, '', 'BeforeCompletion', 'GET,POST']);
+    assert.deepEqual([cells[7], cells[8], cells[9], cells[11]], ['', '', 'false', 'PUT']);
+    assert.match(cells[10]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     const ls = await hookctl(['-o', 'wide', 'ls'], { env });
     assert.equal(ls.stdout, wide.stdout);
   });

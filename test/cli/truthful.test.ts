@@ -607,8 +607,9 @@ describe('9. the smaller things', () => {
     const id = await create(hookDoc({ StatusCodeWhiteList: [200, 204], StatusCodeBlackList: [401] }));
     const r = await hookctl(['get', id, '-o', 'wide'], { env });
     const row = r.stdout.trim().split('\t');
-    assert.equal(row[6], '200,204');
-    assert.equal(row[7], '401');
+    // Piped, NAME (empty here) is always the second column.
+    assert.equal(row[7], '200,204');
+    assert.equal(row[8], '401');
     if (skipWithoutPty(t)) return;
     const tty = await hookctlPty(['get', id, '-o', 'wide'], { env, columns: 300 });
     assert.match(plain(tty.screen), /STATE\s+WHITELIST\s+BLACKLIST\s+PERSIST/);

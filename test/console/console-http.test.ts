@@ -204,6 +204,34 @@ describe('console over HTTP', () => {
     );
   });
 
+  it('an edit in the form keeps what the form does not show (signature schemes, ordering, verification)', async () => {
+    const hook = await createHook(d, {
+      PathPattern: '/kept/(*)',
+      Methods: ['GET'],
+      Callback: 'http://127.0.0.1:9/kept',
+      Signature: { Schemes: ['v1', 'github'] },
+      Ordering: { Key: '$1' },
+      Verification: 'off',
+    });
+    const { cookie } = await signIn(d.url, d.token);
+    const csrf = await csrfOf(d.url, cookie);
+    const form = new URLSearchParams({ ...hookToForm(hook), Name: 'kept-through-edit', _csrf: csrf });
+    const res = await fetch(`${d.url}${ROOT}/hooks/${hook.Id}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    assert.equal(res.status, 303, await res.text());
+    const stored = (await (
+      await fetch(`${d.url}/hooks/${hook.Id}`, { headers: { authorization: `Bearer ${d.token}` } })
+    ).json()) as Hook;
+    assert.equal(stored.Name, 'kept-through-edit', "the form's own change is applied");
+    assert.deepEqual(stored.Signature, { Schemes: ['v1', 'github'] });
+    assert.deepEqual(stored.Ordering, { Key: '$1' });
+    assert.equal(stored.Verification, 'off');
+  });
+
   it('shows the server lint warnings next to the fields as the user types', async () => {
     const { cookie } = await signIn(d.url, d.token);
     const csrf = await csrfOf(d.url, cookie);

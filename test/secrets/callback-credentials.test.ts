@@ -18,6 +18,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { skipReason } from '../helpers/require.js';
 import { record } from '../store/delivery-store-contract.js';
 import { storedHook } from '../store/store-contract.js';
 
@@ -136,10 +137,11 @@ describe("a hook's Tls in a SQLite store", () => {
   });
 });
 
-const skip = await pgSkipReason();
 const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
+// PostgreSQL first (its own flag), then the dump tool.
+const unavailable = (await pgSkipReason()) ?? skipReason(noPgDump && 'pg_dump is not installed');
 describe('Callback credentials in a PostgreSQL database', {
-  skip: skip ?? (noPgDump && process.env.HOOKD_REQUIRE_ALL !== '1' ? 'pg_dump is not installed' : undefined),
+  skip: unavailable,
 }, () => {
   let tdb: TestDatabase;
   before(async () => {

@@ -52,6 +52,12 @@ describe('--callback-schemes https', () => {
 
 // The first broker scheme this build has (the broker transports register themselves).
 const broker = builtinTransports.flatMap((m) => m.schemes).find((s) => s !== 'http' && s !== 'https');
+// The rest of a well-formed Callback of that scheme (its own shape check comes before the policy).
+const SHAPE: Record<string, string> = {
+  amqp: '/%2F?routing_key=q',
+  amqps: '/%2F?routing_key=q',
+  redis: '/0?stream=s',
+};
 
 describe('a broker Callback under the default address policy', () => {
   let d: TestDaemon;
@@ -63,7 +69,12 @@ describe('a broker Callback under the default address policy', () => {
   it('refuses a loopback broker host as it refuses a loopback web server', {
     skip: broker === undefined && 'this build has no broker transport yet',
   }, async () => {
-    const m = await refusal(d, 'POST', '/hooks', hook(`${broker}://127.0.0.1:1/x`));
+    const m = await refusal(
+      d,
+      'POST',
+      '/hooks',
+      hook(`${broker}://127.0.0.1:1${SHAPE[broker ?? ''] ?? '/x'}`),
+    );
     assert.match(m, /loopback/);
     const web = await refusal(d, 'POST', '/hooks', hook('http://127.0.0.1:1/x'));
     assert.match(web, /loopback/);

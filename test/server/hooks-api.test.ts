@@ -116,6 +116,7 @@ describe('hooks API over HTTP', () => {
         CallbackMethod: 'PATCH',
         CallbackContent: '{"text":"$REQUEST_METHOD $REQUEST_PATH ($1)","$schema":"x"}',
         CallbackContentMediaType: 'application/vnd.chat+json; charset=utf-8',
+        ContentEscape: 'slack',
         Headers: { 'X-Api-Key': 'k', Authorization: 'Bearer downstream' },
         Persist: false,
       };

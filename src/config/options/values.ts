@@ -1,3 +1,4 @@
+import { didYouMean } from '../../util/index.js';
 import { refuse } from './spec.js';
 
 /** The rules options share; each returns the config's value or throws `Refused` with the rule. */
@@ -28,7 +29,7 @@ export const oneOf =
     const s = text(v);
     return (values as readonly string[]).includes(s)
       ? (s as T)
-      : refuse(`must be one of ${values.join(', ')}`);
+      : refuse(`must be one of ${values.join(', ')}${didYouMean(s, values)}`);
   };
 
 export function isHttpUrl(s: string): boolean {

@@ -15,20 +15,38 @@
     if (question && !window.confirm(question)) e.preventDefault();
   });
 
+  // With the pointer away from a chart its legend shows the newest values, not "--".
+  function newestInLegend(u) {
+    const n = u.data[0]?.length ?? 0;
+    if (n > 0 && u.cursor.idx == null) u.setLegend({ idx: n - 1 }, false);
+  }
+  const legendHooks = { ready: [newestInLegend], setCursor: [newestInLegend] };
+
   // Delivered and failed outcomes as stacked bars (failed at the bottom), the one look of every
   // outcome chart; `pad` is half a bucket in seconds, so the first and last bars are whole.
   function outcomeBars(el, opts, x, ok, failed, pad) {
     const bars = uPlot.paths.bars({ size: [0.8, 40] });
     const top = ok.map((v, i) => v + failed[i]);
-    const bar = (label, stroke, fill) => ({ label, stroke, fill, paths: bars, points: { show: false } });
+    const bar = (label, stroke, fill, value) => ({
+      label,
+      stroke,
+      fill,
+      paths: bars,
+      points: { show: false },
+      value,
+    });
     return new uPlot(
       {
         ...opts,
+        hooks: legendHooks,
         scales: { x: { time: true, range: (_u, min, max) => [min - pad, max + pad] } },
         series: [
           {},
-          bar('Delivered', '#1a7f37', 'rgba(26,127,55,0.6)'),
-          bar('Failed', '#cf222e', 'rgba(207,34,46,0.8)'),
+          // The bar is stacked (delivered + failed); the legend says how many were delivered.
+          bar('Delivered', '#1a7f37', 'rgba(26,127,55,0.6)', (_u, v, _s, i) =>
+            v == null || i == null ? '--' : ok[i],
+          ),
+          bar('Failed', '#cf222e', 'rgba(207,34,46,0.8)', (_u, v) => (v == null ? '--' : v)),
         ],
         axes: [{}, { label: 'deliveries' }],
       },
@@ -148,6 +166,7 @@
         width: widthOf(latencyEl),
         height: 200,
         title: `Latency of the newest ${l.t.length} attempt${l.t.length === 1 ? '' : 's'}`,
+        hooks: legendHooks,
         // A fixed x range: uPlot's own for a single point (or a burst within a minute) spans years.
         scales: { x: { time: true, auto: false, range: span } },
         series: [{}, { label: 'Latency (ms)', stroke: '#0550ae', width: 1, points: { show: true, size: 6 } }],

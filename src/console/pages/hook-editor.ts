@@ -6,6 +6,7 @@ import { type LintInput, lintHook } from '../../hook/index.js';
 import {
   blankForm,
   EMPTY_FORM,
+  editedHook,
   errorSlot,
   errorsByField,
   FORM_FIELDS,
@@ -28,6 +29,8 @@ function idOf(req: FastifyRequest): string {
 export function validationErrors(err: unknown): FieldError[] | undefined {
   if (err instanceof HookdError && err.code === 'VALIDATION_FAILED')
     return err.errors ?? [{ field: '(body)', message: err.message }];
+  // A Name another of the user's hooks has: shown beside the field like any other refusal.
+  if (err instanceof HookdError && err.code === 'CONFLICT' && err.errors) return err.errors;
   return undefined;
 }
 
@@ -42,6 +45,7 @@ function lintable(doc: Record<string, unknown>): LintInput | undefined {
     CallbackContent: typeof doc.CallbackContent === 'string' ? doc.CallbackContent : undefined,
     CallbackContentMediaType:
       typeof doc.CallbackContentMediaType === 'string' ? doc.CallbackContentMediaType : undefined,
+    ContentEscape: typeof doc.ContentEscape === 'string' ? doc.ContentEscape : undefined,
   };
 }
 
@@ -98,7 +102,8 @@ ${dryRunPanel(root, ctx.csrf)}`,
     let warnings: FieldError[] = [];
     try {
       // The API's own lint (docs/API.md "Warnings"): what create would accept but likely not mean.
-      warnings = lintHook(await hooks.check(doc)).warnings;
+      const editing = f._editing && /^hk_/.test(f._editing) ? f._editing : undefined;
+      warnings = lintHook(await hooks.check(doc, sessionOf(req).ctx.user, editing)).warnings;
     } catch (err) {
       const e = validationErrors(err);
       if (!e) throw err;
@@ -149,8 +154,8 @@ ${jsonView(doc, true)}`,
     let draftNote: Html = html``;
     if (f.PathPattern !== undefined) {
       try {
-        const config: HookConfig = await hooks.check(forCheck(formToHook(f), f));
         const editing = f._editing && /^hk_/.test(f._editing) ? f._editing : undefined;
+        const config: HookConfig = await hooks.check(forCheck(formToHook(f), f), ctx.user, editing);
         const hook: Hook = {
           ...config,
           Id: editing ?? '(this form)',
@@ -197,7 +202,8 @@ ${previews.map(
       reply,
       editor(
         req,
-        `Edit hook ${hook.Id}`,
+        // Named as the hook's page and the hook list name it.
+        `Edit hook ${typeof hook.Name === 'string' ? hook.Name : hook.Id}`,
         `${root}/hooks/${seg(hook.Id)}`,
         { ...hookToForm(hook), _editing: hook.Id },
         [],
@@ -211,10 +217,11 @@ ${previews.map(
     const id = idOf(req);
     const f = formOf(req);
     try {
+      const current = await hooks.get(ctx.user, id);
       const hook = await hooks.replace(
         ctx.user,
         id,
-        await keepClientSecret(formToHook(f), () => hooks.get(ctx.user, id)),
+        keepClientSecret(editedHook(current, formToHook(f)), current),
       );
       return reply.redirect(`${root}/hooks/${seg(hook.Id)}`, 303);
     } catch (err) {
@@ -222,7 +229,14 @@ ${previews.map(
       if (!errors) throw err;
       return sendHtml(
         reply,
-        editor(req, `Edit hook ${id}`, `${root}/hooks/${seg(id)}`, f, errors, 'Replace hook'),
+        editor(
+          req,
+          `Edit hook ${typeof f.Name === 'string' && f.Name.trim() !== '' ? f.Name.trim() : id}`,
+          `${root}/hooks/${seg(id)}`,
+          f,
+          errors,
+          'Replace hook',
+        ),
         400,
       );
     }
@@ -250,13 +264,9 @@ function dryRunPanel(root: string, csrf: string): Html {
 }
 
 /** An edit that leaves the write-only OAuth2 client secret empty keeps the stored one. */
-async function keepClientSecret(
-  doc: Record<string, unknown>,
-  stored: () => Promise<Hook>,
-): Promise<Record<string, unknown>> {
+function keepClientSecret(doc: Record<string, unknown>, stored: Hook): Record<string, unknown> {
   const o = (doc.Auth as { OAuth2?: Record<string, unknown> } | undefined)?.OAuth2;
-  if (o === undefined || o.ClientSecret !== undefined) return doc;
-  const secret = (await stored()).Auth?.OAuth2.ClientSecret;
-  if (secret !== undefined) o.ClientSecret = secret;
+  const secret = stored.Auth?.OAuth2.ClientSecret;
+  if (o !== undefined && o.ClientSecret === undefined && secret !== undefined) o.ClientSecret = secret;
   return doc;
 }

@@ -36,7 +36,7 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     if (isHtmx(req) && q.part === 'log') return sendHtml(reply, log);
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
-${fields(hook, deps.hookStateView?.(hook) ?? hook.State, paceOf(deps, hook))}
+${fields(hook, deps.hookStateView?.(hook) ?? hook.State, paceOf(deps, hook), deps.hookStateView?.verification?.(hook))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -136,7 +136,12 @@ function paceOf(deps: PageDeps, hook: Hook): Html | string {
 }
 
 /** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
-function fields(hook: Hook, state: string, pace: Html | string): Html {
+function fields(
+  hook: Hook,
+  state: string,
+  pace: Html | string,
+  verified?: { At: string; Result: string; NextAt?: string } | undefined,
+): Html {
   const name = (hook as Hook & { Name?: unknown }).Name;
   const headers = Object.entries(hook.Headers);
   const list = (l: readonly number[]) =>
@@ -181,6 +186,13 @@ ${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code
 ${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.map(schemeLabel).join(' ')}</dd>` : ''}
 ${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
 ${hook.Auth ? html`<dt>OAuth2</dt><dd class="auth">token from <code>${hook.Auth.OAuth2.TokenUrl}</code> for client <code>${hook.Auth.OAuth2.ClientId}</code>${hook.Auth.OAuth2.Scope ? html`, scope <code>${hook.Auth.OAuth2.Scope}</code>` : ''}; client secret (set)</dd>` : ''}
+${
+  verified
+    ? html`<dt>Last handshake</dt><dd class="verification-result">${verified.Result} (${time(verified.At)})${
+        verified.NextAt ? html`; next ${time(verified.NextAt)}` : ''
+      }</dd>`
+    : ''
+}
 <dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>
 </dl>`;

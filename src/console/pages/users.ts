@@ -65,7 +65,7 @@ export function usersPage(app: FastifyInstance, deps: UsersPageDeps): void {
 <form method="post" action="${root}/users" class="filters">
 <input type="hidden" name="_csrf" value="${ctx.csrf}">
 <label for="u-name">Name</label> <input id="u-name" name="Name" required>
-<label for="u-scopes">Scopes</label> <input id="u-scopes" name="Scopes" placeholder="default; e.g. own /projects/(*)">
+<label for="u-scopes">Scopes</label> <input id="u-scopes" name="Scopes" size="40" placeholder="default; e.g. own /projects/(*)">
 <button type="submit" class="primary">Add user</button>
 </form>`;
     return sendHtml(reply, page(ctx, 'Users', 'users', body), message ? 400 : 200);

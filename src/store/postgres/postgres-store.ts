@@ -285,8 +285,8 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Follows hook changes committed by any process on the database (this one included: applying
-   * one's own change again is harmless and keeps every index converging on the stored version).
+   * Follows hook changes committed by any process on the database, this one's own included (the
+   * watcher skips a version its index holds already, so each instance applies a change once).
    * Notifications arriving in one event-loop turn are fetched with one query; after a lost
    * connection `resync` is called, since notifications sent meanwhile are lost. Resolves once
    * listening.

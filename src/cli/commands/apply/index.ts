@@ -88,9 +88,13 @@ function reportFailure(step: Step, e: ApiError, out: Output, ctx: CliContext): v
     e.status === 412
       ? `hook/${step.name} was changed on the server after apply read it; nothing was overwritten. See the change with: hookctl diff -f …, then apply again`
       : e.hint;
+  const at = step.entry?.fieldSource;
+  const errors = at
+    ? e.problem.errors?.map((f) => ({ ...f, message: `${at(f.field)}: ${f.message}` }))
+    : undefined;
   const err = new ApiError(
     e.status,
-    { ...e.problem, detail: `hook/${step.name}${where}: ${e.message}` },
+    { ...e.problem, detail: `hook/${step.name}${where}: ${e.message}`, ...(errors && { errors }) },
     hint,
   );
   out.err.write(formatError(err, { debug: ctx.globals.debug, paint: (s) => out.errColor.red(s) }));
@@ -105,9 +109,13 @@ export function reportInvalid(
 ): number {
   for (const { entry, error } of invalid) {
     outcomes?.push({ Name: entry.name, Action: 'failed', Error: error.message });
+    // YAML files: each field error names the line the field is written on.
+    const errors = entry.fieldSource
+      ? error.errors?.map((f) => ({ ...f, message: `${entry.fieldSource!(f.field)}: ${f.message}` }))
+      : error.errors;
     const err = new ApiError(error.status, {
       detail: `hook/${entry.name} (${entry.source}): ${error.message}`,
-      ...(error.errors && { errors: error.errors }),
+      ...(errors && { errors }),
     });
     out.err.write(formatError(err, { debug: ctx.globals.debug, paint: (s) => out.errColor.red(s) }));
   }
@@ -132,7 +140,7 @@ export function newApplyCommand(context: ContextFactory, run = runApply): Comman
     .description('create or replace hooks from files keyed by Name (hooks as code); --prune deletes the rest')
     .requiredOption(
       '-f, --file <file|dir>',
-      'a hook file (object or array), a directory of *.json, - for stdin (repeatable)',
+      'a hook file (JSON or YAML, object or list, YAML streams), a directory of *.json/*.yaml, - for stdin (repeatable)',
       collect,
     )
     .option(

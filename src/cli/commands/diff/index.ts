@@ -57,7 +57,7 @@ export function newDiffCommand(context: ContextFactory, run = runDiff): Command 
     .description("show what apply would change: a unified diff of each hook's canonical JSON")
     .requiredOption(
       '-f, --file <file|dir>',
-      'a hook file (object or array), a directory of *.json, - for stdin (repeatable)',
+      'a hook file (JSON or YAML, object or list, YAML streams), a directory of *.json/*.yaml, - for stdin (repeatable)',
       collect,
     )
     .option('--prune', 'also show the named hooks apply --prune would delete')

@@ -7,13 +7,20 @@ export function typeName(type: number): string {
   return HOOK_TYPES.find((t) => t.Type === type)?.Name ?? String(type);
 }
 
-/** The columns of `list` (and of `get -o table`), NAME when some row has one; `wide` adds the status lists, PERSIST, MODIFIED, CALLBACK METHOD, DISABLED. */
-export function hookColumns(format: Format, rows: readonly HookView[] = []): Column<HookView>[] {
+/**
+ * The columns of `list` (and of `get -o table`); `wide` adds the status lists, PERSIST, MODIFIED,
+ * CALLBACK METHOD, DISABLED. NAME is always there when `piped` (scripts cut by position, and a
+ * first hook given a Name must not shift the columns after it); on a terminal only when some
+ * row has one.
+ */
+export function hookColumns(
+  format: Format,
+  rows: readonly HookView[] = [],
+  piped = false,
+): Column<HookView>[] {
   const columns: Column<HookView>[] = [
     { header: 'ID', value: (h) => h.Id, paint: (t, _h, c) => c.cyan(t) },
-    // Only when a listed hook has a Name (issue 26): listings of unnamed hooks keep their columns,
-    // which scripts cut by position.
-    ...(rows.some((h) => typeof h.Name === 'string')
+    ...(piped || rows.some((h) => typeof h.Name === 'string')
       ? [{ header: 'NAME', value: (h: HookView) => (typeof h.Name === 'string' ? h.Name : '') }]
       : []),
     { header: 'TYPE', value: (h) => typeName(h.Type) },

@@ -129,10 +129,12 @@ async function printSecrets(hooks: string[], ctx: CliContext, out: Output): Prom
     : await client.listHooks();
   for (const h of list) {
     const { Secret } = await client.secret(h.Id);
-    const label = typeof h.Name === 'string' ? `hook/${h.Name}` : h.Id;
+    // The Id in brackets only beside a Name: an unnamed hook's label is its Id already.
+    const label =
+      typeof h.Name === 'string' ? `${out.color.bold(`hook/${h.Name}`)} (${h.Id})` : out.color.bold(h.Id);
     out.out.write(
       out.isTTY
-        ? `Your signing secret for ${out.color.bold(label)} (${h.Id}) is ${Secret}\n`
+        ? `Your signing secret for ${label} is ${Secret}\n`
         : `secret\t${h.Id}\t${typeof h.Name === 'string' ? h.Name : ''}\t${Secret}\n`,
     );
   }

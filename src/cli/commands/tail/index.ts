@@ -29,7 +29,12 @@ interface TailEvent {
   Receipt?: string;
   Count?: number;
   Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
+  /** A test event's attempt (the console's "Send a test event"). */
+  Test?: boolean;
 }
+
+/** A hook as `listen` and the console name it: `hook/NAME` when it has a Name, else its Id. */
+export type HookLabels = ReadonlyMap<string, string>;
 
 /** `ws://host:port/base/_hookd/tail?hook=…&status=…` from the server URL. */
 export function tailUrl(server: string, opts: TailOptions): string {
@@ -54,7 +59,13 @@ function clock(iso: string | undefined): string {
  * failed for good. Piped: the same fields tab-separated, the full time and the outcome as a
  * field of its own, no colour (as `list` does).
  */
-export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean, tty = true): string {
+export function formatAttempt(
+  e: TailEvent,
+  c: ChalkInstance,
+  wide: boolean,
+  tty = true,
+  labels: HookLabels = new Map(),
+): string {
   const trigger = triggerText(e.Trigger);
   const answer = answerText(e.StatusCode, e.Error, e.Receipt) || '<-- no answer';
   const latency = e.LatencyMs != null ? `${Math.round(e.LatencyMs * 10) / 10}ms` : '';
@@ -66,7 +77,8 @@ export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean, tty
     return fields.map((f) => f.replace(/[\t\r\n]+/g, ' ')).join('\t');
   }
   const outcome = e.Outcome === 'succeeded' ? '' : ` (${e.Outcome ?? 'unknown'})`;
-  let line = `${clock(e.Time)}  ${e.HookId ?? ''}  ${trigger}`;
+  const hook = labels.get(e.HookId ?? '') ?? e.HookId ?? '';
+  let line = `${clock(e.Time)}  ${hook}${e.Test === true ? ' [test]' : ''}  ${trigger}`;
   if (wide) line += `  ${callbackText(e.Method, e.Url)}`;
   line += `  ${answer}${outcome}${latency ? `  ${latency}` : ''}`;
   if (wide) line += `  ${e.DeliveryId ?? ''}`;
@@ -74,7 +86,32 @@ export function formatAttempt(e: TailEvent, c: ChalkInstance, wide: boolean, tty
   return paint(line);
 }
 
-function printEvent(text: string, out: Output, ctx: CliContext): void {
+/**
+ * The caller's hooks by Id, labelled as `listen` and the console label them; read again when an
+ * event names a hook it does not know (one created since), at most every few seconds.
+ */
+class LabelCache {
+  private labels = new Map<string, string>();
+  private readAt = Number.NEGATIVE_INFINITY;
+  constructor(private readonly read: () => Promise<{ Id: string; Name?: unknown }[]>) {}
+
+  async of(id: string | undefined): Promise<HookLabels> {
+    if (id !== undefined && !this.labels.has(id) && performance.now() - this.readAt > 5000) {
+      this.readAt = performance.now();
+      try {
+        const next = new Map<string, string>();
+        for (const h of await this.read())
+          next.set(h.Id, typeof h.Name === 'string' ? `hook/${h.Name}` : h.Id);
+        this.labels = next;
+      } catch {
+        // Ids instead of names until the next read: the stream matters more than its labels.
+      }
+    }
+    return this.labels;
+  }
+}
+
+async function printEvent(text: string, out: Output, ctx: CliContext, labels: LabelCache): Promise<void> {
   let event: TailEvent;
   try {
     event = JSON.parse(text) as TailEvent;
@@ -87,9 +124,10 @@ function printEvent(text: string, out: Output, ctx: CliContext): void {
     out.out.write(`${JSON.stringify(event)}\n`);
     return;
   }
-  if (event.kind === 'attempt')
-    out.out.write(`${formatAttempt(event, out.color, out.format === 'wide', out.isTTY)}\n`);
-  else if (event.kind === 'dropped') {
+  if (event.kind === 'attempt') {
+    const known = out.isTTY ? await labels.of(event.HookId) : undefined;
+    out.out.write(`${formatAttempt(event, out.color, out.format === 'wide', out.isTTY, known)}\n`);
+  } else if (event.kind === 'dropped') {
     out.err.write(
       `${out.errColor.yellow('warning:')} ${event.Count ?? 'some'} events were skipped: hookctl could not keep up\n`,
     );
@@ -113,11 +151,16 @@ export async function runTail(opts: TailOptions, ctx: CliContext): Promise<void>
   }
   // Loaded here: only tail needs a WebSocket client, and every other command starts faster.
   const { default: WebSocketClass } = await import('ws');
+  const labels = new LabelCache(async () => (await ctx.client()).listHooks());
+  // One at a time, in arrival order: a line may wait for the hooks' names to be read.
+  let printing = Promise.resolve();
+  const print = (text: string) => {
+    printing = printing.then(() => printEvent(text, out, ctx, labels));
+  };
   const target = { url, path: '/_hookd/tail', server: server.url, creds };
   await keepConnected(ctx, {
     stopReason: 'hookctl tail stopped',
-    connect: () =>
-      openSocket(WebSocketClass, target, ctx, (text) => printEvent(text, out, ctx), { info: undefined }),
+    connect: () => openSocket(WebSocketClass, target, ctx, print, { info: undefined }),
     connected: (_conn, first) =>
       out.info(first ? `Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)` : 'reconnected'),
     dropped: () => out.info('reconnecting…'),
@@ -138,8 +181,8 @@ export function newTailCommand(context: ContextFactory, run = runTail): Command 
         'hookctl tail -o json | jq -c \'select(.kind == "attempt")\'',
       ])}
 Each line: TIME  HOOK  METHOD PATH [UPSTREAM-STATUS]  <-- CALLBACK-STATUS  LATENCY (green
-delivered, yellow will be retried, red failed); -o wide adds --> CALLBACK-METHOD URL and the
-delivery Id. [-]: no upstream status (BeforeCompletion). Piped, the fields are tab-separated
+delivered, yellow will be retried, red failed); HOOK is hook/NAME for a named hook, [test] marks
+a test event; -o wide adds --> CALLBACK-METHOD URL and the delivery Id. [-]: no upstream status (BeforeCompletion). Piped, the fields are tab-separated
 (time, hook, trigger, answer, outcome, latency). -o json prints every event as it arrives, one
 JSON object per line.
 `,

@@ -54,7 +54,9 @@ export function newValidateCommand(context: ContextFactory, run = runValidate): 
 Exit status: 0 valid (warnings, such as an unknown $VARIABLE or a body that is not JSON under a
 JSON media type, are printed on stderr), 1 the hook breaks a rule (each one is listed), 2 not
 valid JSON.
-Whether the Callback address is allowed (--allow-callback-net) is only checked by hookd.
+Whether the Callback address is allowed (--allow-callback-net), the PathPattern is inside your
+scopes and the Name is free are only checked by hookd (POST /_hookd/validate runs all of create's
+checks).
 `,
     )
     .action(async (o: { file: string }, cmd: Command) =>

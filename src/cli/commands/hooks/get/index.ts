@@ -15,7 +15,7 @@ export async function runGet(opts: GetOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('json');
   const hook = await (await ctx.client()).getHook(opts.id);
   if (out.format === 'json') return out.json(hook);
-  out.table(hookColumns(out.format, [hook]), [hook]);
+  out.table(hookColumns(out.format, [hook], !out.isTTY), [hook]);
 }
 
 /** `hookctl hooks get ID` (and `hookctl get ID`). */

@@ -14,7 +14,7 @@ export async function runList(_opts: ListOptions, ctx: CliContext): Promise<void
     if (out.isTTY) out.info('no hooks yet; create one with: hookctl create -f hook.json');
     return;
   }
-  out.table(hookColumns(out.format, hooks), hooks);
+  out.table(hookColumns(out.format, hooks, !out.isTTY), hooks);
 }
 
 /** `hookctl hooks list` (and the shortcut `hookctl list`). */
@@ -29,6 +29,7 @@ export function newListCommand(context: ContextFactory, run = runList): Command 
         'hookctl list -o wide',
         'hookctl list -o json | jq -r \'.[] | select(.State == "disabled") | .Id\'',
         'hookctl list | cut -f1          # Ids only (tab-separated when piped)',
+        'hookctl list | cut -f2          # Names (always the second column when piped)',
       ]),
     )
     .action(async (_o: unknown, cmd: Command) => run({}, context(cmd)));

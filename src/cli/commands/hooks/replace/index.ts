@@ -45,6 +45,7 @@ const SERVER_FIELDS = new Set([
   'Warnings',
   'DisabledReason',
   'DisabledAt',
+  'VerificationResult',
 ]);
 
 /**

@@ -1,0 +1,15 @@
+// The public surface of transports/nats/: the NATS JetStream transport module (nats:).
+import { brokerReceiverKey, describeBrokerUrl } from '../broker-pool/index.js';
+import type { TransportModule } from '../transport.js';
+import { createNatsTransport } from './nats-transport.js';
+import { checkNatsUrl, escapeSubjectValue, NATS_PORT } from './nats-url.js';
+
+/** NATS JetStream: subject templated from the URL path, the stream's publish ack = delivered. */
+export const natsTransport: TransportModule = {
+  schemes: ['nats'],
+  receiverKey: (url) => brokerReceiverKey(url, NATS_PORT),
+  check: checkNatsUrl,
+  escapeValue: escapeSubjectValue,
+  describe: describeBrokerUrl,
+  create: createNatsTransport,
+};
