@@ -3,8 +3,14 @@
  * this build has a transport for. The daemon's `--callback-schemes` may allow fewer; it says so
  * when the hook is sent.
  */
-export async function offlineSchemeCheck(): Promise<(url: URL) => string | undefined> {
+export async function offlineSchemeCheck(): Promise<{
+  checkScheme: (url: URL) => string | undefined;
+  checkHeaders: (url: URL, names: readonly string[]) => string | undefined;
+}> {
   // Loaded here: the transports cost start-up time every other command can skip.
-  const { callbackSchemeCheck, TransportRegistry } = await import('../transports/index.js');
-  return callbackSchemeCheck(new TransportRegistry());
+  const { callbackHeaderCheck, callbackSchemeCheck, TransportRegistry } = await import(
+    '../transports/index.js'
+  );
+  const registry = new TransportRegistry();
+  return { checkScheme: callbackSchemeCheck(registry), checkHeaders: callbackHeaderCheck(registry) };
 }

@@ -18,16 +18,19 @@ export function hookServiceFor(parts: {
   selfTarget: (url: URL) => string | undefined;
   /** The Callback's scheme allowed here, and its URL's shape as its transport judges it. */
   checkScheme: (url: URL) => string | undefined;
+  /** Header names the Callback's transport keeps for the message itself. */
+  checkHeaders: (url: URL, names: readonly string[]) => string | undefined;
   /** Every scheme a transport serves (`amqp:`): their hosts are judged by the address policy. */
   schemes: readonly string[];
 }): HookService {
-  const { opened, settings, users, selfTarget, checkScheme } = parts;
+  const { opened, settings, users, selfTarget, checkScheme, checkHeaders } = parts;
   const schemes = parts.schemes.map((s) => `${s}:`);
   const hooks = new HookService(
     opened.store,
     opened.ephemeralHooks,
     {
       checkScheme,
+      checkHeaders,
       checkCallback: async (url, owner) => {
         const self = selfTarget(url);
         if (self !== undefined) return self;

@@ -14,7 +14,7 @@ import { TailServer } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import { startTracing } from '../tracing/index.js';
-import { callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
+import { callbackHeaderCheck, callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { verificationModeFor } from '../verification/index.js';
@@ -156,6 +156,7 @@ async function assemble(
     users,
     selfTarget,
     checkScheme,
+    checkHeaders: callbackHeaderCheck(transports),
     schemes: transports.schemes,
   });
 

@@ -32,6 +32,8 @@ export interface ValidateOptions {
    * allows, a broker URL's parts): a message naming the rule. Default: http and https only.
    */
   checkScheme?: (url: URL) => string | undefined;
+  /** Header names the Callback's transport keeps for the message itself: a message naming them. */
+  checkHeaders?: (url: URL, names: readonly string[]) => string | undefined;
 }
 
 /** Without transports to ask: HTTP(S) Callbacks only. */
@@ -184,6 +186,7 @@ export async function validateHook(
     for (const [name, value] of Object.entries(doc.Headers as Record<string, string>)) {
       const field = `Headers.${printable(name)}`;
       const lower = name.toLowerCase();
+      const taken = callback && opts.checkHeaders?.(callback, [name]);
       if (!HEADER_NAME.test(name))
         errors.push({ field, message: 'is not a valid header name (RFC 9110 token)' });
       else if (signedHeaders.has(lower)) {
@@ -196,6 +199,8 @@ export async function validateHook(
               ? 'is set from CallbackContentMediaType; set that field instead'
               : 'is set by hookd and cannot be overridden',
         });
+      } else if (taken) {
+        errors.push({ field, message: taken });
       } else if (seen.has(lower))
         errors.push({ field, message: 'is given twice (header names are case-insensitive)' });
       else if (CONTROL.test(value.replaceAll('\t', ''))) {

@@ -55,3 +55,20 @@ export function callbackSchemeCheck(
     return m.check(url);
   };
 }
+
+/**
+ * The create-time check of a hook's header names against its Callback's transport: a header that
+ * would overwrite a field of the message itself is refused, naming it; undefined when none does.
+ */
+export function callbackHeaderCheck(
+  registry: TransportRegistry,
+): (url: URL, names: readonly string[]) => string | undefined {
+  return (url, names) => {
+    const m = registry.forScheme(url.protocol);
+    const reserved = m?.reservedHeaders;
+    if (reserved === undefined) return undefined;
+    const taken = names.filter((n) => reserved.includes(n.toLowerCase()));
+    if (taken.length === 0) return undefined;
+    return `a ${url.protocol} Callback uses ${taken.map((n) => `"${n.toLowerCase()}"`).join(', ')} for the message itself, so no header may be named so: rename it`;
+  };
+}

@@ -2,6 +2,7 @@
 
 export { amqpTransport } from './amqp/index.js';
 export {
+  callbackHeaderCheck,
   callbackSchemeCheck,
   DEFAULT_CALLBACK_SCHEMES,
   defaultCallbackSchemes,

@@ -112,6 +112,11 @@ export interface TransportModule {
    * a NATS subject token), returned URL-encoded. Absent: the URL takes no template values.
    */
   escapeValue?(value: string): string;
+  /**
+   * Header names (lower case) a hook may not set on this scheme because the message uses them
+   * itself: a Redis stream entry carries its payload in the field `body`.
+   */
+  readonly reservedHeaders?: readonly string[];
   /** The target as logs and pages show it: no credentials. */
   describe(url: URL): string;
   create(ctx: TransportContext): Transport;

@@ -66,9 +66,8 @@ describe('a broker Callback under the default address policy', () => {
   });
   after(() => d.close());
 
-  it('refuses a loopback broker host as it refuses a loopback web server', {
-    skip: broker === undefined && 'this build has no broker transport yet',
-  }, async () => {
+  it('refuses a loopback broker host as it refuses a loopback web server', async () => {
+    assert.ok(broker, 'this build has a broker transport');
     const m = await refusal(
       d,
       'POST',
@@ -78,5 +77,34 @@ describe('a broker Callback under the default address policy', () => {
     assert.match(m, /loopback/);
     const web = await refusal(d, 'POST', '/hooks', hook('http://127.0.0.1:1/x'));
     assert.match(web, /loopback/);
+  });
+});
+
+describe('a header a broker message keeps for itself', () => {
+  let d: TestDaemon;
+  before(async () => {
+    d = await startHookd();
+  });
+  after(() => d.close());
+
+  it('refuses a header named body on a redis Callback (the entry carries its payload there), naming Headers', async () => {
+    for (const [method, path] of [
+      ['POST', '/hooks'],
+      ['POST', '/_hookd/validate'],
+    ] as const) {
+      const r = await api<Problem>(d.url, d.token, method, path, {
+        ...hook('redis://127.0.0.1:6379/0?stream=s'),
+        Headers: { Body: 'x' },
+      });
+      assert.equal(r.status, 400, r.text);
+      const e = r.body.errors?.find((x) => x.field === 'Headers.Body');
+      assert.ok(e, r.text);
+      assert.match(e.message, /a redis: Callback uses "body" for the message itself/);
+    }
+    const web = await api(d.url, d.token, 'POST', '/hooks', {
+      ...hook('http://127.0.0.1:9/cb'),
+      Headers: { Body: 'x' },
+    });
+    assert.equal(web.status, 201, `an HTTP callback may have such a header: ${web.text}`);
   });
 });

@@ -94,7 +94,7 @@ export async function planHooks(
  * secret), keys sorted, indented. Two documents that would store the same hook read the same.
  */
 export async function canonical(doc: unknown): Promise<string> {
-  const config = await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
+  const config = await validateHook(doc, await offlineSchemeCheck());
   return `${JSON.stringify(sortKeys(config), null, 2)}\n`;
 }
 

@@ -171,6 +171,7 @@ export const redisTransport: TransportModule = {
   receiverKey: redisReceiverKey,
   check: checkRedis,
   escapeValue: escapeRedisValue,
+  reservedHeaders: [RESERVED_FIELD],
   describe: describeRedis,
   create: (ctx) => new RedisTransport(ctx),
 };

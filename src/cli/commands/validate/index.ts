@@ -25,7 +25,7 @@ export async function runValidate(opts: ValidateOptions, ctx: CliContext): Promi
   const { validateHook } = await import('../../../hook/validate-hook.js');
   const { lintHook } = await import('../../../hook/lint-hook.js');
   try {
-    const config = await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
+    const config = await validateHook(doc, await offlineSchemeCheck());
     // The same warnings hookd returns with a stored hook (`Warnings`): printed, not failed on.
     const warnings = lintHook(config).warnings.map((w) => ({ Field: w.field, Message: w.message }));
     for (const w of warnings) out.warn(`${name}: ${w.Field}: ${w.Message}`);

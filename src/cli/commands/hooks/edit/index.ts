@@ -63,7 +63,7 @@ async function problemsOf(name: string, text: string): Promise<{ doc?: unknown; 
   }
   const { validateHook } = await import('../../../../hook/validate-hook.js');
   try {
-    await validateHook(doc, { checkScheme: await offlineSchemeCheck() });
+    await validateHook(doc, await offlineSchemeCheck());
   } catch (e) {
     if (!(e instanceof HookdError)) throw e;
     return {
