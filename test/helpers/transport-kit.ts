@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AddressPolicy } from '../../src/policy/index.js';
 import { newSigningSecret, secretKey, signatureHeader } from '../../src/signing/index.js';
 import type { TransportAttempt, TransportContext } from '../../src/transports/index.js';
+import { skipReason } from './require.js';
 import { closedPort } from './servers.js';
 import { until } from './until.js';
 
@@ -91,11 +92,7 @@ export async function brokerMissing(name: string, port: number): Promise<string 
     });
     s.once('error', () => resolve(false));
   });
-  if (up) return undefined;
-  const reason = `${name} is not answering on 127.0.0.1:${port}`;
-  if (process.env.HOOKD_REQUIRE_ALL === '1') throw new Error(`${reason} (HOOKD_REQUIRE_ALL=1)`);
-  console.log(`# SKIPPED: ${reason}`);
-  return reason;
+  return up ? undefined : skipReason(`${name} is not answering on 127.0.0.1:${port}`);
 }
 
 /** A broker process the test owns, on a free loopback port, that only takes `user`/`pass`. */
