@@ -4,8 +4,7 @@
  * message or a nack is a retry; an exchange that does not exist, or a publish the broker forbids,
  * is a refusal. hookd never declares exchanges or queues: it publishes into what the operator made.
  */
-import { createHash } from 'node:crypto';
-import { BrokerLink, LinkFailure } from '../broker-link/index.js';
+import { type BrokerLink, BrokerLinks, describeBrokerUrl, failureVerdict } from '../broker-link/index.js';
 import type {
   SendOutcome,
   Transport,
@@ -18,7 +17,6 @@ import {
   type AmqpTarget,
   amqpReceiverKey,
   checkAmqp,
-  describeAmqp,
   escapeAmqpValue,
   parseTarget,
   SHORTSTR_MAX,
@@ -82,11 +80,13 @@ function outcomeOf(result: PublishResult, t: AmqpTarget): Omit<SendOutcome, 'lat
 }
 
 class AmqpTransport implements Transport {
-  readonly #links = new Map<string, BrokerLink<AmqpConnection>>();
+  readonly #links: BrokerLinks<AmqpConnection>;
   readonly #inFlight = new Set<() => void>();
   #closed = false;
 
-  constructor(private readonly ctx: TransportContext) {}
+  constructor(private readonly ctx: TransportContext) {
+    this.#links = new BrokerLinks(ctx);
+  }
 
   async send(attempt: TransportAttempt): Promise<SendOutcome> {
     const started = performance.now();
@@ -162,44 +162,26 @@ class AmqpTransport implements Transport {
   async close(): Promise<void> {
     this.#closed = true;
     this.abortAll();
-    const links = [...this.#links.values()];
-    this.#links.clear();
-    await Promise.all(links.map((l) => l.close()));
+    await this.#links.close();
   }
 
-  /** One link per broker, credentials and vhost; the password only ever as a hash in the key. */
-  #link(url: URL, target: AmqpTarget): TrackedLink {
+  /** One link per broker, credentials and vhost. */
+  #link(url: URL, target: AmqpTarget): BrokerLink<AmqpConnection> {
     const receiverKey = amqpReceiverKey(url);
-    const key = `${receiverKey}\n${createHash('sha256').update(target.password).digest('base64')}`;
-    let link = this.#links.get(key);
-    if (!link) {
-      link = new BrokerLink<AmqpConnection>(
-        {
-          receiverKey,
-          label: target.label,
-          host: target.host,
-          open: (address, lost) => AmqpConnection.open(target, address, this.ctx.connectTimeoutMs, lost),
-          classify: (err) => classifyConnectError(err, target),
-          shut: (conn) => conn.close(),
-        },
-        this.ctx,
-      );
-      this.#links.set(key, link);
-    }
-    return link;
+    return this.#links.link(receiverKey, target.password, () => ({
+      receiverKey,
+      label: target.label,
+      host: target.host,
+      nameDenial: 'address',
+      open: (address, lost) => AmqpConnection.open(target, address, this.ctx.connectTimeoutMs, lost),
+      classify: (err) => classifyConnectError(err, target),
+      shut: (conn) => conn.close(),
+    }));
   }
 }
 
-type TrackedLink = BrokerLink<AmqpConnection>;
-
 function failureOutcome(err: unknown): Omit<SendOutcome, 'latencyMs'> {
-  if (err instanceof LinkFailure) {
-    // As for HTTP: nothing was sent; the retry policy decides whether to try again.
-    if (err.kind === 'denied') return { kind: 'refused', denied: true, text: err.message };
-    if (err.kind === 'refused') return { kind: 'refused', text: err.message };
-    return { kind: 'retry', unreachable: true, text: err.message };
-  }
-  return { kind: 'retry', text: `publish failed: ${err instanceof Error ? err.message : String(err)}` };
+  return failureVerdict(err, (message) => ({ kind: 'retry', text: `publish failed: ${message}` }));
 }
 
 /** The RabbitMQ transport module: `amqp://USER:PASS@HOST:PORT/VHOST?exchange=NAME&routing_key=KEY`. */
@@ -208,6 +190,6 @@ export const amqpTransport: TransportModule = {
   receiverKey: amqpReceiverKey,
   check: checkAmqp,
   escapeValue: escapeAmqpValue,
-  describe: describeAmqp,
+  describe: describeBrokerUrl,
   create: (ctx) => new AmqpTransport(ctx),
 };

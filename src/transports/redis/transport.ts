@@ -4,8 +4,7 @@
  * The entry id is the receipt. A key of another type is a refusal; so is a command the user's
  * ACL forbids.
  */
-import { createHash } from 'node:crypto';
-import { BrokerLink, LinkFailure } from '../broker-link/index.js';
+import { type BrokerLink, BrokerLinks, describeBrokerUrl, failureVerdict } from '../broker-link/index.js';
 import type {
   SendOutcome,
   Transport,
@@ -16,7 +15,6 @@ import type {
 import { classifyConnectError, closeRedis, openRedis, type RedisConnection } from './connection.js';
 import {
   checkRedis,
-  describeRedis,
   escapeRedisValue,
   parseTarget,
   RESERVED_FIELD,
@@ -54,11 +52,13 @@ async function replyOutcome(err: Error, t: RedisTarget, client: RedisConnection)
 }
 
 class RedisTransport implements Transport {
-  readonly #links = new Map<string, BrokerLink<RedisConnection>>();
+  readonly #links: BrokerLinks<RedisConnection>;
   readonly #inFlight = new Set<() => void>();
   #closed = false;
 
-  constructor(private readonly ctx: TransportContext) {}
+  constructor(private readonly ctx: TransportContext) {
+    this.#links = new BrokerLinks(ctx);
+  }
 
   async send(attempt: TransportAttempt): Promise<SendOutcome> {
     const started = performance.now();
@@ -124,45 +124,26 @@ class RedisTransport implements Transport {
   async close(): Promise<void> {
     this.#closed = true;
     this.abortAll();
-    const links = [...this.#links.values()];
-    this.#links.clear();
-    await Promise.all(links.map((l) => l.close()));
+    await this.#links.close();
   }
 
-  /** One link per server, credentials and database; the password only ever as a hash in the key. */
+  /** One link per server, credentials and database. */
   #link(url: URL, target: RedisTarget): BrokerLink<RedisConnection> {
     const receiverKey = redisReceiverKey(url);
-    const secret = createHash('sha256')
-      .update(target.password ?? '')
-      .digest('base64');
-    const key = `${receiverKey}/${target.database}\n${secret}`;
-    let link = this.#links.get(key);
-    if (!link) {
-      link = new BrokerLink<RedisConnection>(
-        {
-          receiverKey,
-          label: target.label,
-          host: target.host,
-          open: (address, lost) => openRedis(target, address, this.ctx.connectTimeoutMs, lost),
-          classify: (err) => classifyConnectError(err, target),
-          shut: closeRedis,
-        },
-        this.ctx,
-      );
-      this.#links.set(key, link);
-    }
-    return link;
+    return this.#links.link(`${receiverKey}/${target.database}`, target.password ?? '', () => ({
+      receiverKey,
+      label: target.label,
+      host: target.host,
+      nameDenial: 'address',
+      open: (address, lost) => openRedis(target, address, this.ctx.connectTimeoutMs, lost),
+      classify: (err) => classifyConnectError(err, target),
+      shut: closeRedis,
+    }));
   }
 }
 
-function failureOutcome(err: unknown): Result {
-  if (err instanceof LinkFailure) {
-    // As for HTTP: nothing was sent; the retry policy decides whether to try again.
-    if (err.kind === 'denied') return { kind: 'refused', denied: true, text: err.message };
-    if (err.kind === 'refused') return { kind: 'refused', text: err.message };
-    return { kind: 'retry', unreachable: true, text: err.message };
-  }
-  return { kind: 'retry', text: `add failed: ${err instanceof Error ? err.message : String(err)}` };
+function failureOutcome(err: unknown): Omit<SendOutcome, 'latencyMs'> {
+  return failureVerdict(err, (message) => ({ kind: 'retry', text: `add failed: ${message}` }));
 }
 
 /** The Redis Streams transport module: `redis://USER:PASS@HOST:PORT/DB?stream=KEY&maxlen=N`. */
@@ -171,6 +152,6 @@ export const redisTransport: TransportModule = {
   receiverKey: redisReceiverKey,
   check: checkRedis,
   escapeValue: escapeRedisValue,
-  describe: describeRedis,
+  describe: describeBrokerUrl,
   create: (ctx) => new RedisTransport(ctx),
 };
