@@ -4,7 +4,13 @@
  * The entry id is the receipt. A key of another type is a refusal; so is a command the user's
  * ACL forbids.
  */
-import { type BrokerLink, BrokerLinks, describeBrokerUrl, failureVerdict } from '../broker-link/index.js';
+import {
+  Attempts,
+  type BrokerLink,
+  BrokerLinks,
+  describeBrokerUrl,
+  failureVerdict,
+} from '../broker-link/index.js';
 import type {
   SendOutcome,
   Transport,
@@ -53,72 +59,57 @@ async function replyOutcome(err: Error, t: RedisTarget, client: RedisConnection)
 
 class RedisTransport implements Transport {
   readonly #links: BrokerLinks<RedisConnection>;
-  readonly #inFlight = new Set<() => void>();
+  readonly #attempts: Attempts;
   #closed = false;
 
   constructor(private readonly ctx: TransportContext) {
     this.#links = new BrokerLinks(ctx);
+    this.#attempts = new Attempts(ctx.timeoutMs);
   }
 
-  async send(attempt: TransportAttempt): Promise<SendOutcome> {
-    const started = performance.now();
-    const finish = (o: Result): SendOutcome => ({ ...o, latencyMs: Math.round(performance.now() - started) });
-    if (this.#closed) return finish({ kind: 'retry', aborted: true, text: 'the transport is closed' });
-    let url: URL;
-    let target: RedisTarget;
-    try {
-      url = new URL(attempt.url);
-      target = parseTarget(url);
-    } catch {
-      return finish({ kind: 'refused', text: 'the rendered Callback is not a valid redis: URL' });
-    }
-    if (target.stream === '') return finish({ kind: 'refused', text: 'the rendered stream key is empty' });
-    const args = ['XADD', target.stream];
-    if (target.maxlen !== undefined) args.push('MAXLEN', '~', String(target.maxlen));
-    args.push('*', RESERVED_FIELD, attempt.body ?? '', ...attempt.headers);
-
-    return new Promise<SendOutcome>((resolve) => {
-      let done = false;
-      const settle = (o: Result) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.#inFlight.delete(abort);
-        resolve(finish(o));
-      };
-      const abort = () => settle({ kind: 'retry', aborted: true, text: 'shutdown ended the attempt' });
-      this.#inFlight.add(abort);
-      const timer = setTimeout(
-        () =>
-          settle({
-            kind: 'retry',
-            timedOut: true,
-            text: `no answer from ${target.label} within ${this.ctx.timeoutMs} ms`,
-          }),
-        this.ctx.timeoutMs,
-      );
-      this.#link(url, target)
-        .get()
-        .then(
-          (client) =>
-            client.sendCommand(args).then(
-              (id): Result => ({
-                kind: 'delivered',
-                text: `added to stream ${target.stream} as ${String(id)} on ${target.label}`,
-              }),
-              (err: unknown): Result | Promise<Result> =>
-                err instanceof Error
-                  ? replyOutcome(err, target, client)
-                  : { kind: 'retry', text: `${target.label} answered ${String(err)}` },
-            ),
-          failureOutcome,
-        )
-        .then(settle, (err: unknown) => settle(failureOutcome(err)));
-    });
+  send(attempt: TransportAttempt): Promise<SendOutcome> {
+    let label = 'the server';
+    return this.#attempts.run(
+      (ms) => `no answer from ${label} within ${ms} ms`,
+      async (live) => {
+        if (this.#closed) return { kind: 'retry', aborted: true, text: 'the transport is closed' };
+        let url: URL;
+        let target: RedisTarget;
+        try {
+          url = new URL(attempt.url);
+          target = parseTarget(url);
+        } catch {
+          return { kind: 'refused', text: 'the rendered Callback is not a valid redis: URL' };
+        }
+        label = target.label;
+        if (target.stream === '') return { kind: 'refused', text: 'the rendered stream key is empty' };
+        const args = ['XADD', target.stream];
+        if (target.maxlen !== undefined) args.push('MAXLEN', '~', String(target.maxlen));
+        args.push('*', RESERVED_FIELD, attempt.body ?? '', ...attempt.headers);
+        let client: RedisConnection;
+        try {
+          client = await this.#link(url, target).get();
+        } catch (err) {
+          return failureOutcome(err);
+        }
+        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
+        try {
+          const id = await client.sendCommand(args);
+          return {
+            kind: 'delivered',
+            text: `added to stream ${target.stream} as ${String(id)} on ${target.label}`,
+          };
+        } catch (err) {
+          return err instanceof Error
+            ? replyOutcome(err, target, client)
+            : { kind: 'retry', text: `${target.label} answered ${String(err)}` };
+        }
+      },
+    );
   }
 
   abortAll(): void {
-    for (const abort of [...this.#inFlight]) abort();
+    this.#attempts.abortAll();
   }
 
   async close(): Promise<void> {
