@@ -1,5 +1,5 @@
 /**
- * What the MQTT and NATS transport tests share: a context as the daemon makes it (a real address
+ * What the broker transport tests share: a context as the daemon makes it (a real address
  * policy allowing loopback) that records reconnects, attempts signed the Standard Webhooks way,
  * unique names, a skip when a broker is missing, and private brokers with a password (the
  * machine's shared Mosquitto and NATS take anyone, so wrong credentials need a broker of our own).

@@ -5,14 +5,14 @@ import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '../../src/policy/index.js';
 import { amqpTransport } from '../../src/transports/amqp/index.js';
 import type { SendOutcome, Transport } from '../../src/transports/index.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
 import {
   brokerMissing,
   recordingContext,
   SECRET,
   signedAttempt,
   uniqueName,
-} from '../helpers/broker-attempts.js';
-import { startTcpRelay } from '../helpers/tcp-relay.js';
+} from '../helpers/transport-kit.js';
 import { until } from '../helpers/until.js';
 
 const BROKER = 'amqp://guest:guest@127.0.0.1:5672';
