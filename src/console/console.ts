@@ -21,6 +21,7 @@ import { loadAssets } from './assets.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';
 import type { PageDeps } from './page-deps.js';
+import { pageErrorOf, pagePluginBasics } from './page-plugin.js';
 import { deliveryPages } from './pages/deliveries.js';
 import { hookPages } from './pages/hooks.js';
 import { livePage } from './pages/live.js';
@@ -150,23 +151,10 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
 
   api.register(
     async (app) => {
-      // Every console route does its own (session) authentication, never the API's Bearer one.
-      app.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), public: true } as typeof route.config;
-      });
-      const servedHere = deps.servedHere;
-      if (servedHere)
-        app.addHook('onRequest', async (req) => {
-          if (!servedHere(req.raw))
-            throw new HookdError(
-              'NOT_FOUND',
-              'the web console is served on its own listener (--console-listen, default 127.0.0.1:8472), not under the proxied origin (--console-on-proxy would put it here)',
-            );
-        });
-      app.addContentTypeParser(
-        'application/x-www-form-urlencoded',
-        { parseAs: 'string' },
-        (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      pagePluginBasics(
+        app,
+        deps.servedHere,
+        'the web console is served on its own listener (--console-listen, default 127.0.0.1:8472), not under the proxied origin (--console-on-proxy would put it here)',
       );
       app.addHook('onSend', async (_req, reply, payload) => {
         reply.header('content-security-policy', CONSOLE_CSP);
@@ -177,15 +165,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         return payload;
       });
       app.setErrorHandler((err, req, reply) => {
-        const e =
-          err instanceof HookdError
-            ? err
-            : (err as { statusCode?: number }).statusCode === 413
-              ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-              : (err as { statusCode?: number }).statusCode &&
-                  (err as { statusCode: number }).statusCode < 500
-                ? new HookdError('BAD_REQUEST', (err as Error).message)
-                : undefined;
+        const e = pageErrorOf(err);
         if (!e) req.log.error({ err }, 'console: unexpected error');
         const status = e?.status ?? 500;
         const message = e?.message ?? 'hookd failed to handle this request; the log has details';

@@ -10,6 +10,8 @@ import {
   html,
   loadAssets,
   type PageDeps,
+  pageErrorOf,
+  pagePluginBasics,
   sameToken,
   sendHtml,
   userWorldPages,
@@ -101,22 +103,10 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
 
   api.register(
     async (app) => {
-      app.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), public: true } as typeof route.config;
-      });
-      const servedHere = deps.servedHere;
-      if (servedHere)
-        app.addHook('onRequest', async (req) => {
-          if (!servedHere(req.raw))
-            throw new HookdError(
-              'NOT_FOUND',
-              'the portal is served on the console listener (--console-listen)',
-            );
-        });
-      app.addContentTypeParser(
-        'application/x-www-form-urlencoded',
-        { parseAs: 'string' },
-        (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      pagePluginBasics(
+        app,
+        deps.servedHere,
+        'the portal is served on the console listener (--console-listen)',
       );
       app.addHook('onSend', async (req, reply, payload) => {
         const s = (req as unknown as Record<symbol, PortalSession | undefined>)[SIGNED];
@@ -125,19 +115,12 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
       });
       app.setErrorHandler((err, req, reply) => {
         const e =
-          err instanceof HookdError
-            ? err
-            : isStoreFault(err)
-              ? new HookdError(
-                  'STORE_UNAVAILABLE',
-                  `hookd's store is unavailable (${describeStoreFault(err)}); try again shortly`,
-                )
-              : (err as { statusCode?: number }).statusCode === 413
-                ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-                : (err as { statusCode?: number }).statusCode &&
-                    (err as { statusCode: number }).statusCode < 500
-                  ? new HookdError('BAD_REQUEST', (err as Error).message)
-                  : undefined;
+          !(err instanceof HookdError) && isStoreFault(err)
+            ? new HookdError(
+                'STORE_UNAVAILABLE',
+                `hookd's store is unavailable (${describeStoreFault(err)}); try again shortly`,
+              )
+            : pageErrorOf(err);
         if (!e) req.log.error({ err }, 'portal: unexpected error');
         const status = e?.status ?? 500;
         const message = e?.message ?? 'hookd failed to handle this request; the log has details';
