@@ -8,8 +8,8 @@ import {
   Attempts,
   type BrokerLink,
   BrokerLinks,
+  connectFor,
   describeBrokerUrl,
-  failureVerdict,
 } from '../broker-link/index.js';
 import type {
   SendOutcome,
@@ -127,20 +127,20 @@ class AmqpTransport implements Transport {
           }
         }
         link = this.#link(url, t);
-        let conn: AmqpConnection;
-        try {
-          conn = await link.get();
-        } catch (err) {
-          return failureOutcome(err);
-        }
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
-        const result = await conn.publish(t.exchange, t.routingKey, Buffer.from(attempt.body ?? '', 'utf8'), {
-          messageId: attempt.id,
-          ...(attempt.contentType ? { contentType: attempt.contentType } : {}),
-          // AMQP timestamps are whole seconds.
-          timestamp: Math.floor(attempt.sentAt / 1000),
-          headers: headerTable(attempt.headers),
-        });
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
+        const result = await got.conn.publish(
+          t.exchange,
+          t.routingKey,
+          Buffer.from(attempt.body ?? '', 'utf8'),
+          {
+            messageId: attempt.id,
+            ...(attempt.contentType ? { contentType: attempt.contentType } : {}),
+            // AMQP timestamps are whole seconds.
+            timestamp: Math.floor(attempt.sentAt / 1000),
+            headers: headerTable(attempt.headers),
+          },
+        );
         return outcomeOf(result, t);
       },
     );
@@ -169,10 +169,6 @@ class AmqpTransport implements Transport {
       shut: (conn) => conn.close(),
     }));
   }
-}
-
-function failureOutcome(err: unknown): Omit<SendOutcome, 'latencyMs'> {
-  return failureVerdict(err, (message) => ({ kind: 'retry', text: `publish failed: ${message}` }));
 }
 
 /** The RabbitMQ transport module: `amqp://USER:PASS@HOST:PORT/VHOST?exchange=NAME&routing_key=KEY`. */

@@ -23,8 +23,10 @@ export class LinkFailure extends Error {
 }
 
 /** The outcome of an attempt that could not get a connection: nothing was sent. */
-export function failureVerdict(err: unknown, otherwise: (message: string) => Verdict): Verdict {
-  if (!(err instanceof LinkFailure)) return otherwise(err instanceof Error ? err.message : String(err));
+export function failureVerdict(err: unknown): Verdict {
+  if (!(err instanceof LinkFailure)) {
+    return { kind: 'retry', text: `not sent: ${err instanceof Error ? err.message : String(err)}` };
+  }
   // As for HTTP: the retry policy decides whether to try again.
   switch (err.kind) {
     case 'denied':

@@ -2,9 +2,9 @@
 // policy-checked, reconnecting connection per broker and credentials, the attempt's time limit,
 // the URL helpers and value escaping).
 export { Attempts } from './attempts.js';
-export { failureVerdict, LinkFailure, type Verdict } from './failure.js';
+export { LinkFailure, type Verdict } from './failure.js';
 export { BrokerLink, type LinkSpec } from './link.js';
-export { BrokerLinks } from './links.js';
+export { BrokerLinks, connectFor } from './links.js';
 export type { NameDenial } from './resolve.js';
 export {
   type BrokerTarget,

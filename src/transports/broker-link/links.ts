@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TransportContext } from '../transport.js';
+import { failureVerdict, type Verdict } from './failure.js';
 import { BrokerLink, type LinkSpec } from './link.js';
 
 /**
@@ -31,4 +32,23 @@ export class BrokerLinks<C> {
     this.#links.clear();
     await Promise.all(links.map((l) => l.close()));
   }
+}
+
+/**
+ * The connection an attempt sends on, or its verdict when there is none (nothing was sent): the
+ * link's failure, or the attempt's end (its time limit or shutdown) while it was connecting, so
+ * that an attempt already answered never publishes late.
+ */
+export async function connectFor<C>(
+  link: BrokerLink<C>,
+  live: () => boolean,
+): Promise<{ conn: C } | { verdict: Verdict }> {
+  let conn: C;
+  try {
+    conn = await link.get();
+  } catch (err) {
+    return { verdict: failureVerdict(err) };
+  }
+  if (!live()) return { verdict: { kind: 'retry', text: 'not sent: the attempt ended while connecting' } };
+  return { conn };
 }

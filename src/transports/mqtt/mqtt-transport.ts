@@ -9,7 +9,7 @@ import {
   Attempts,
   BrokerLinks,
   type BrokerTarget,
-  failureVerdict,
+  connectFor,
   hostPort,
   LinkFailure,
   type LinkSpec,
@@ -195,16 +195,12 @@ class MqttTransport implements Transport {
         const target = parseMqttUrl(new URL(attempt.url));
         if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
         label = target.label;
-        let conn: MqttConn;
-        try {
-          conn = await this.#links
-            .link(target.receiverKey, target.password, () => linkSpec(target, this.ctx.connectTimeoutMs))
-            .get();
-        } catch (err) {
-          return failureVerdict(err, (message) => ({ kind: 'retry', text: `not sent: ${message}` }));
-        }
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
-        return publish(conn, target, attempt, live);
+        const link = this.#links.link(target.receiverKey, target.password, () =>
+          linkSpec(target, this.ctx.connectTimeoutMs),
+        );
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
+        return publish(got.conn, target, attempt, live);
       },
     );
   }

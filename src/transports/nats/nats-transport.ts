@@ -9,7 +9,7 @@ import {
   Attempts,
   BrokerLinks,
   type BrokerTarget,
-  failureVerdict,
+  connectFor,
   hostPort,
   LinkFailure,
   type LinkSpec,
@@ -119,17 +119,13 @@ class NatsTransport implements Transport {
         const target = parseNatsUrl(new URL(attempt.url));
         if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
         label = target.label;
-        let conn: NatsConn;
-        try {
-          conn = await this.#links
-            .link(target.receiverKey, target.password, () => linkSpec(target, this.ctx.connectTimeoutMs))
-            .get();
-        } catch (err) {
-          return failureVerdict(err, (message) => ({ kind: 'retry', text: `not sent: ${message}` }));
-        }
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
+        const link = this.#links.link(target.receiverKey, target.password, () =>
+          linkSpec(target, this.ctx.connectTimeoutMs),
+        );
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
         const left = Math.max(1, this.#timeoutMs - (Date.now() - started));
-        return publish(conn, target, attempt, left);
+        return publish(got.conn, target, attempt, left);
       },
     );
   }

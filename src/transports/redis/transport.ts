@@ -8,8 +8,8 @@ import {
   Attempts,
   type BrokerLink,
   BrokerLinks,
+  connectFor,
   describeBrokerUrl,
-  failureVerdict,
 } from '../broker-link/index.js';
 import type {
   SendOutcome,
@@ -86,13 +86,9 @@ class RedisTransport implements Transport {
         const args = ['XADD', target.stream];
         if (target.maxlen !== undefined) args.push('MAXLEN', '~', String(target.maxlen));
         args.push('*', RESERVED_FIELD, attempt.body ?? '', ...attempt.headers);
-        let client: RedisConnection;
-        try {
-          client = await this.#link(url, target).get();
-        } catch (err) {
-          return failureOutcome(err);
-        }
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
+        const got = await connectFor(this.#link(url, target), live);
+        if ('verdict' in got) return got.verdict;
+        const client = got.conn;
         try {
           const id = await client.sendCommand(args);
           return {
@@ -131,10 +127,6 @@ class RedisTransport implements Transport {
       shut: closeRedis,
     }));
   }
-}
-
-function failureOutcome(err: unknown): Omit<SendOutcome, 'latencyMs'> {
-  return failureVerdict(err, (message) => ({ kind: 'retry', text: `add failed: ${message}` }));
 }
 
 /** The Redis Streams transport module: `redis://USER:PASS@HOST:PORT/DB?stream=KEY&maxlen=N`. */
