@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HookdError } from '../errors/index.js';
+import { sameToken } from './sessions.js';
 
 /**
  * What every HTML page plugin (the console, the portal) sets up first: its routes are public to
@@ -35,4 +36,27 @@ export function pageErrorOf(err: unknown): HookdError | undefined {
   if (status === 413) return new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large');
   if (status && status < 500) return new HookdError('BAD_REQUEST', (err as Error).message);
   return undefined;
+}
+
+/**
+ * Refuses a request that changes something (not GET or HEAD) unless it carries the session's
+ * CSRF token, in the `X-CSRF-Token` header (htmx) or the `_csrf` form field.
+ */
+export function checkCsrf(req: FastifyRequest, csrf: string): void {
+  if (req.method === 'GET' || req.method === 'HEAD') return;
+  const header = req.headers['x-csrf-token'];
+  const field = ((req.body ?? {}) as Record<string, string>)._csrf;
+  if (!sameToken(typeof header === 'string' ? header : field, csrf))
+    throw new HookdError('FORBIDDEN', 'the CSRF token is missing or wrong; reload the page and try again');
+}
+
+/** Whether the browser reached hookd over https: directly, or per a trusted proxy's X-Forwarded-Proto. */
+export function isHttps(trusts: (address: string | undefined) => boolean, req: IncomingMessage): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  const proto = req.headers['x-forwarded-proto'];
+  return (
+    typeof proto === 'string' &&
+    trusts(req.socket.remoteAddress) &&
+    proto.split(',')[0]!.trim().toLowerCase() === 'https'
+  );
 }

@@ -4,15 +4,16 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import {
+  checkCsrf,
   cookieValue,
   enterPages,
   type Html,
   html,
+  isHttps,
   loadAssets,
   type PageDeps,
   pageErrorOf,
   pagePluginBasics,
-  sameToken,
   sendHtml,
   userWorldPages,
 } from '../console/index.js';
@@ -29,7 +30,7 @@ import { packageInfo } from '../util/index.js';
 import { judge } from './access.js';
 import { type Brand, brandCss } from './brand.js';
 import { eventOf } from './events.js';
-import { isHttps, PORTAL_COOKIE, portalCookie, securityHeaders } from './http.js';
+import { PORTAL_COOKIE, portalCookie, securityHeaders } from './http.js';
 import type { PortalLinks } from './links.js';
 import { type PortalSession, PortalSessions } from './sessions.js';
 import { portalBarePage, portalShell } from './shell.js';
@@ -180,15 +181,7 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
           const verdict = judge(req.method, route, s);
           if (!verdict.ok)
             throw new HookdError(verdict.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', verdict.reason);
-          if (req.method !== 'GET' && req.method !== 'HEAD') {
-            const header = req.headers['x-csrf-token'];
-            const field = ((req.body ?? {}) as Record<string, string>)._csrf;
-            if (!sameToken(typeof header === 'string' ? header : field, s.csrf))
-              throw new HookdError(
-                'FORBIDDEN',
-                'the CSRF token is missing or wrong; reload the page and try again',
-              );
-          }
+          checkCsrf(req, s.csrf);
           const shell = portalShell({ root, parentOrigins: deps.frameAncestors }, s);
           enterPages(req, { root, user: s.user, csrf: s.csrf, admin: false, shell });
         });

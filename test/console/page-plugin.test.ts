@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { pageErrorOf } from '../../src/console/page-plugin.js';
+import { isHttps, pageErrorOf } from '../../src/console/page-plugin.js';
 import { HookdError } from '../../src/errors/index.js';
 
 describe('the page error of a console or portal request', () => {
@@ -15,5 +16,23 @@ describe('the page error of a console or portal request', () => {
     assert.equal(bad?.message, 'Unsupported Media Type');
     assert.equal(pageErrorOf(Object.assign(new Error('boom'), { statusCode: 503 })), undefined);
     assert.equal(pageErrorOf(new Error('boom')), undefined);
+  });
+});
+
+describe('whether the browser reached hookd over https', () => {
+  const req = (encrypted: boolean, proto?: string) =>
+    ({
+      socket: { encrypted, remoteAddress: '10.0.0.1' },
+      headers: proto === undefined ? {} : { 'x-forwarded-proto': proto },
+    }) as unknown as IncomingMessage;
+  const trusted = (a: string | undefined) => a === '10.0.0.1';
+  const nobody = () => false;
+
+  it('believes a TLS socket, and X-Forwarded-Proto only from a trusted proxy (its first value)', () => {
+    assert.equal(isHttps(nobody, req(true)), true);
+    assert.equal(isHttps(nobody, req(false)), false);
+    assert.equal(isHttps(trusted, req(false, 'HTTPS, http')), true);
+    assert.equal(isHttps(trusted, req(false, 'http, https')), false);
+    assert.equal(isHttps(nobody, req(false, 'https')), false, 'an untrusted peer cannot claim https');
   });
 });
