@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { AddressPolicy } from '../../src/policy/index.js';
 import { newSigningSecret, secretKey, signatureHeader } from '../../src/signing/index.js';
 import type { TransportAttempt, TransportContext } from '../../src/transports/index.js';
+import { skipReason } from './require.js';
 import { closedPort } from './servers.js';
 import { until } from './until.js';
 
@@ -83,19 +84,7 @@ export function uniqueName(prefix: string): string {
  * HOOKD_REQUIRE_ALL=1 makes a missing broker a failure.
  */
 export async function brokerMissing(name: string, port: number): Promise<string | undefined> {
-  const up = await new Promise<boolean>((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-  if (up) return undefined;
-  const reason = `${name} is not answering on 127.0.0.1:${port}`;
-  if (process.env.HOOKD_REQUIRE_ALL === '1') throw new Error(`${reason} (HOOKD_REQUIRE_ALL=1)`);
-  console.log(`# SKIPPED: ${reason}`);
-  return reason;
+  return skipReason(!(await probe(port)) && `${name} is not answering on 127.0.0.1:${port}`);
 }
 
 /** A broker process the test owns, on a free loopback port, that only takes `user`/`pass`. */
