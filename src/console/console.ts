@@ -21,6 +21,7 @@ import { loadAssets } from './assets.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';
 import type { PageDeps } from './page-deps.js';
+import { checkCsrf, isHttps, pageErrorOf, pagePluginBasics } from './page-plugin.js';
 import { deliveryPages } from './pages/deliveries.js';
 import { hookPages } from './pages/hooks.js';
 import { livePage } from './pages/live.js';
@@ -96,7 +97,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   const root = `${deps.base === '/' ? '' : deps.base}${CONSOLE_PATH}`;
   const aggregates: DeliveryAggregates = new CombinedAggregates(deps.deliveryStores.map((s) => s.aggregates));
   const assets = loadAssets();
-  const isHttps = (req: IncomingMessage) => isHttpsWith(deps.trustsProxy, req);
+  const https = (req: IncomingMessage) => isHttps(deps.trustsProxy, req);
 
   /** The user the identity provider says a browser request comes from, if one is configured and does. */
   const providerUser = async (req: IncomingMessage): Promise<string | undefined> => {
@@ -134,7 +135,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
     const user = await providerUser(req.raw);
     if (user === undefined) return undefined;
     const { id, session } = sessions.create(user);
-    reply.header('set-cookie', cookie(COOKIE, id, root, isHttps(req.raw)));
+    reply.header('set-cookie', cookie(COOKIE, id, root, https(req.raw)));
     req.log.info({ user }, 'console: signed in through the identity provider');
     return session;
   };
@@ -153,23 +154,10 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
 
   api.register(
     async (app) => {
-      // Every console route does its own (session) authentication, never the API's Bearer one.
-      app.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), public: true } as typeof route.config;
-      });
-      const servedHere = deps.servedHere;
-      if (servedHere)
-        app.addHook('onRequest', async (req) => {
-          if (!servedHere(req.raw))
-            throw new HookdError(
-              'NOT_FOUND',
-              'the web console is served on its own listener (--console-listen, default 127.0.0.1:8472), not under the proxied origin (--console-on-proxy would put it here)',
-            );
-        });
-      app.addContentTypeParser(
-        'application/x-www-form-urlencoded',
-        { parseAs: 'string' },
-        (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      pagePluginBasics(
+        app,
+        deps.servedHere,
+        'the web console is served on its own listener (--console-listen, default 127.0.0.1:8472), not under the proxied origin (--console-on-proxy would put it here)',
       );
       app.addHook('onSend', async (_req, reply, payload) => {
         reply.header('content-security-policy', CONSOLE_CSP);
@@ -180,15 +168,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         return payload;
       });
       app.setErrorHandler((err, req, reply) => {
-        const e =
-          err instanceof HookdError
-            ? err
-            : (err as { statusCode?: number }).statusCode === 413
-              ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-              : (err as { statusCode?: number }).statusCode &&
-                  (err as { statusCode: number }).statusCode < 500
-                ? new HookdError('BAD_REQUEST', (err as Error).message)
-                : undefined;
+        const e = pageErrorOf(err);
         if (!e) req.log.error({ err }, 'console: unexpected error');
         const status = e?.status ?? 500;
         const message = e?.message ?? 'hookd failed to handle this request; the log has details';
@@ -241,8 +221,8 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
           return signinForm(req, reply, 'That token is not valid (unknown, revoked or mistyped).', 401);
         const { id } = sessions.create(principal.user, principal.tokenId);
         reply.header('set-cookie', [
-          cookie(COOKIE, id, root, isHttps(req.raw)),
-          cookie(PRE_COOKIE, '', root, isHttps(req.raw), 0),
+          cookie(COOKIE, id, root, https(req.raw)),
+          cookie(PRE_COOKIE, '', root, https(req.raw), 0),
         ]);
         req.log.info({ user: principal.user }, 'console: signed in');
         return reply.redirect(`${root}/`, 303);
@@ -264,15 +244,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
             }
             throw new HookdError('UNAUTHENTICATED', 'the session ended; sign in again');
           }
-          if (req.method !== 'GET' && req.method !== 'HEAD') {
-            const header = req.headers['x-csrf-token'];
-            const field = ((req.body ?? {}) as Record<string, string>)._csrf;
-            if (!sameToken(typeof header === 'string' ? header : field, s.csrf))
-              throw new HookdError(
-                'FORBIDDEN',
-                'the CSRF token is missing or wrong; reload the page and try again',
-              );
-          }
+          checkCsrf(req, s.csrf);
           (req as unknown as Record<symbol, ConsoleRequestContext>)[SESSION] = {
             session: s,
             ctx: { root, user: s.user, csrf: s.csrf, admin: s.user === ADMIN_USER },
@@ -280,7 +252,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
         });
         signed.post('/signout', { config: { public: true } }, async (req, reply) => {
           sessions.end(cookieValue(req.headers.cookie, COOKIE));
-          reply.header('set-cookie', cookie(COOKIE, '', root, isHttps(req.raw), 0));
+          reply.header('set-cookie', cookie(COOKIE, '', root, https(req.raw), 0));
           return reply.redirect(`${root}/signin`, 303);
         });
         const pageDeps: PageDeps = { ...deps, root, aggregates };
@@ -303,7 +275,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
 
   function signinForm(req: FastifyRequest, reply: FastifyReply, message: string, status = 200) {
     const pre = randomBytes(24).toString('base64url');
-    reply.header('set-cookie', cookie(PRE_COOKIE, pre, root, isHttps(req.raw), 600));
+    reply.header('set-cookie', cookie(PRE_COOKIE, pre, root, https(req.raw), 600));
     return sendHtml(
       reply,
       barePage(
@@ -326,17 +298,6 @@ ${message ? html`<p class="error" role="alert">${message}</p>` : ''}
       status,
     );
   }
-}
-
-/** Whether the browser reached hookd over https: directly, or per a trusted proxy's X-Forwarded-Proto. */
-function isHttpsWith(trusts: (address: string | undefined) => boolean, req: IncomingMessage): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const proto = req.headers['x-forwarded-proto'];
-  return (
-    typeof proto === 'string' &&
-    trusts(req.socket.remoteAddress) &&
-    proto.split(',')[0]!.trim().toLowerCase() === 'https'
-  );
 }
 
 function cookie(name: string, value: string, path: string, secure: boolean, maxAge?: number): string {

@@ -6,5 +6,5 @@ export { type Html, html, trusted } from './html.js';
 export { barePage, type PageContext, type Section } from './layout.js';
 export { consoleListenerFor, consoleServedHere } from './listener.js';
 export type { PageDeps } from './page-deps.js';
+export { checkCsrf, isHttps, pageErrorOf, pagePluginBasics } from './page-plugin.js';
 export { sendHtml } from './respond.js';
-export { sameToken } from './sessions.js';

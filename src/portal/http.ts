@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { CONSOLE_CSP } from '../console/index.js';
 import { type Brand, logoSource } from './brand.js';
@@ -15,17 +14,6 @@ export const PORTAL_COOKIE = 'hookd_portal';
 export function portalCookie(value: string, path: string, https: boolean, maxAge?: number): string {
   const same = https ? 'Secure; SameSite=None; Partitioned' : 'SameSite=Lax';
   return `${PORTAL_COOKIE}=${value}; Path=${path}; HttpOnly; ${same}${maxAge !== undefined ? `; Max-Age=${maxAge}` : ''}`;
-}
-
-/** Whether the browser reached hookd over https: directly, or per a trusted proxy's X-Forwarded-Proto. */
-export function isHttps(trusts: (address: string | undefined) => boolean, req: IncomingMessage): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const proto = req.headers['x-forwarded-proto'];
-  return (
-    typeof proto === 'string' &&
-    trusts(req.socket.remoteAddress) &&
-    proto.split(',')[0]!.trim().toLowerCase() === 'https'
-  );
 }
 
 /**

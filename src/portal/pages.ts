@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import {
+  checkCsrf,
   cookieValue,
   enterPages,
   type Html,
   html,
+  isHttps,
   loadAssets,
   type PageDeps,
-  sameToken,
+  pageErrorOf,
+  pagePluginBasics,
   sendHtml,
   userWorldPages,
 } from '../console/index.js';
@@ -27,7 +30,7 @@ import { packageInfo } from '../util/index.js';
 import { judge } from './access.js';
 import { type Brand, brandCss } from './brand.js';
 import { eventOf } from './events.js';
-import { isHttps, PORTAL_COOKIE, portalCookie, securityHeaders } from './http.js';
+import { PORTAL_COOKIE, portalCookie, securityHeaders } from './http.js';
 import type { PortalLinks } from './links.js';
 import { type PortalSession, PortalSessions } from './sessions.js';
 import { portalBarePage, portalShell } from './shell.js';
@@ -101,22 +104,10 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
 
   api.register(
     async (app) => {
-      app.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), public: true } as typeof route.config;
-      });
-      const servedHere = deps.servedHere;
-      if (servedHere)
-        app.addHook('onRequest', async (req) => {
-          if (!servedHere(req.raw))
-            throw new HookdError(
-              'NOT_FOUND',
-              'the portal is served on the console listener (--console-listen)',
-            );
-        });
-      app.addContentTypeParser(
-        'application/x-www-form-urlencoded',
-        { parseAs: 'string' },
-        (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      pagePluginBasics(
+        app,
+        deps.servedHere,
+        'the portal is served on the console listener (--console-listen)',
       );
       app.addHook('onSend', async (req, reply, payload) => {
         const s = (req as unknown as Record<symbol, PortalSession | undefined>)[SIGNED];
@@ -125,19 +116,12 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
       });
       app.setErrorHandler((err, req, reply) => {
         const e =
-          err instanceof HookdError
-            ? err
-            : isStoreFault(err)
-              ? new HookdError(
-                  'STORE_UNAVAILABLE',
-                  `hookd's store is unavailable (${describeStoreFault(err)}); try again shortly`,
-                )
-              : (err as { statusCode?: number }).statusCode === 413
-                ? new HookdError('PAYLOAD_TOO_LARGE', 'the form is too large')
-                : (err as { statusCode?: number }).statusCode &&
-                    (err as { statusCode: number }).statusCode < 500
-                  ? new HookdError('BAD_REQUEST', (err as Error).message)
-                  : undefined;
+          !(err instanceof HookdError) && isStoreFault(err)
+            ? new HookdError(
+                'STORE_UNAVAILABLE',
+                `hookd's store is unavailable (${describeStoreFault(err)}); try again shortly`,
+              )
+            : pageErrorOf(err);
         if (!e) req.log.error({ err }, 'portal: unexpected error');
         const status = e?.status ?? 500;
         const message = e?.message ?? 'hookd failed to handle this request; the log has details';
@@ -197,15 +181,7 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
           const verdict = judge(req.method, route, s);
           if (!verdict.ok)
             throw new HookdError(verdict.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', verdict.reason);
-          if (req.method !== 'GET' && req.method !== 'HEAD') {
-            const header = req.headers['x-csrf-token'];
-            const field = ((req.body ?? {}) as Record<string, string>)._csrf;
-            if (!sameToken(typeof header === 'string' ? header : field, s.csrf))
-              throw new HookdError(
-                'FORBIDDEN',
-                'the CSRF token is missing or wrong; reload the page and try again',
-              );
-          }
+          checkCsrf(req, s.csrf);
           const shell = portalShell({ root, parentOrigins: deps.frameAncestors }, s);
           enterPages(req, { root, user: s.user, csrf: s.csrf, admin: false, shell });
         });

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { api, type HookdProcess, spawnHookd, tempDir } from './hookd.js';
 import { createHook, startUpstream, type Upstream } from './servers.js';
 import { startTcpRelay } from './tcp-relay.js';
+import { burst } from './transport-kit.js';
 import { until } from './until.js';
 
 /** One message as the consumer got it: its key (routing key, stream key), payload and headers. */
@@ -49,41 +49,6 @@ const RETRIES = ['--retry-schedule', '0,1s,1s,2s,2s,5s,5s,10s,10s,10s,10s,10s,10
 
 export function hookdArgs(scheme: string, upstream: Upstream): string[] {
   return ['--upstream', upstream.url, '--callback-schemes', `http,https,${scheme}`, ...RETRIES];
-}
-
-/** Sends GETs for `paths` with `concurrency` clients until all are sent or the daemon dies. */
-export async function drive(
-  url: string,
-  paths: readonly string[],
-  concurrency: number,
-  onDone: (i: number) => void = () => undefined,
-): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const target = new URL(url);
-  let next = 0;
-  let dead = false;
-  const one = (i: number) =>
-    new Promise<void>((resolve) => {
-      const req = request({ host: target.hostname, port: target.port, path: paths[i], agent }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.complete && res.statusCode === 200) onDone(i);
-          resolve();
-        });
-        res.on('error', () => resolve());
-      });
-      req.on('error', () => {
-        dead = true;
-        resolve();
-      });
-      req.end();
-    });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (!dead && next < paths.length) await one(next++);
-    }),
-  );
-  agent.destroy();
 }
 
 const path = (ts: string, seq: number) =>
@@ -141,7 +106,7 @@ export function brokerContract(broker: BrokerUnderTest): void {
       const values = ['a.b:c', 'ts2'];
       // Triggers one after the other, interleaving the two keys: the trigger order is known.
       for (let seq = 0; seq < 25; seq++) {
-        for (const v of values) await drive(d.url, [path(v, seq)], 1);
+        for (const v of values) await burst(d.url, 1, () => path(v, seq), undefined, 1);
       }
       const got = await until(
         'every message',
@@ -189,12 +154,18 @@ export function brokerContract(broker: BrokerUnderTest): void {
         });
         const paths = Array.from({ length: 100 }, (_, i) => path('cut', i));
         let cut = false;
-        await drive(d.url, paths, 8, (i) => {
-          if (i >= 30 && !cut) {
-            cut = true;
-            relay.cut();
-          }
-        });
+        await burst(
+          d.url,
+          paths.length,
+          (i) => paths[i]!,
+          (i) => {
+            if (i >= 30 && !cut) {
+              cut = true;
+              relay.cut();
+            }
+          },
+          8,
+        );
         const failed = await until('a failed attempt in the delivery log', async () => {
           const r = await api<DeliveryView[]>(
             d.url,
@@ -235,10 +206,16 @@ export function brokerContract(broker: BrokerUnderTest): void {
         const completed = new Set<number>();
         let killed: Promise<void> | undefined;
         const v = victim;
-        await drive(victim.url, paths, 32, (i) => {
-          completed.add(i);
-          if (completed.size === 500) killed = v.kill();
-        });
+        await burst(
+          victim.url,
+          paths.length,
+          (i) => paths[i]!,
+          (i) => {
+            completed.add(i);
+            if (completed.size === 500) killed = v.kill();
+          },
+          32,
+        );
         await (killed ?? victim.kill());
         victim = await spawnHookd(hookdArgs(broker.scheme, upstream), { dataDir });
         const got = await until(

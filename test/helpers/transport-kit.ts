@@ -1,5 +1,5 @@
 /**
- * What the MQTT and NATS transport tests share: a context as the daemon makes it (a real address
+ * What the broker transport tests share: a context as the daemon makes it (a real address
  * policy allowing loopback) that records reconnects, attempts signed the Standard Webhooks way,
  * unique names, a skip when a broker is missing, and private brokers with a password (the
  * machine's shared Mosquitto and NATS take anyone, so wrong credentials need a broker of our own).
@@ -84,15 +84,7 @@ export function uniqueName(prefix: string): string {
  * HOOKD_REQUIRE_ALL=1 makes a missing broker a failure.
  */
 export async function brokerMissing(name: string, port: number): Promise<string | undefined> {
-  const up = await new Promise<boolean>((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-  return up ? undefined : skipReason(`${name} is not answering on 127.0.0.1:${port}`);
+  return skipReason(!(await probe(port)) && `${name} is not answering on 127.0.0.1:${port}`);
 }
 
 /** A broker process the test owns, on a free loopback port, that only takes `user`/`pass`. */

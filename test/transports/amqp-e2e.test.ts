@@ -3,16 +3,10 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { type Channel, type ChannelModel, type ConsumeMessage, connect } from 'amqplib';
 import { escapeAmqpValue } from '../../src/transports/amqp/index.js';
-import { brokerMissing, uniqueName } from '../helpers/broker-attempts.js';
-import {
-  type BrokerMessage,
-  brokerContract,
-  type DeliveryView,
-  drive,
-  hookdArgs,
-} from '../helpers/broker-e2e.js';
+import { type BrokerMessage, brokerContract, type DeliveryView, hookdArgs } from '../helpers/broker-e2e.js';
 import { api, type HookdProcess, spawnHookd } from '../helpers/hookd.js';
 import { createHook, startUpstream, type Upstream } from '../helpers/servers.js';
+import { brokerMissing, burst, uniqueName } from '../helpers/transport-kit.js';
 import { until } from '../helpers/until.js';
 
 const skip = await brokerMissing('RabbitMQ', 5672);
@@ -43,7 +37,7 @@ describe('amqp end to end', { skip }, () => {
   brokerContract({
     scheme: 'amqp',
     port: 5672,
-    receipt: /^confirmed by 127\.0\.0\.1:5672, exchange ts\.events-[\w-]+, routing key ts\.(ts2|a%2Eb:c)$/,
+    receipt: /^confirmed by 127\.0\.0\.1:5672, exchange ts\.events_\w+, routing key ts\.(ts2|a%2Eb:c)$/,
     async destination() {
       const c = await channel();
       const exchange = uniqueName('ts.events');
@@ -97,7 +91,7 @@ describe('amqp end to end', { skip }, () => {
         Callback: `amqp://guest:guest@127.0.0.1:5672/%2F?exchange=${missing}&routing_key=ts.$1`,
         CallbackContent: '{"ts":"$1"}',
       });
-      await drive(d.url, ['/missing/ts1'], 1);
+      await burst(d.url, 1, () => '/missing/ts1', undefined, 1);
       const dl = await until('the refusal in the delivery log', async () => {
         const r = await api<DeliveryView[]>(d.url, d.token, 'GET', `/hooks/${hook.Id}/deliveries`);
         return r.body.find((x) => x.LastError !== null);

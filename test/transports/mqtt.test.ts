@@ -288,9 +288,10 @@ describe('the MQTT transport against Mosquitto', { skip }, () => {
   });
 });
 
-// A private mosquitto of the test's own, with a password: the shared broker admits anyone.
-const noPrivateBroker = skip ?? skipReason(!(await haveProgram('mosquitto')) && 'no mosquitto binary');
-describe('the MQTT transport and credentials', { skip: noPrivateBroker }, () => {
+// A broker of the test's own needs the broker's program, not only the shared service.
+const noMosquitto = skip ?? skipReason(!(await haveProgram('mosquitto')) && 'no mosquitto binary');
+
+describe('the MQTT transport and credentials', { skip: noMosquitto }, () => {
   let broker: Awaited<ReturnType<typeof startPrivateMosquitto>>;
   before(async () => {
     broker = await startPrivateMosquitto('hook', 'right-pw');

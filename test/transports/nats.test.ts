@@ -246,9 +246,10 @@ describe('the NATS transport against JetStream', { skip }, () => {
   });
 });
 
-// A private nats-server of the test's own, with a password: the shared broker admits anyone.
-const noPrivateBroker = skip ?? skipReason(!(await haveProgram('nats-server')) && 'no nats-server binary');
-describe('the NATS transport and credentials', { skip: noPrivateBroker }, () => {
+// A broker of the test's own needs the broker's program, not only the shared service.
+const noNatsServer = skip ?? skipReason(!(await haveProgram('nats-server')) && 'no nats-server binary');
+
+describe('the NATS transport and credentials', { skip: noNatsServer }, () => {
   let server: Awaited<ReturnType<typeof startPrivateNats>>;
   before(async () => {
     server = await startPrivateNats('hook', 'right-pw');

@@ -3,16 +3,10 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from 'redis';
 import { escapeRedisValue } from '../../src/transports/redis/index.js';
-import { brokerMissing, uniqueName } from '../helpers/broker-attempts.js';
-import {
-  type BrokerMessage,
-  brokerContract,
-  type DeliveryView,
-  drive,
-  hookdArgs,
-} from '../helpers/broker-e2e.js';
+import { type BrokerMessage, brokerContract, type DeliveryView, hookdArgs } from '../helpers/broker-e2e.js';
 import { api, type HookdProcess, spawnHookd } from '../helpers/hookd.js';
 import { createHook, startUpstream, type Upstream } from '../helpers/servers.js';
+import { brokerMissing, burst, uniqueName } from '../helpers/transport-kit.js';
 import { until } from '../helpers/until.js';
 
 const skip = await brokerMissing('Redis', 6379);
@@ -36,7 +30,7 @@ type Entry = [id: string, fields: string[]];
 describe('redis end to end', { skip }, () => {
   brokerContract({
     scheme: 'redis',
-    receipt: /^added to stream hookd:e2e-[\w-]+:(ts2|a\.b%3Ac) as \d+-\d+ on 127\.0\.0\.1:6379$/,
+    receipt: /^added to stream hookd:e2e_\w+:(ts2|a\.b%3Ac) as \d+-\d+ on 127\.0\.0\.1:6379$/,
     port: 6379,
     async destination() {
       const prefix = uniqueName('hookd:e2e');
@@ -88,7 +82,7 @@ describe('redis end to end', { skip }, () => {
         Callback: `redis://default:s3cr3t-pw@127.0.0.1:6379/0?stream=${key}`,
         CallbackContent: '{"ts":"$1"}',
       });
-      await drive(d.url, ['/wrongtype/ts1'], 1);
+      await burst(d.url, 1, () => '/wrongtype/ts1', undefined, 1);
       const dl = await until('the refusal in the delivery log', async () => {
         const r = await api<DeliveryView[]>(d.url, d.token, 'GET', `/hooks/${hook.Id}/deliveries`);
         return r.body.find((x) => x.LastError !== null);

@@ -5,14 +5,14 @@ import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '../../src/policy/index.js';
 import type { SendOutcome, Transport } from '../../src/transports/index.js';
 import { RESERVED_FIELD, redisTransport } from '../../src/transports/redis/index.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
 import {
   brokerMissing,
   recordingContext,
   SECRET,
   signedAttempt,
   uniqueName,
-} from '../helpers/broker-attempts.js';
-import { startTcpRelay } from '../helpers/tcp-relay.js';
+} from '../helpers/transport-kit.js';
 import { until } from '../helpers/until.js';
 
 const SERVER = 'redis://127.0.0.1:6379';

@@ -4,8 +4,13 @@
  * message or a nack is a retry; an exchange that does not exist, or a publish the broker forbids,
  * is a refusal. hookd never declares exchanges or queues: it publishes into what the operator made.
  */
-import { createHash } from 'node:crypto';
-import { BrokerLink, LinkFailure } from '../broker-link/index.js';
+import {
+  Attempts,
+  type BrokerLink,
+  BrokerLinks,
+  connectFor,
+  describeBrokerUrl,
+} from '../broker-link/index.js';
 import type {
   SendOutcome,
   Transport,
@@ -18,7 +23,6 @@ import {
   type AmqpTarget,
   amqpReceiverKey,
   checkAmqp,
-  describeAmqp,
   escapeAmqpValue,
   parseTarget,
   SHORTSTR_MAX,
@@ -82,124 +86,88 @@ function outcomeOf(result: PublishResult, t: AmqpTarget): Omit<SendOutcome, 'lat
 }
 
 class AmqpTransport implements Transport {
-  readonly #links = new Map<string, BrokerLink<AmqpConnection>>();
-  readonly #inFlight = new Set<() => void>();
+  readonly #links: BrokerLinks<AmqpConnection>;
+  readonly #attempts: Attempts;
   #closed = false;
 
-  constructor(private readonly ctx: TransportContext) {}
+  constructor(private readonly ctx: TransportContext) {
+    this.#links = new BrokerLinks(ctx);
+    this.#attempts = new Attempts(ctx.timeoutMs);
+  }
 
-  async send(attempt: TransportAttempt): Promise<SendOutcome> {
-    const started = performance.now();
-    const finish = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({
-      ...o,
-      latencyMs: Math.round(performance.now() - started),
-    });
-    if (this.#closed) return finish({ kind: 'retry', aborted: true, text: 'the transport is closed' });
-    let url: URL;
-    let target: AmqpTarget;
-    try {
-      url = new URL(attempt.url);
-      target = parseTarget(url);
-    } catch {
-      return finish({ kind: 'refused', text: 'the rendered Callback is not a valid amqp: URL' });
-    }
-    for (const [name, value] of [
-      ['exchange', target.exchange],
-      ['routing key', target.routingKey],
-    ] as const) {
-      const bytes = Buffer.byteLength(value);
-      if (bytes > SHORTSTR_MAX) {
-        return finish({
-          kind: 'refused',
-          text: `the rendered ${name} is ${bytes} bytes, over AMQP's limit of ${SHORTSTR_MAX}`,
-        });
-      }
-    }
-
-    return new Promise<SendOutcome>((resolve) => {
-      let done = false;
-      const settle = (o: Omit<SendOutcome, 'latencyMs'>) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.#inFlight.delete(abort);
-        resolve(finish(o));
-      };
-      const abort = () => settle({ kind: 'retry', aborted: true, text: 'shutdown ended the attempt' });
-      this.#inFlight.add(abort);
-      const timer = setTimeout(() => {
-        const conn = link.current;
-        const why = conn?.blocked ? ` (the broker blocks publishers: ${conn.blocked})` : '';
-        settle({
-          kind: 'retry',
-          timedOut: true,
-          text: `no publisher confirm from ${target.label} within ${this.ctx.timeoutMs} ms${why}`,
-        });
-      }, this.ctx.timeoutMs);
-      const link = this.#link(url, target);
-      link
-        .get()
-        .then((conn) =>
-          conn.publish(target.exchange, target.routingKey, Buffer.from(attempt.body ?? '', 'utf8'), {
+  send(attempt: TransportAttempt): Promise<SendOutcome> {
+    let target: AmqpTarget | undefined;
+    let link: BrokerLink<AmqpConnection> | undefined;
+    return this.#attempts.run(
+      (ms) => {
+        const blocked = link?.current?.blocked;
+        const why = blocked ? ` (the broker blocks publishers: ${blocked})` : '';
+        return `no publisher confirm from ${target?.label ?? 'the broker'} within ${ms} ms${why}`;
+      },
+      async (live) => {
+        if (this.#closed) return { kind: 'retry', aborted: true, text: 'the transport is closed' };
+        let url: URL;
+        try {
+          url = new URL(attempt.url);
+          target = parseTarget(url);
+        } catch {
+          return { kind: 'refused', text: 'the rendered Callback is not a valid amqp: URL' };
+        }
+        const t = target;
+        for (const [name, value] of [
+          ['exchange', t.exchange],
+          ['routing key', t.routingKey],
+        ] as const) {
+          const bytes = Buffer.byteLength(value);
+          if (bytes > SHORTSTR_MAX) {
+            return {
+              kind: 'refused',
+              text: `the rendered ${name} is ${bytes} bytes, over AMQP's limit of ${SHORTSTR_MAX}`,
+            };
+          }
+        }
+        link = this.#link(url, t);
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
+        const result = await got.conn.publish(
+          t.exchange,
+          t.routingKey,
+          Buffer.from(attempt.body ?? '', 'utf8'),
+          {
             messageId: attempt.id,
             ...(attempt.contentType ? { contentType: attempt.contentType } : {}),
             // AMQP timestamps are whole seconds.
             timestamp: Math.floor(attempt.sentAt / 1000),
             headers: headerTable(attempt.headers),
-          }),
-        )
-        .then(
-          (result) => settle(outcomeOf(result, target)),
-          (err: unknown) => settle(failureOutcome(err)),
+          },
         );
-    });
+        return outcomeOf(result, t);
+      },
+    );
   }
 
   abortAll(): void {
-    for (const abort of [...this.#inFlight]) abort();
+    this.#attempts.abortAll();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.abortAll();
-    const links = [...this.#links.values()];
-    this.#links.clear();
-    await Promise.all(links.map((l) => l.close()));
+    await this.#links.close();
   }
 
-  /** One link per broker, credentials and vhost; the password only ever as a hash in the key. */
-  #link(url: URL, target: AmqpTarget): TrackedLink {
+  /** One link per broker, credentials and vhost. */
+  #link(url: URL, target: AmqpTarget): BrokerLink<AmqpConnection> {
     const receiverKey = amqpReceiverKey(url);
-    const key = `${receiverKey}\n${createHash('sha256').update(target.password).digest('base64')}`;
-    let link = this.#links.get(key);
-    if (!link) {
-      link = new BrokerLink<AmqpConnection>(
-        {
-          receiverKey,
-          label: target.label,
-          host: target.host,
-          open: (address, lost) => AmqpConnection.open(target, address, this.ctx.connectTimeoutMs, lost),
-          classify: (err) => classifyConnectError(err, target),
-          shut: (conn) => conn.close(),
-        },
-        this.ctx,
-      );
-      this.#links.set(key, link);
-    }
-    return link;
+    return this.#links.link(receiverKey, target.password, () => ({
+      receiverKey,
+      label: target.label,
+      host: target.host,
+      open: (address, lost) => AmqpConnection.open(target, address, this.ctx.connectTimeoutMs, lost),
+      classify: (err) => classifyConnectError(err, target),
+      shut: (conn) => conn.close(),
+    }));
   }
-}
-
-type TrackedLink = BrokerLink<AmqpConnection>;
-
-function failureOutcome(err: unknown): Omit<SendOutcome, 'latencyMs'> {
-  if (err instanceof LinkFailure) {
-    // As for HTTP: nothing was sent; the retry policy decides whether to try again.
-    if (err.kind === 'denied') return { kind: 'refused', denied: true, text: err.message };
-    if (err.kind === 'refused') return { kind: 'refused', text: err.message };
-    return { kind: 'retry', unreachable: true, text: err.message };
-  }
-  return { kind: 'retry', text: `publish failed: ${err instanceof Error ? err.message : String(err)}` };
 }
 
 /** The RabbitMQ transport module: `amqp://USER:PASS@HOST:PORT/VHOST?exchange=NAME&routing_key=KEY`. */
@@ -208,6 +176,6 @@ export const amqpTransport: TransportModule = {
   receiverKey: amqpReceiverKey,
   check: checkAmqp,
   escapeValue: escapeAmqpValue,
-  describe: describeAmqp,
+  describe: describeBrokerUrl,
   create: (ctx) => new AmqpTransport(ctx),
 };

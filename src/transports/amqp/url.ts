@@ -58,13 +58,6 @@ export function amqpReceiverKey(url: URL): string {
   return `${url.protocol}//${user}@${url.hostname.toLowerCase()}:${port}/${encodeURIComponent(vhostOf(url))}`;
 }
 
-/** The URL as the user wrote it, without the password. */
-export function describeAmqp(url: URL): string {
-  const copy = new URL(url.href);
-  copy.password = '';
-  return copy.href;
-}
-
 export function checkAmqp(url: URL): string | undefined {
   if (url.protocol !== 'amqp:' && url.protocol !== 'amqps:') {
     return `must be an amqp: or amqps: URL here, not ${url.protocol}`;

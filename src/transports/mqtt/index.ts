@@ -1,5 +1,5 @@
 // The public surface of transports/mqtt/: the MQTT 5 transport module (mqtt:, mqtts:).
-import { brokerReceiverKey, describeBrokerUrl } from '../broker-pool/index.js';
+import { brokerReceiverKey, describeBrokerUrl } from '../broker-link/index.js';
 import type { TransportModule } from '../transport.js';
 import { createMqttTransport } from './mqtt-transport.js';
 import { checkMqttUrl, defaultPort, escapeTopicValue } from './mqtt-url.js';

@@ -7,12 +7,14 @@ import { isIP } from 'node:net';
 import { connect, type IClientPublishOptions, type IConnackPacket, type MqttClient } from 'mqtt';
 import {
   Attempts,
-  BrokerPool,
+  BrokerLinks,
   type BrokerTarget,
-  type Connector,
+  connectFor,
   hostPort,
+  LinkFailure,
+  type LinkSpec,
   type Verdict,
-} from '../broker-pool/index.js';
+} from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { type MqttTarget, parseMqttUrl } from './mqtt-url.js';
 
@@ -47,90 +49,106 @@ const PUBACK_REFUSED: Record<number, string> = {
   153: 'payload format invalid',
 };
 
-const connector: Connector<MqttConn> = {
-  open(target, address, timeoutMs, signal) {
-    const t = target as MqttTarget;
-    return new Promise<MqttConn>((resolve, reject) => {
-      const client = connect({
-        protocol: t.tls ? 'mqtts' : 'mqtt',
-        host: address,
-        port: t.port,
-        protocolVersion: 5,
-        clientId: `hookd-${randomUUID().slice(0, 13)}`,
-        clean: true,
-        connectTimeout: timeoutMs,
-        // The pool reconnects, checking the address policy again; mqtt.js would resend old packets.
-        reconnectPeriod: 0,
-        ...(t.username === '' ? {} : { username: t.username }),
-        ...(t.password === '' ? {} : { password: t.password }),
-        ...(t.tls && isIP(t.host) === 0 ? { servername: t.host } : {}),
+/** How the shared link opens, watches and closes mqtt.js clients for one broker and user. */
+function linkSpec(t: MqttTarget, timeoutMs: number): LinkSpec<MqttConn> {
+  return {
+    receiverKey: t.receiverKey,
+    label: t.label,
+    host: t.host,
+    async open(address, lost, signal) {
+      const conn = await openClient(t, address, timeoutMs, signal);
+      let cause: Error | undefined;
+      conn.client.on('error', (err) => {
+        cause = err;
       });
-      let settled = false;
-      const fail = (err: Error): void => {
-        if (settled) return;
-        settled = true;
-        done();
-        client.on('error', () => {});
-        client.end(true);
-        // Before a CONNACK mqtt.js leaves the socket open; a broker that never answers keeps it.
-        client.stream?.destroy();
-        reject(err);
-      };
-      const onAbort = (): void => fail(new Error('hookd is shutting down'));
-      const onError = (err: Error): void => fail(err);
-      const onClose = (): void =>
-        fail(Object.assign(new Error('the broker closed the connection'), { code: 'ECONNRESET' }));
-      const onConnect = (connack: IConnackPacket): void => {
-        if (settled) return;
-        settled = true;
-        done();
-        const max = connack.properties?.receiveMaximum ?? 65_535;
-        resolve({ client, address, receiveMaximum: max, inFlight: 0, waiting: [] });
-      };
-      const timer = setTimeout(
-        () => fail(Object.assign(new Error(`no CONNACK within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
-        timeoutMs,
-      );
-      // Only our own listeners go: mqtt.js keeps internal ones on the same events.
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        client.off('connect', onConnect);
-        client.off('error', onError);
-        client.off('close', onClose);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      client.on('connect', onConnect);
-      client.on('error', onError);
-      client.on('close', onClose);
+      conn.client.once('close', () => lost(cause?.message));
+      return conn;
+    },
+    classify: (err) => connectFailure(err, t),
+    shut(conn) {
+      // end(true) answers the publishes still waiting for an acknowledgement with an error at once.
+      return new Promise<void>((resolve) => conn.client.end(true, {}, () => resolve()));
+    },
+  };
+}
+
+function openClient(
+  t: MqttTarget,
+  address: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<MqttConn> {
+  return new Promise<MqttConn>((resolve, reject) => {
+    const client = connect({
+      protocol: t.tls ? 'mqtts' : 'mqtt',
+      host: address,
+      port: t.port,
+      protocolVersion: 5,
+      clientId: `hookd-${randomUUID().slice(0, 13)}`,
+      clean: true,
+      connectTimeout: timeoutMs,
+      // The link reconnects, checking the address policy again; mqtt.js would resend old packets.
+      reconnectPeriod: 0,
+      ...(t.username === '' ? {} : { username: t.username }),
+      ...(t.password === '' ? {} : { password: t.password }),
+      ...(t.tls && isIP(t.host) === 0 ? { servername: t.host } : {}),
     });
-  },
-  watch(conn, lost) {
-    let cause: Error | undefined;
-    conn.client.on('error', (err) => {
-      cause = err;
-    });
-    conn.client.once('close', () => lost(cause));
-  },
-  close(conn) {
-    // end(true) answers the publishes still waiting for an acknowledgement with an error at once.
-    return new Promise<void>((resolve) => conn.client.end(true, {}, () => resolve()));
-  },
-  failure(err, target) {
-    const code = (err as { code?: unknown } | undefined)?.code;
-    if (typeof code === 'number' && CONNACK[code] !== undefined) {
-      const user = target.username === '' ? 'anonymous' : `user ${target.username}`;
-      return {
-        text: `broker ${target.label} refused the connection for ${user}: ${CONNACK[code]} (CONNACK ${code})`,
-        unreachable: code === 136 || code === 137,
-      };
-    }
-    // Anything short of a CONNACK (refused, reset, TLS, time-out) means the broker was not reached.
-    const message = err instanceof Error ? err.message : String(err);
-    const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
-    return { text: `${target.label} unreachable: ${prefix}${message}`, unreachable: true };
-  },
-};
+    let settled = false;
+    const fail = (err: Error): void => {
+      if (settled) return;
+      settled = true;
+      done();
+      client.on('error', () => {});
+      client.end(true);
+      // Before a CONNACK mqtt.js leaves the socket open; a broker that never answers keeps it.
+      client.stream?.destroy();
+      reject(err);
+    };
+    const onAbort = (): void => fail(new Error('hookd is shutting down'));
+    const onError = (err: Error): void => fail(err);
+    const onClose = (): void =>
+      fail(Object.assign(new Error('the broker closed the connection'), { code: 'ECONNRESET' }));
+    const onConnect = (connack: IConnackPacket): void => {
+      if (settled) return;
+      settled = true;
+      done();
+      const max = connack.properties?.receiveMaximum ?? 65_535;
+      resolve({ client, address, receiveMaximum: max, inFlight: 0, waiting: [] });
+    };
+    const timer = setTimeout(
+      () => fail(Object.assign(new Error(`no CONNACK within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+      timeoutMs,
+    );
+    // Only our own listeners go: mqtt.js keeps internal ones on the same events.
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      client.off('connect', onConnect);
+      client.off('error', onError);
+      client.off('close', onClose);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    client.on('connect', onConnect);
+    client.on('error', onError);
+    client.on('close', onClose);
+  });
+}
+
+function connectFailure(err: unknown, target: BrokerTarget): LinkFailure {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'number' && CONNACK[code] !== undefined) {
+    const user = target.username === '' ? 'anonymous' : `user ${target.username}`;
+    // "Server unavailable" and "server busy" are outages, worth reconnecting in the background.
+    return new LinkFailure(
+      code === 136 || code === 137 ? 'unreachable' : 'refused',
+      `broker ${target.label} refused the connection for ${user}: ${CONNACK[code]} (CONNACK ${code})`,
+    );
+  }
+  // Anything short of a CONNACK (refused, reset, TLS, time-out) means the broker was not reached.
+  const message = err instanceof Error ? err.message : String(err);
+  const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
+  return new LinkFailure('unreachable', `${target.label} unreachable: ${prefix}${message}`);
+}
 
 /** The hook's headers as MQTT 5 user properties (a repeated name becomes a list). */
 function userProperties(flat: readonly string[]): Record<string, string | string[]> {
@@ -160,11 +178,11 @@ function release(conn: MqttConn): void {
 }
 
 class MqttTransport implements Transport {
-  readonly #pool: BrokerPool<MqttConn>;
+  readonly #links: BrokerLinks<MqttConn>;
   readonly #attempts: Attempts;
 
-  constructor(ctx: TransportContext) {
-    this.#pool = new BrokerPool(connector, ctx);
+  constructor(private readonly ctx: TransportContext) {
+    this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
   }
 
@@ -176,10 +194,12 @@ class MqttTransport implements Transport {
         const target = parseMqttUrl(new URL(attempt.url));
         if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
         label = target.label;
-        const answer = await this.#pool.link(target).get();
-        if ('failure' in answer) return answer.failure;
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
-        return publish(answer.conn, target, attempt, live);
+        const link = this.#links.link(target.receiverKey, target.password, () =>
+          linkSpec(target, this.ctx.connectTimeoutMs),
+        );
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
+        return publish(got.conn, target, attempt, live);
       },
     );
   }
@@ -189,7 +209,7 @@ class MqttTransport implements Transport {
   }
 
   close(): Promise<void> {
-    return this.#pool.close();
+    return this.#links.close();
   }
 }
 

@@ -2,7 +2,7 @@
  * `mqtt://USER:PASS@HOST:PORT/TOPIC-TEMPLATE?qos=0|1|2&retain=true`: the topic is the path
  * without its leading `/`, URL-decoded. What the create-time check refuses and what a send reads.
  */
-import { type BrokerTarget, brokerTarget, percentEscape, safeDecode } from '../broker-pool/index.js';
+import { type BrokerTarget, brokerTarget, escapeForBroker, safeDecode } from '../broker-link/index.js';
 
 export const MQTT_PORT = 1883;
 export const MQTTS_PORT = 8883;
@@ -33,7 +33,7 @@ const SPECIAL = /[%/#+$\0]/g;
 
 /** A template value escaped for an MQTT topic level, then URL-encoded for the Callback URL. */
 export function escapeTopicValue(value: string): string {
-  return encodeURIComponent(percentEscape(value, SPECIAL));
+  return escapeForBroker(value, SPECIAL);
 }
 
 /** The topic of a URL: its path without the leading `/`, decoded (undefined when malformed). */

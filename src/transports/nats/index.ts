@@ -1,5 +1,5 @@
 // The public surface of transports/nats/: the NATS JetStream transport module (nats:).
-import { brokerReceiverKey, describeBrokerUrl } from '../broker-pool/index.js';
+import { brokerReceiverKey, describeBrokerUrl } from '../broker-link/index.js';
 import type { TransportModule } from '../transport.js';
 import { createNatsTransport } from './nats-transport.js';
 import { checkNatsUrl, escapeSubjectValue, NATS_PORT } from './nats-url.js';

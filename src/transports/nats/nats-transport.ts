@@ -5,7 +5,16 @@
  */
 import { JetStreamApiError, type JetStreamClient, jetstream } from '@nats-io/jetstream';
 import { connect, errors, headers, type NatsConnection, RequestError } from '@nats-io/transport-node';
-import { Attempts, BrokerPool, type Connector, hostPort, type Verdict } from '../broker-pool/index.js';
+import {
+  Attempts,
+  BrokerLinks,
+  type BrokerTarget,
+  connectFor,
+  hostPort,
+  LinkFailure,
+  type LinkSpec,
+  type Verdict,
+} from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { type NatsTarget, parseNatsUrl } from './nats-url.js';
 
@@ -15,55 +24,71 @@ interface NatsConn {
   readonly address: string;
 }
 
-const connector: Connector<NatsConn> = {
-  async open(target, address, timeoutMs, signal) {
-    const opening = connect({
-      servers: hostPort(address, target.port),
-      name: 'hookd',
-      timeout: timeoutMs,
-      // The pool reconnects, checking the address policy again; the server's gossip of other
-      // cluster addresses is ignored for the same reason.
-      reconnect: false,
-      ignoreClusterUpdates: true,
-      ...(target.username === '' ? {} : { user: target.username }),
-      ...(target.password === '' ? {} : { pass: target.password }),
-    });
-    // nats.js takes no signal: at shutdown the caller stops waiting, and a late connection closes.
-    const aborted = new Promise<never>((_, reject) => {
-      const stop = () => reject(new Error('hookd is shutting down'));
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-    });
-    aborted.catch(() => {});
-    opening.then(
-      (nc) => signal.aborted && void nc.close(),
-      () => {},
+/** How the shared link opens, watches and closes nats.js connections for one server and user. */
+function linkSpec(t: NatsTarget, timeoutMs: number): LinkSpec<NatsConn> {
+  return {
+    receiverKey: t.receiverKey,
+    label: t.label,
+    host: t.host,
+    async open(address, lost, signal) {
+      const conn = await openConnection(t, address, timeoutMs, signal);
+      void conn.nc.closed().then((err) => lost(err instanceof Error ? err.message : undefined));
+      return conn;
+    },
+    classify: (err) => connectFailure(err, t),
+    async shut(conn) {
+      if (!conn.nc.isClosed()) await conn.nc.close();
+    },
+  };
+}
+
+async function openConnection(
+  target: BrokerTarget,
+  address: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<NatsConn> {
+  const opening = connect({
+    servers: hostPort(address, target.port),
+    name: 'hookd',
+    timeout: timeoutMs,
+    // The link reconnects, checking the address policy again; the server's gossip of other
+    // cluster addresses is ignored for the same reason.
+    reconnect: false,
+    ignoreClusterUpdates: true,
+    ...(target.username === '' ? {} : { user: target.username }),
+    ...(target.password === '' ? {} : { pass: target.password }),
+  });
+  // nats.js takes no signal: at shutdown the caller stops waiting, and a late connection closes.
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = () => reject(new Error('hookd is shutting down'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  aborted.catch(() => {});
+  opening.then(
+    (nc) => signal.aborted && void nc.close(),
+    () => {},
+  );
+  const nc = await Promise.race([opening, aborted]);
+  return { nc, js: jetstream(nc), address };
+}
+
+function connectFailure(err: unknown, target: BrokerTarget): LinkFailure {
+  if (err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError) {
+    const user = target.username === '' ? 'anonymous' : `user ${target.username}`;
+    return new LinkFailure(
+      'refused',
+      `server ${target.label} refused the connection for ${user}: ${err.message}`,
     );
-    const nc = await Promise.race([opening, aborted]);
-    return { nc, js: jetstream(nc), address };
-  },
-  watch(conn, lost) {
-    void conn.nc.closed().then((err) => lost(err instanceof Error ? err : undefined));
-  },
-  async close(conn) {
-    if (!conn.nc.isClosed()) await conn.nc.close();
-  },
-  failure(err, target) {
-    if (err instanceof errors.AuthorizationError || err instanceof errors.UserAuthenticationExpiredError) {
-      const user = target.username === '' ? 'anonymous' : `user ${target.username}`;
-      return {
-        text: `server ${target.label} refused the connection for ${user}: ${err.message}`,
-        unreachable: false,
-      };
-    }
-    // nats.js says "node provided an undefined error" when the socket closes before the greeting.
-    const raw = err instanceof Error ? err.message : String(err);
-    const message = raw.includes('undefined error') ? 'the connection closed before the server greeted' : raw;
-    const code = (err as { code?: unknown } | undefined)?.code;
-    const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
-    return { text: `${target.label} unreachable: ${prefix}${message}`, unreachable: true };
-  },
-};
+  }
+  // nats.js says "node provided an undefined error" when the socket closes before the greeting.
+  const raw = err instanceof Error ? err.message : String(err);
+  const message = raw.includes('undefined error') ? 'the connection closed before the server greeted' : raw;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const prefix = typeof code === 'string' && !message.includes(code) ? `${code}: ` : '';
+  return new LinkFailure('unreachable', `${target.label} unreachable: ${prefix}${message}`);
+}
 
 function natsHeaders(attempt: TransportAttempt) {
   const h = headers();
@@ -74,12 +99,12 @@ function natsHeaders(attempt: TransportAttempt) {
 }
 
 class NatsTransport implements Transport {
-  readonly #pool: BrokerPool<NatsConn>;
+  readonly #links: BrokerLinks<NatsConn>;
   readonly #attempts: Attempts;
   readonly #timeoutMs: number;
 
-  constructor(ctx: TransportContext) {
-    this.#pool = new BrokerPool(connector, ctx);
+  constructor(private readonly ctx: TransportContext) {
+    this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
     this.#timeoutMs = ctx.timeoutMs;
   }
@@ -93,11 +118,13 @@ class NatsTransport implements Transport {
         const target = parseNatsUrl(new URL(attempt.url));
         if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
         label = target.label;
-        const answer = await this.#pool.link(target).get();
-        if ('failure' in answer) return answer.failure;
-        if (!live()) return { kind: 'retry', text: 'not sent: the attempt ended while connecting' };
+        const link = this.#links.link(target.receiverKey, target.password, () =>
+          linkSpec(target, this.ctx.connectTimeoutMs),
+        );
+        const got = await connectFor(link, live);
+        if ('verdict' in got) return got.verdict;
         const left = Math.max(1, this.#timeoutMs - (Date.now() - started));
-        return publish(answer.conn, target, attempt, left);
+        return publish(got.conn, target, attempt, left);
       },
     );
   }
@@ -107,7 +134,7 @@ class NatsTransport implements Transport {
   }
 
   close(): Promise<void> {
-    return this.#pool.close();
+    return this.#links.close();
   }
 }
 

@@ -2,7 +2,7 @@
  * `nats://USER:PASS@HOST:PORT/SUBJECT-TEMPLATE`: the subject is the path without its leading
  * `/`, URL-decoded, dots as NATS writes them (`nats://127.0.0.1:4222/ts.$1.read`).
  */
-import { type BrokerTarget, brokerTarget, percentEscape, safeDecode } from '../broker-pool/index.js';
+import { type BrokerTarget, brokerTarget, escapeForBroker, safeDecode } from '../broker-link/index.js';
 
 export const NATS_PORT = 4222;
 
@@ -18,7 +18,7 @@ const SPECIAL = /[%.*>$\s\p{Cc}]/gu;
 
 /** A template value escaped for a NATS subject token, then URL-encoded for the Callback URL. */
 export function escapeSubjectValue(value: string): string {
-  return encodeURIComponent(percentEscape(value, SPECIAL));
+  return escapeForBroker(value, SPECIAL);
 }
 
 /** The subject of a URL: its path without the leading `/`, decoded (undefined when malformed). */

@@ -55,13 +55,6 @@ export function redisReceiverKey(url: URL): string {
   return `${url.protocol}//${user}@${url.hostname.toLowerCase()}:${portOf(url)}`;
 }
 
-/** The URL as the user wrote it, without the password. */
-export function describeRedis(url: URL): string {
-  const copy = new URL(url.href);
-  copy.password = '';
-  return copy.href;
-}
-
 export function checkRedis(url: URL): string | undefined {
   if (url.protocol !== 'redis:') return `must be a redis: URL here, not ${url.protocol}`;
   if (url.hostname === '') return 'the redis: URL needs a server host (redis://HOST:PORT/DB?stream=KEY)';

@@ -1,16 +1,10 @@
 /**
  * What every broker URL shares: the receiver key, the description without credentials, the
  * place of a template value escaped the same way (percent-encoding of the characters the broker
- * gives a meaning), and the host resolved and judged by the address policy before any connect.
+ * gives a meaning) and the check of its query keys.
  */
 import { isIP } from 'node:net';
-import {
-  type AddressChecker,
-  describeDenial,
-  type LookupAll,
-  REFUSED_NAME_RULE,
-  systemLookupAll,
-} from '../../policy/index.js';
+import { suggest } from '../../util/index.js';
 
 /** A broker connection's identity: one connection per target, shared by every hook that names it. */
 export interface BrokerTarget {
@@ -91,56 +85,33 @@ export function percentEscape(value: string, special: RegExp): string {
   );
 }
 
-/** A host the address policy refuses (for a name: the rule, never where it points). */
-export class BrokerDeniedError extends Error {
-  override readonly name = 'BrokerDeniedError';
+/**
+ * A template value with every character `special` matches percent-encoded (so it cannot add a
+ * separator or wildcard to a broker name, and a consumer reads it back with
+ * `decodeURIComponent`), then URL-encoded for its place in the Callback URL. `%` itself must be
+ * in `special`.
+ */
+export function escapeForBroker(value: string, special: RegExp): string {
+  return encodeURIComponent(percentEscape(value, special));
 }
 
 /**
- * Resolves the broker's host within `timeoutMs` and judges every address; one denied address
- * refuses the connection, so DNS cannot pick a denied one later. The connect goes to the first
- * address returned, pinned, the way the HTTP transport's dispatcher does.
+ * The query keys of a Callback URL that are not `known`, or a repeated one, as a message naming
+ * the key and the closest known key (the caller puts it under the field `Callback`); undefined
+ * when they are all known.
  */
-export async function resolveAllowed(
-  host: string,
-  policy: AddressChecker,
-  lookup: LookupAll | undefined,
-  timeoutMs: number,
-): Promise<string[]> {
-  const literal = isIP(host) !== 0;
-  const addresses = literal ? [host] : await lookupWithin(host, lookup ?? systemLookupAll, timeoutMs);
-  if (addresses.length === 0) {
-    throw Object.assign(new Error(`broker host ${host} has no addresses`), { code: 'ENOTFOUND' });
+export function checkQueryKeys(url: URL, known: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const key of url.searchParams.keys()) {
+    if (!known.includes(key)) {
+      const near = suggest(key, known);
+      return (
+        `the ${url.protocol} URL has an unknown query parameter "${key}"` +
+        `${near ? `; did you mean "${near}"?` : ''} (known: ${known.join(', ')})`
+      );
+    }
+    if (seen.has(key)) return `the ${url.protocol} URL gives the query parameter "${key}" twice`;
+    seen.add(key);
   }
-  for (const address of addresses) {
-    const verdict = policy.check(address);
-    if (verdict.allowed) continue;
-    // The delivery log is read by the hook's owner: a name's address stays unsaid (a DNS oracle).
-    throw new BrokerDeniedError(
-      literal
-        ? `refused to connect: the broker is at ${describeDenial(verdict)}`
-        : `not sent: broker host ${host} resolves to an address the callback policy refuses: ${REFUSED_NAME_RULE}`,
-    );
-  }
-  return addresses;
-}
-
-async function lookupWithin(host: string, lookup: LookupAll, timeoutMs: number): Promise<string[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          Object.assign(new Error(`resolving ${host} took longer than ${timeoutMs} ms`), {
-            code: 'EAI_AGAIN',
-          }),
-        ),
-      timeoutMs,
-    );
-  });
-  try {
-    return [...new Set(await Promise.race([lookup(host), timeout]))];
-  } finally {
-    clearTimeout(timer);
-  }
+  return undefined;
 }

@@ -4,7 +4,7 @@
  * fault thrown anywhere becomes an outcome, so `send` never rejects.
  */
 import type { SendOutcome } from '../transport.js';
-import type { Verdict } from './link.js';
+import type { Verdict } from './failure.js';
 
 export class Attempts {
   readonly #inFlight = new Set<(v: Verdict) => void>();
