@@ -6,6 +6,7 @@ export {
   type CertificateView,
   type ClientTls,
   checkTls,
+  clientCertificateOf,
   EXPIRY_WARNING_MS,
   presentTls,
   TLS_JSON_SCHEMA,
