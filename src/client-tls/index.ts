@@ -15,3 +15,4 @@ export {
   tlsConnectOptions,
   tlsWarnings,
 } from './client-tls.js';
+export { loadOperatorTls } from './operator-tls.js';
