@@ -157,6 +157,17 @@ export function checkTls(
   return errors.length > 0 ? { errors } : { tls: { ...tls }, errors };
 }
 
+/** The client certificate of a `Tls` (the first of its chain): who it is and when it ends. */
+export function clientCertificateOf(tls: ClientTls): (CertificateView & { notAfterMs: number }) | undefined {
+  if (tls.ClientCertificate === undefined) return undefined;
+  try {
+    const c = certificatesOf(tls.ClientCertificate)[0]!;
+    return { ...viewOf(c), notAfterMs: Date.parse(c.validTo) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A client certificate this close to its end (or past it) is warned about. */
 export const EXPIRY_WARNING_MS = 14 * 24 * 60 * 60 * 1000;
 

@@ -6,6 +6,7 @@ export {
   type CertificateView,
   type ClientTls,
   checkTls,
+  clientCertificateOf,
   EXPIRY_WARNING_MS,
   presentTls,
   TLS_JSON_SCHEMA,
@@ -14,3 +15,4 @@ export {
   tlsConnectOptions,
   tlsWarnings,
 } from './client-tls.js';
+export { loadOperatorTls } from './operator-tls.js';

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Logger } from 'pino';
+import { loadOperatorTls } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
 import { ALL_OPTIONS, ConfigError, loadConfig } from '../config/index.js';
 import { createHookd, createLogger, RuntimeSettings, stopWithParent } from '../daemon/index.js';
@@ -74,6 +75,14 @@ export function settingsProblems(cfg: HookdConfig): string[] {
     loadBrandFile(cfg.portalBrandFile);
   } catch (e) {
     problems.push((e as Error).message);
+  }
+  // The operator's client certificate and key, read and matched now: a bad file is named at start.
+  if (cfg.callbackClientCert !== undefined && cfg.callbackClientKey !== undefined) {
+    try {
+      loadOperatorTls(cfg.callbackClientCert, cfg.callbackClientKey);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
   }
   // Reads the JWT key file, so that a missing or wrong one fails at start, named.
   try {

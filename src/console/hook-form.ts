@@ -20,6 +20,7 @@ export const FORM_FIELDS = [
   'RetrySchedule',
   'RateLimit',
   'Auth',
+  'Tls',
   'Persist',
 ] as const;
 
@@ -78,6 +79,16 @@ export function formToHook(f: Form): Record<string, unknown> {
         ...(scope?.trim() && { Scope: scope.trim() }),
       },
     };
+  // Text areas send CRLF line ends: PEM is kept with LF, as hookctl and the API send it.
+  const pem = (t: string | undefined) => (t ?? '').replace(/\r\n?/g, '\n').trim();
+  const [cert, key, ca] = [pem(f.TlsClientCertificate), pem(f.TlsClientKey), pem(f.TlsCaCertificates)];
+  if (cert || key || ca)
+    hook.Tls = {
+      ...(cert && { ClientCertificate: `${cert}\n` }),
+      // Write-only: empty while editing keeps the stored key (the editor fills it in).
+      ...(key && { ClientKey: `${key}\n` }),
+      ...(ca && { CaCertificates: `${ca}\n` }),
+    };
   return hook;
 }
 
@@ -89,6 +100,10 @@ export function formToHook(f: Form): Record<string, unknown> {
 export function forCheck(doc: Record<string, unknown>, f: Form): Record<string, unknown> {
   const o = (doc.Auth as { OAuth2?: Record<string, unknown> } | undefined)?.OAuth2;
   if (o !== undefined && o.ClientSecret === undefined && f._authSecretSet) o.ClientSecret = 'kept';
+  // A kept client key cannot be stood in for: the certificate is judged with it when saved.
+  const tls = doc.Tls as Record<string, unknown> | undefined;
+  if (tls !== undefined && tls.ClientKey === undefined && f._tlsKeySet) delete tls.ClientCertificate;
+  if (tls !== undefined && Object.keys(tls).length === 0) delete doc.Tls;
   return doc;
 }
 
@@ -130,6 +145,11 @@ export function hookToForm(h: Hook): Form {
     AuthClientSecret: '',
     _authSecretSet: h.Auth ? 'yes' : '',
     AuthScope: h.Auth?.OAuth2.Scope ?? '',
+    // Certificates are public: shown as stored. The key never goes into a page.
+    TlsClientCertificate: h.Tls?.ClientCertificate ?? '',
+    TlsClientKey: '',
+    _tlsKeySet: h.Tls?.ClientKey !== undefined ? 'yes' : '',
+    TlsCaCertificates: h.Tls?.CaCertificates ?? '',
     Persist: h.Persist ? 'on' : '',
   };
 }
@@ -154,6 +174,9 @@ export const EMPTY_FORM: Form = {
   AuthClientId: '',
   AuthClientSecret: '',
   AuthScope: '',
+  TlsClientCertificate: '',
+  TlsClientKey: '',
+  TlsCaCertificates: '',
   Persist: 'on',
 };
 
@@ -195,6 +218,9 @@ const LABELS: Record<string, string> = {
   AuthClientId: 'OAuth2 client Id',
   AuthClientSecret: 'OAuth2 client secret (write-only)',
   AuthScope: 'OAuth2 scope (optional)',
+  TlsClientCertificate: 'Client certificate (PEM)',
+  TlsClientKey: 'Client key (PEM, write-only)',
+  TlsCaCertificates: 'CA certificates of the receiver (PEM, optional)',
 };
 
 // Short: a select is as wide as its longest option, and the form must fit a phone.
@@ -252,6 +278,7 @@ ${errorSlot(k, errors.get(k))}</div>`;
 <input type="hidden" name="_csrf" value="${csrf}">
 ${values._editing ? html`<input type="hidden" name="_editing" value="${values._editing}">` : ''}
 ${values._authSecretSet ? html`<input type="hidden" name="_authSecretSet" value="yes">` : ''}
+${values._tlsKeySet ? html`<input type="hidden" name="_tlsKeySet" value="yes">` : ''}
 <div id="validation" class="summary" role="status" aria-live="polite">${errors.size > 0 ? summary(errors) : ''}</div>
 <div class="grid">
 ${input('PathPattern', 'text', html` placeholder="/repositories/(*)/items/(*)"`)}
@@ -292,6 +319,14 @@ ${errorSlot('RateLimit', errors.get('RateLimit'))}</fieldset>
 <div class="field"><label for="f-AuthScope">${LABELS.AuthScope}</label>
 <input id="f-AuthScope" name="AuthScope" value="${v('AuthScope')}"${described('Auth')}></div></div>
 ${errorSlot('Auth', errors.get('Auth'))}</fieldset>
+<fieldset class="field wide tls"><legend>Client certificate (optional): mutual TLS toward an https receiver</legend>
+<div class="field wide"><label for="f-TlsClientCertificate">${LABELS.TlsClientCertificate}</label>
+<textarea id="f-TlsClientCertificate" name="TlsClientCertificate" rows="3" spellcheck="false" placeholder="-----BEGIN CERTIFICATE-----"${described('Tls')}>${v('TlsClientCertificate')}</textarea></div>
+<div class="field wide"><label for="f-TlsClientKey">${LABELS.TlsClientKey}</label>
+<textarea id="f-TlsClientKey" name="TlsClientKey" rows="3" spellcheck="false" autocomplete="off" placeholder="${values._tlsKeySet ? '(set): leave empty to keep it' : '-----BEGIN PRIVATE KEY-----'}"${described('Tls')}></textarea></div>
+<div class="field wide"><label for="f-TlsCaCertificates">${LABELS.TlsCaCertificates}</label>
+<textarea id="f-TlsCaCertificates" name="TlsCaCertificates" rows="3" spellcheck="false" placeholder="-----BEGIN CERTIFICATE-----"${described('Tls')}>${v('TlsCaCertificates')}</textarea></div>
+${errorSlot('Tls', errors.get('Tls'))}</fieldset>
 <div class="field check"><input id="f-Persist" name="Persist" type="checkbox"${v('Persist') === 'on' ? html` checked` : ''}${described('Persist')}>
 <label for="f-Persist">${LABELS.Persist}</label>${errorSlot('Persist', errors.get('Persist'))}</div>
 </div>
@@ -320,16 +355,16 @@ export function blankForm(f: Form): boolean {
 
 /** The JSON view of the hook the form describes. */
 export function jsonView(hook: unknown, oob = false): Html {
-  return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, (k, v) => (k === 'ClientSecret' ? '(set)' : v), 2)}</pre>`;
+  return html`<pre id="hook-json" class="json" tabindex="0" aria-label="The hook as JSON"${oob ? html` hx-swap-oob="true"` : ''}>${JSON.stringify(hook, (k, v) => (k === 'ClientSecret' || k === 'ClientKey' ? '(set)' : v), 2)}</pre>`;
 }
 
 /**
  * Fields of a hook that the form does not edit. A replace sends the whole hook, so an edit in the
  * form carries these over from the stored hook; otherwise saving the form would silently drop a
- * hook's signature schemes, ordering key, verification or client certificate. (`Auth` is in the
- * form: emptied there, it is removed; its write-only secret is kept by the editor.)
+ * hook's signature schemes, ordering key or verification. (`Auth` and `Tls` are in the form:
+ * emptied there, they are removed; their write-only secret and key are kept by the editor.)
  */
-const NOT_IN_FORM = ['Signature', 'Ordering', 'Verification', 'Tls'] as const;
+const NOT_IN_FORM = ['Signature', 'Ordering', 'Verification'] as const;
 
 /** The document a form edit replaces `current` with: the form's fields, the rest kept. */
 export function editedHook(current: Hook, fromForm: Record<string, unknown>): Record<string, unknown> {

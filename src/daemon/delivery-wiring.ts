@@ -5,7 +5,7 @@
  */
 
 import type { Logger } from 'pino';
-import { tlsConnectOptions } from '../client-tls/index.js';
+import { loadOperatorTls, tlsConnectOptions } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
 import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
@@ -52,6 +52,10 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
   const tunnel = config.callbackProxy
     ? connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile))
     : undefined;
+  const operatorTls =
+    config.callbackClientCert !== undefined && config.callbackClientKey !== undefined
+      ? tlsConnectOptions(loadOperatorTls(config.callbackClientCert, config.callbackClientKey))
+      : undefined;
   const deliveries: DeliveryPipeline = new DeliveryPipeline({
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
@@ -74,8 +78,10 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
       new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy, { ...(tunnel && { tunnel }) }) }),
     ),
     tlsFor: (id) => {
-      const tls = subjects.hooks.get(id)?.Tls;
-      return tls && tlsConnectOptions(tls);
+      const hook = subjects.hooks.get(id);
+      if (hook?.Tls) return tlsConnectOptions(hook.Tls);
+      // The operator's certificate: only for https callbacks, never for notification endpoints.
+      return operatorTls && hook?.Callback.startsWith('https:') ? operatorTls : undefined;
     },
     orderingKeyFor: (id, trigger) => orderingKeyOf(subjects.hooks.get(id), trigger),
     verification: { modeFor: w.verifyMode },

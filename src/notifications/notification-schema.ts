@@ -130,4 +130,20 @@ export const NOTIFICATION_SCHEMAS: Record<NotificationType, Record<string, unkno
     "A callback destination's circuit breaker closed again: a probe attempt got an answer.",
     breakerData(false),
   ),
+  'hook.certificate_expiring': envelope(
+    'hook.certificate_expiring',
+    "A hook's client certificate (Tls) expires within 14 days, or has expired: sent once per hook and certificate by each running instance.",
+    {
+      required: ['HookId', 'Owner', 'Callback', 'Subject', 'Sha256Fingerprint', 'NotAfter', 'Expired'],
+      properties: {
+        HookId: { type: 'string' },
+        Owner: { type: 'string' },
+        Callback: { type: 'string' },
+        Subject: { type: 'string', description: "The client certificate's subject." },
+        Sha256Fingerprint: { type: 'string' },
+        NotAfter: { ...time, description: 'When the certificate ends.' },
+        Expired: { type: 'boolean', description: 'true: NotAfter has passed already.' },
+      },
+    },
+  ),
 };

@@ -3,7 +3,13 @@ import { type PathItem, problem } from '../http-api/index.js';
 
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), problem]));
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
-const types = ['hook.disabled', 'delivery.failed', 'endpoint.breaker_opened', 'endpoint.breaker_closed'];
+const types = [
+  'hook.disabled',
+  'delivery.failed',
+  'endpoint.breaker_opened',
+  'endpoint.breaker_closed',
+  'hook.certificate_expiring',
+];
 
 const endpointSchema = {
   type: 'object',

@@ -1,6 +1,6 @@
 /**
  * What the daemon does about operational events: auto-disable of hooks that keep failing, the
- * `hook.disabled` / `delivery.failed` / `endpoint.breaker_*` notifications, their metrics, and
+ * `hook.disabled` / `delivery.failed` / `endpoint.breaker_*` / `hook.certificate_expiring` notifications, their metrics, and
  * their API routes. It hangs on the delivery pipeline's event bus and hook state seam only, so
  * the pipeline and the daemon assembly stay unaware of it beyond a few lines of wiring.
  */
@@ -22,6 +22,7 @@ import { checkCallbackTarget } from '../policy/index.js';
 import type { HookService } from '../service/index.js';
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import { ADMIN_USER } from '../users/index.js';
+import { CertificateExpiry } from './certificate-expiry.js';
 import { isEndpointId } from './notification-endpoint.js';
 import type { NotificationStore } from './notification-store.js';
 import { Notifier } from './notifier.js';
@@ -83,6 +84,7 @@ export function breakerEvents(events: () => DeliveryEvents): BreakerListener {
 export class Operations {
   readonly notifier: Notifier;
   readonly autoDisable: AutoDisable;
+  readonly certificates: CertificateExpiry;
   private readonly disabling = new Map<string, Promise<void>>();
   private readonly disabledTotal: Counter<'cause'>;
   private readonly notificationsTotal: Counter<'type'>;
@@ -146,6 +148,12 @@ export class Operations {
       disable: (r) => this.disable(r),
       onError: (err, hookId) => log.error({ err, hookId }, 'auto-disable check failed'),
     });
+    this.certificates = new CertificateExpiry({
+      hooks: () => hooksOf(engine()),
+      notifier: this.notifier,
+      registry: opts.metrics.registry,
+      log,
+    });
     this.offs.push(
       pipeline.events.on('attempt', (m, owner) => this.attempt(m, owner)),
       pipeline.events.on('breaker', (m) => this.breaker(m)),
@@ -153,16 +161,22 @@ export class Operations {
     opts.hooks.onChange({
       hookSaved: (h) => {
         if (h.State === 'active') this.autoDisable.forget(h.Id);
+        this.certificates.check(h);
       },
-      hookDeleted: (id) => this.autoDisable.forget(id),
+      hookDeleted: (id) => {
+        this.autoDisable.forget(id);
+        this.certificates.forget(id);
+      },
     });
   }
 
   async start(): Promise<void> {
     await this.notifier.start();
+    this.certificates.start();
   }
 
   stop(): void {
+    this.certificates.stop();
     for (const off of this.offs) off();
     this.notifier.stop();
   }
@@ -277,6 +291,13 @@ export class Operations {
         };
       })
       .catch((err: unknown) => this.opts.log.error({ err }, 'queueing a breaker notification failed'));
+  }
+}
+
+function* hooksOf(engine: HookIndexPort): Iterable<Hook> {
+  for (const id of engine.ids()) {
+    const h = engine.get(id);
+    if (h) yield h;
   }
 }
 

@@ -4,6 +4,7 @@ export const NOTIFICATION_TYPES = [
   'delivery.failed',
   'endpoint.breaker_opened',
   'endpoint.breaker_closed',
+  'hook.certificate_expiring',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

@@ -6,75 +6,17 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
+import { makeCertificates, skip } from '../helpers/certificates.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
-import { until } from '../helpers/until.js';
-
-const noOpenssl = spawnSync('openssl', ['version']).status !== 0;
-const skip = noOpenssl && process.env.HOOKD_REQUIRE_ALL !== '1' ? 'openssl is not installed' : undefined;
-
-function openssl(dir: string, args: string[]): void {
-  const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
-  assert.equal(r.status, 0, `openssl ${args.join(' ')}: ${r.stderr}`);
-}
-
-/** A CA, a server certificate for 127.0.0.1 and a client certificate, all signed by the CA. */
-function makeCertificates(dir: string) {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(dir, [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=hookd test CA',
-  ]);
-  for (const [name, cn, ext] of [
-    ['server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'],
-    ['client', 'hookd-client', 'extendedKeyUsage=clientAuth\n'],
-  ] as const) {
-    writeFileSync(join(dir, `${name}.ext`), ext);
-    openssl(dir, ['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
-    openssl(dir, [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '2',
-      '-extfile',
-      `${name}.ext`,
-    ]);
-  }
-  openssl(dir, ['req', ...ec, '-keyout', 'other.key', '-out', 'other.csr', '-subj', '/CN=other']);
-  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
-  return {
-    ca: read('ca.crt'),
-    serverCert: read('server.crt'),
-    serverKey: read('server.key'),
-    clientCert: read('client.crt'),
-    clientKey: read('client.key'),
-    otherKey: read('other.key'),
-  };
-}
+import { counter, until } from '../helpers/until.js';
 
 describe('mutual TLS toward a receiver', { skip }, () => {
   const dir = tempDir('hookd-mtls-');
@@ -84,8 +26,20 @@ describe('mutual TLS toward a receiver', { skip }, () => {
   const seen: { path: string; clientCN: string | undefined }[] = [];
   const refused: string[] = [];
   let d: TestDaemon;
+  /** Where the operator's notification endpoint is: the notifications it got, parsed. */
+  let inbox: HttpServer;
+  const notes: { type: string; data: Record<string, unknown> }[] = [];
 
   before(async () => {
+    inbox = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        notes.push(JSON.parse(body) as { type: string; data: Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => inbox.listen(0, '127.0.0.1', r));
     pem = makeCertificates(dir);
     server = createServer(
       { key: pem.serverKey, cert: pem.serverCert, ca: pem.ca, requestCert: true, rejectUnauthorized: true },
@@ -102,10 +56,17 @@ describe('mutual TLS toward a receiver', { skip }, () => {
     server.on('tlsClientError', (err) => refused.push(err.message));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    d = await startHookd();
+    d = await startHookd({}, { keepDataDir: true });
+    const ep = await api(d.url, d.token, 'POST', '/_hookd/notifications', {
+      Url: `http://127.0.0.1:${(inbox.address() as AddressInfo).port}/ops`,
+      Events: ['hook.certificate_expiring'],
+    });
+    assert.equal(ep.status, 201, ep.text);
   });
   after(async () => {
     await d?.close();
+    if (d) rmSync(d.dataDir, { recursive: true, force: true });
+    await new Promise<void>((r) => (inbox ? inbox.close(() => r()) : r()));
     await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
     rmSync(dir, { recursive: true, force: true });
   });
@@ -231,5 +192,59 @@ describe('mutual TLS toward a receiver', { skip }, () => {
       assert.match(e.message, message);
       assert.ok(!r.text.includes(pem.clientKey.split('\n')[1]!), 'no key in an error');
     }
+  });
+
+  it('announces a certificate within 14 days of its end once, and again after a restart; the gauge counts down', async () => {
+    const mtls = (await api<{ Id: string; Callback: string }[]>(d.url, d.token, 'GET', '/hooks')).body.find(
+      (h) => h.Callback.endsWith('/mtls'),
+    )!;
+    const fp = new X509Certificate(pem.clientCert).fingerprint256;
+    const notAfter = new Date(new X509Certificate(pem.clientCert).validTo);
+    const expiring = () =>
+      notes.filter((n) => n.type === 'hook.certificate_expiring' && n.data.HookId === mtls.Id);
+    await until('the expiry was announced', () => expiring().length > 0);
+    assert.deepEqual(expiring()[0]!.data, {
+      HookId: mtls.Id,
+      Owner: 'admin',
+      Callback: mtls.Callback,
+      Subject: 'CN=hookd-client',
+      Sha256Fingerprint: fp,
+      NotAfter: notAfter.toISOString(),
+      Expired: false,
+    });
+    // The hook without a client certificate has nothing to announce nor to count.
+    assert.ok(
+      notes.every((n) => n.data.HookId === mtls.Id),
+      JSON.stringify(notes),
+    );
+    const left = await counter(d.opsUrl, 'hookd_client_certificate_expiry_seconds', `hook="${mtls.Id}"`);
+    assert.ok(left > 0 && left <= (notAfter.getTime() - Date.now()) / 1000 + 60, String(left));
+    // Replacing the hook with the same certificate announces nothing new.
+    const got = await api<Record<string, unknown>>(d.url, d.token, 'GET', `/hooks/${mtls.Id}`);
+    assert.equal(got.status, 200);
+    const put = await api(d.url, d.token, 'PUT', `/hooks/${mtls.Id}`, {
+      PathPattern: '/mtls/*',
+      Methods: ['GET'],
+      Type: 1,
+      Callback: mtls.Callback,
+      Name: 'replaced',
+      Tls: { ClientCertificate: pem.clientCert, ClientKey: pem.clientKey, CaCertificates: pem.ca },
+    });
+    assert.equal(put.status, 200, put.text);
+    // A second hook with the same certificate is its own announcement: the replace above is the
+    // barrier that shows a repeat would have come by now.
+    const twin = await createHook(d, {
+      PathPattern: '/twin/*',
+      Methods: ['GET'],
+      Type: 1,
+      Callback: `${url}/twin`,
+      Tls: { ClientCertificate: pem.clientCert, ClientKey: pem.clientKey },
+    });
+    await until('the twin was announced', () => notes.some((n) => n.data.HookId === twin.Id));
+    assert.equal(expiring().length, 1, 'announced once per hook and certificate');
+    // A restart checks every hook at start-up.
+    await d.close();
+    d = await startHookd({}, { dataDir: d.dataDir });
+    await until('announced again after the restart', () => expiring().length === 2);
   });
 });

@@ -45,6 +45,27 @@ export const SEMANTICS_OPTIONS = {
     parse: (v: unknown): string =>
       typeof v === 'string' && v !== '' ? v : refuse('must be the path of a file holding user:password'),
   },
+  /** The operator's client certificate (PEM) for https callbacks of hooks without their own `Tls`. */
+  callbackClientCert: {
+    fileKey: 'callbackClientCert',
+    flag: '--callback-client-cert <file>',
+    env: 'HOOKD_CALLBACK_CLIENT_CERT',
+    description:
+      'client certificate (PEM file) presented on every https callback whose hook has no Tls of its own (mutual TLS); with --callback-client-key',
+    fromText: asText,
+    parse: (v: unknown): string =>
+      typeof v === 'string' && v !== '' ? v : refuse('must be the path of a PEM certificate file'),
+  },
+  /** The private key (PEM, unencrypted) of `callbackClientCert`. */
+  callbackClientKey: {
+    fileKey: 'callbackClientKey',
+    flag: '--callback-client-key <file>',
+    env: 'HOOKD_CALLBACK_CLIENT_KEY',
+    description: 'private key (unencrypted PEM file) of --callback-client-cert',
+    fromText: asText,
+    parse: (v: unknown): string =>
+      typeof v === 'string' && v !== '' ? v : refuse('must be the path of a PEM private key file'),
+  },
   /** The Callback URL schemes users may use; the default is every one this build has a transport for. */
   callbackSchemes: {
     fileKey: 'callbackSchemes',
@@ -75,5 +96,16 @@ export const SEMANTICS_CHECKS: readonly CrossCheck[] = [
   (_config, at) => {
     if (at.given('callbackProxyCredentialsFile') !== undefined && at.given('callbackProxy') === undefined)
       at.problem('callbackProxyCredentialsFile', 'needs callbackProxy (--callback-proxy) as well');
+  },
+  (_config, at) => {
+    const cert = at.given('callbackClientCert') !== undefined;
+    if (cert !== (at.given('callbackClientKey') !== undefined)) {
+      at.problem(
+        cert ? 'callbackClientCert' : 'callbackClientKey',
+        cert
+          ? 'needs callbackClientKey (--callback-client-key) as well'
+          : 'needs callbackClientCert (--callback-client-cert) as well',
+      );
+    }
   },
 ];

@@ -263,10 +263,15 @@ function dryRunPanel(root: string, csrf: string): Html {
 <div id="dry-result" role="status" aria-live="polite"></div></section>`;
 }
 
-/** An edit that leaves the write-only OAuth2 client secret empty keeps the stored one. */
+/** An edit that leaves the write-only OAuth2 client secret (or the client key) empty keeps the stored one. */
 function keepClientSecret(doc: Record<string, unknown>, stored: Hook): Record<string, unknown> {
   const o = (doc.Auth as { OAuth2?: Record<string, unknown> } | undefined)?.OAuth2;
   const secret = stored.Auth?.OAuth2.ClientSecret;
   if (o !== undefined && o.ClientSecret === undefined && secret !== undefined) o.ClientSecret = secret;
+  // Likewise the client key of mutual TLS, kept while the form still gives a certificate.
+  const tls = doc.Tls as Record<string, unknown> | undefined;
+  const key = stored.Tls?.ClientKey;
+  if (tls?.ClientCertificate !== undefined && tls.ClientKey === undefined && key !== undefined)
+    tls.ClientKey = key;
   return doc;
 }

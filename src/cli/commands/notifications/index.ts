@@ -100,7 +100,9 @@ const splitList = (v: string, prev: string[] | undefined): string[] => [
 /** `hookctl notifications list|add|remove`. */
 export function newNotificationsCommand(context: ContextFactory): Command {
   const cmd = new Command('notifications')
-    .description('manage notification endpoints (hook.disabled, delivery.failed, breaker events)')
+    .description(
+      'manage notification endpoints (hook.disabled, delivery.failed, breaker events, hook.certificate_expiring)',
+    )
     .addHelpText(
       'after',
       `${examples([

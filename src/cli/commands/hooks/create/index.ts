@@ -2,12 +2,15 @@ import { Command } from 'commander';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { printWarnings, readHookFile } from '../hook-file.js';
+import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface CreateOptions {
   file: string;
   usage: string;
   /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
   clientSecretFile?: string;
+  /** Fill Tls from these files (`-`: standard input). */
+  tls?: TlsFiles;
 }
 
 /**
@@ -17,6 +20,7 @@ export interface CreateOptions {
 export async function runCreate(opts: CreateOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
+  await fillTls(doc, opts.tls ?? {}, opts.file, ctx, opts.usage);
   const hook = await (await ctx.client()).createHook(doc);
   printWarnings(out, hook);
   if (out.format === 'json') return out.json(hook);
@@ -25,13 +29,15 @@ export async function runCreate(opts: CreateOptions, ctx: CliContext): Promise<v
 
 /** `hookctl hooks create -f FILE` (and `hookctl create -f FILE`). */
 export function newCreateCommand(context: ContextFactory, run = runCreate): Command {
-  return new Command('create')
+  const cmd = new Command('create')
     .description('create a hook from a JSON file and print its Id')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
     .option(
       '--client-secret-file <file>',
       "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
-    )
+    );
+  for (const [flag, help] of TLS_FLAGS) cmd.option(flag, help);
+  return cmd
     .addHelpText(
       'after',
       examples([
@@ -40,14 +46,16 @@ export function newCreateCommand(context: ContextFactory, run = runCreate): Comm
         `echo '{"PathPattern":"/repositories/*/timeseries/(*)","Methods":["GET"],"Callback":"https://chat.example.com/hook"}' | hookctl create -f -`,
         'hookctl create -f hook.json -o json',
         'hookctl create -f hook.json --client-secret-file /run/secrets/oauth2-client',
+        'hookctl create -f hook.json --client-cert client.crt --client-key client.key --ca-certs ca.crt',
       ]),
     )
-    .action(async (o: { file: string; clientSecretFile?: string }, cmd: Command) =>
+    .action(async (o: { file: string; clientSecretFile?: string } & TlsFiles, cmd: Command) =>
       run(
         {
           file: o.file,
           usage: usageOf(cmd),
           ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+          tls: tlsFilesOf(o),
         },
         context(cmd),
       ),

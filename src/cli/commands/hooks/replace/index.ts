@@ -5,6 +5,7 @@ import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
 import { printWarnings, readHookFile } from '../hook-file.js';
+import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface ReplaceOptions {
   id: string;
@@ -13,6 +14,8 @@ export interface ReplaceOptions {
   usage: string;
   /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
   clientSecretFile?: string;
+  /** Fill Tls from these files (`-`: standard input). */
+  tls?: TlsFiles;
 }
 
 /** The file's `Id`, when it names a hook other than the one being replaced. */
@@ -72,6 +75,7 @@ export function sameContent(doc: unknown, stored: HookView): boolean {
 export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
+  await fillTls(doc, opts.tls ?? {}, opts.file, ctx, opts.usage);
   const source = opts.file === '-' ? 'standard input' : opts.file;
   let ifMatch: string | undefined;
   if (!opts.force) {
@@ -116,7 +120,7 @@ export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise
 
 /** `hookctl hooks replace ID -f FILE [--force]` (and `hookctl replace ID -f FILE`). */
 export function newReplaceCommand(context: ContextFactory, run = runReplace): Command {
-  return new Command('replace')
+  const cmd = new Command('replace')
     .description('replace a hook with the configuration in a JSON file (refuses a stale or foreign file)')
     .argument('<id>', 'the hook Id or Name')
     .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
@@ -127,7 +131,9 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
     .option(
       '--force',
       "replace even if the file's Modified is older than the hook's (If-Match) or its Id is another hook's",
-    )
+    );
+  for (const [flag, help] of TLS_FLAGS) cmd.option(flag, help);
+  return cmd
     .addHelpText(
       'after',
       `${examples([
@@ -142,7 +148,11 @@ Modified replaces unconditionally. Warnings about the stored hook are printed on
 `,
     )
     .action(
-      async (id: string, o: { file: string; force?: boolean; clientSecretFile?: string }, cmd: Command) =>
+      async (
+        id: string,
+        o: { file: string; force?: boolean; clientSecretFile?: string } & TlsFiles,
+        cmd: Command,
+      ) =>
         run(
           {
             id,
@@ -150,6 +160,7 @@ Modified replaces unconditionally. Warnings about the stored hook are printed on
             force: o.force === true,
             usage: usageOf(cmd),
             ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+            tls: tlsFilesOf(o),
           },
           context(cmd),
         ),
