@@ -97,6 +97,8 @@ export const LOG_FIELDS = {
   by: 'the user who made a portal link',
   readOnly: 'whether a portal session can change nothing',
   ttlMs: 'how long a portal link may be opened, milliseconds',
+  // client certificates
+  notAfter: "when a hook's client certificate ends (ISO 8601)",
 } as const;
 
 export type LogField = keyof typeof LOG_FIELDS;
