@@ -3,7 +3,7 @@ import type { Hook, ShownHookState } from '../hook/index.js';
 import { presentAuth } from '../oauth2/index.js';
 
 /**
- * Issue 24: the state the API shows when it is not the stored one (`unverified`), and, when the
+ * The state the API shows when it is not the stored one (`unverified`), and, when the
  * hook's callback is verified, the last handshake's result (`VerificationResult`).
  */
 export interface HookStateView {

@@ -16,6 +16,6 @@ export interface PageDeps {
   aggregates: DeliveryAggregates;
   reportBase: (req: FastifyRequest) => string;
   notificationEndpoints?: (owner: string) => readonly string[];
-  /** Issue 24: the state the API shows (`unverified` while the callback origin has not agreed). */
+  /** The state the API shows (`unverified` while the callback origin has not agreed). */
   hookStateView?: HookStateView;
 }

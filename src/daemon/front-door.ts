@@ -136,7 +136,7 @@ function consoleDepsOf(
         reportBase: (req) => settings.proxyBase(req.headers.host, req.socket.localPort),
         hookStateView,
         servedHere: consoleServedHere(config.consoleOnProxy === true),
-        // issue 25: the overview leaves notification deliveries out of "Delivered".
+        // The overview counts callbacks only: notification deliveries are not "Delivered" hooks.
         notificationEndpoints: (owner: string) => operations.notifier.list(owner).map((e) => e.Id),
       }
     : undefined;

@@ -41,7 +41,7 @@ export async function followHookChanges(p: HookFollowing): Promise<void> {
       p.counted?.(source, 'current');
       return;
     }
-    // Issue 24: a changed Callback is verified again before its next delivery.
+    // A changed Callback may point at another origin: it is verified again before its next delivery.
     if (before !== undefined && before.Callback !== h.Callback)
       deliveries.verifier?.forget(new URL(h.Callback).origin);
     engine.hookSaved(h);

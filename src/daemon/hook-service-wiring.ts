@@ -14,7 +14,7 @@ export function hookServiceFor(parts: {
   opened: OpenedStores;
   settings: RuntimeSettings;
   users: UserScopes;
-  /** Why a URL at hookd's own address is refused (issue 22, src/loops/), or undefined. */
+  /** Why a URL at hookd's own address is refused (a known loop, src/loops/), or undefined. */
   selfTarget: (url: URL) => string | undefined;
   /** The Callback's scheme allowed here, and its URL's shape as its transport judges it. */
   checkScheme: (url: URL) => string | undefined;
