@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
 import { checkAuth } from '../oauth2/index.js';
-import { checkSignature, schemeHeader } from '../signing/index.js';
+import { checkSignature, HOOKD_SET_HEADERS, schemeHeader } from '../signing/index.js';
 import { didYouMean, suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
@@ -56,26 +56,6 @@ function checkShape(): Promise<ValidateFunction> {
   return shapeCheck;
 }
 
-/** Headers hookd sets itself: a hook may not override them. */
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-connection',
-  'expect',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-  // hookd's loop marks (src/loops/): a hook setting them could only confuse the count.
-  'hookd-loop',
-  'cdn-loop',
-]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Tab, CR and LF are ordinary in a body template; other C0 controls (NUL among them) are not.
 const BAD_TEMPLATE_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -191,7 +171,7 @@ export async function validateHook(
         errors.push({ field, message: 'is not a valid header name (RFC 9110 token)' });
       else if (signedHeaders.has(lower)) {
         errors.push({ field, message: 'is sent by a scheme of Signature.Schemes; leave it out of Headers' });
-      } else if (RESERVED_HEADERS.has(lower)) {
+      } else if (HOOKD_SET_HEADERS.has(lower)) {
         errors.push({
           field,
           message:

@@ -11,6 +11,7 @@ export {
   checkSignature,
   DEFAULT_SCHEMES,
   GITHUB_HEADER,
+  HOOKD_SET_HEADERS,
   type NamedScheme,
   SIGNATURE_JSON_SCHEMA,
   SIGNATURE_SCHEMES,

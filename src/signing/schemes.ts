@@ -85,8 +85,11 @@ export const SIGNATURE_JSON_SCHEMA = {
   ],
 } as const;
 
-/** Headers a template may not name: hookd sets them, or they frame the request. */
-const RESERVED = new Set([
+/**
+ * Headers hookd sets itself or that frame the request: no hook may set them in `Headers`, and no
+ * signature scheme may name them.
+ */
+export const HOOKD_SET_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'content-length',
   'content-type',
@@ -98,14 +101,16 @@ const RESERVED = new Set([
   'trailer',
   'proxy-connection',
   'expect',
-  'user-agent',
-  'traceparent',
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
+  // hookd's loop marks (src/loops/): a hook setting them could only confuse the count.
   'hookd-loop',
   'cdn-loop',
 ]);
+
+/** Headers a template may not name: the above, and the two hookd sends unless a hook sets them. */
+const RESERVED = new Set([...HOOKD_SET_HEADERS, 'user-agent', 'traceparent']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, space and tab: what a header value may hold on every receiver's stack.
 const HEADER_TEXT = /^[\t\x20-\x7e]*$/;
