@@ -257,6 +257,12 @@ export function hookForm(
   submitLabel: string,
 ): Html {
   const v = (k: string) => values[k] ?? '';
+  // The optional OAuth2 and mTLS sections are folded unless the hook uses them (or an error
+  // there needs to be seen): most hooks have neither, and open they push Persist off screen.
+  const used = (keys: string[], setFlag: string | undefined, field: string) =>
+    keys.some((k) => v(k).trim() !== '') || (setFlag ?? '') !== '' || errors.has(field) ? html` open` : '';
+  const authOpen = used(['AuthTokenUrl', 'AuthClientId', 'AuthScope'], values._authSecretSet, 'Auth');
+  const tlsOpen = used(['TlsClientCertificate', 'TlsCaCertificates'], values._tlsKeySet, 'Tls');
   const described = (k: string) =>
     html` aria-describedby="err-${k}"${errors.has(k) ? html` aria-invalid="true"` : ''}`;
   const input = (k: string, type = 'text', extra: Html = html``) =>
@@ -309,7 +315,8 @@ ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 <div class="field"><label for="f-RateLimitBurst">${LABELS.RateLimitBurst}</label>
 <input id="f-RateLimitBurst" name="RateLimitBurst" inputmode="numeric" value="${v('RateLimitBurst')}" placeholder="10"${described('RateLimit')}></div></div>
 ${errorSlot('RateLimit', errors.get('RateLimit'))}</fieldset>
-<fieldset class="field wide auth"><legend>OAuth2 client credentials (optional): hookd sends a bearer token</legend>
+<details class="field wide fold auth"${authOpen}><summary>OAuth2 client credentials (optional): hookd sends a bearer token</summary>
+<fieldset class="auth"><legend class="visually-hidden">OAuth2 client credentials</legend>
 <div class="pair"><div class="field"><label for="f-AuthTokenUrl">${LABELS.AuthTokenUrl}</label>
 <input id="f-AuthTokenUrl" name="AuthTokenUrl" inputmode="url" value="${v('AuthTokenUrl')}" placeholder="https://auth.example.com/oauth2/token"${described('Auth')}></div>
 <div class="field"><label for="f-AuthClientId">${LABELS.AuthClientId}</label>
@@ -318,15 +325,16 @@ ${errorSlot('RateLimit', errors.get('RateLimit'))}</fieldset>
 <input id="f-AuthClientSecret" name="AuthClientSecret" type="password" autocomplete="new-password" value="" placeholder="${values._authSecretSet ? '(set): leave empty to keep it' : ''}"${described('Auth')}></div>
 <div class="field"><label for="f-AuthScope">${LABELS.AuthScope}</label>
 <input id="f-AuthScope" name="AuthScope" value="${v('AuthScope')}"${described('Auth')}></div></div>
-${errorSlot('Auth', errors.get('Auth'))}</fieldset>
-<fieldset class="field wide tls"><legend>Client certificate (optional): mutual TLS toward an https receiver</legend>
+${errorSlot('Auth', errors.get('Auth'))}</fieldset></details>
+<details class="field wide fold tls"${tlsOpen}><summary>Client certificate (optional): mutual TLS toward an https receiver</summary>
+<fieldset class="tls"><legend class="visually-hidden">Client certificate</legend>
 <div class="field wide"><label for="f-TlsClientCertificate">${LABELS.TlsClientCertificate}</label>
 <textarea id="f-TlsClientCertificate" name="TlsClientCertificate" rows="3" spellcheck="false" placeholder="-----BEGIN CERTIFICATE-----"${described('Tls')}>${v('TlsClientCertificate')}</textarea></div>
 <div class="field wide"><label for="f-TlsClientKey">${LABELS.TlsClientKey}</label>
 <textarea id="f-TlsClientKey" name="TlsClientKey" rows="3" spellcheck="false" autocomplete="off" placeholder="${values._tlsKeySet ? '(set): leave empty to keep it' : '-----BEGIN PRIVATE KEY-----'}"${described('Tls')}></textarea></div>
 <div class="field wide"><label for="f-TlsCaCertificates">${LABELS.TlsCaCertificates}</label>
 <textarea id="f-TlsCaCertificates" name="TlsCaCertificates" rows="3" spellcheck="false" placeholder="-----BEGIN CERTIFICATE-----"${described('Tls')}>${v('TlsCaCertificates')}</textarea></div>
-${errorSlot('Tls', errors.get('Tls'))}</fieldset>
+${errorSlot('Tls', errors.get('Tls'))}</fieldset></details>
 <div class="field check"><input id="f-Persist" name="Persist" type="checkbox"${v('Persist') === 'on' ? html` checked` : ''}${described('Persist')}>
 <label for="f-Persist">${LABELS.Persist}</label>${errorSlot('Persist', errors.get('Persist'))}</div>
 </div>

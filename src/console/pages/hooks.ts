@@ -49,7 +49,7 @@ ${
     : html`<p>${shown.length} of ${all.length} hook${all.length === 1 ? '' : 's'}.</p>
 <div class="table-wrap"><table class="hooks">
 <caption class="visually-hidden">Your hooks</caption>
-<thead><tr><th scope="col">Hook</th><th scope="col">Methods</th><th scope="col">Type</th><th scope="col">Callback host</th><th scope="col">State</th><th scope="col">Last delivery</th><th scope="col">Last 24 h</th></tr></thead>
+<thead><tr><th scope="col">Hook</th><th scope="col">Methods</th><th scope="col">Type</th><th scope="col">Callback to</th><th scope="col">State</th><th scope="col">Last delivery</th><th scope="col">Last 24 h</th></tr></thead>
 <tbody>
 ${shown.map((h) => {
   const l = last.get(h.Id);
@@ -58,7 +58,7 @@ ${shown.map((h) => {
 <td><a href="${root}/hooks/${seg(h.Id)}">${label}</a>${label !== h.PathPattern ? html`<br><code class="hint">${h.PathPattern}</code>` : ''}</td>
 <td>${h.Methods.join(' ')}</td>
 <td>${h.Type === 0 ? 'Before' : 'After'}</td>
-<td>${hostOf(h.Callback)}</td>
+<td>${targetOf(h.Callback)}</td>
 <td>${statusBadge(deps.hookStateView?.(h) ?? h.State)}</td>
 <td class="last">${l ? html`${statusBadge(l.status, l.lastStatusCode)} ${time(l.created, now)}` : html`<span class="hint">never</span>`}</td>
 <td>${sparkline(series.get(h.Id) ?? [], since)}</td>
@@ -74,9 +74,14 @@ ${shown.length === 0 ? html`<p class="empty">No hook matches this filter.</p>` :
   hookViewPages(app, deps);
 }
 
-function hostOf(url: string): string {
+/**
+ * Scheme and host (`amqp://127.0.0.1:5672`): four broker hooks on one host differ by scheme and
+ * port, and the scheme says which transport sends. No user name or password (URL.host has none).
+ */
+export function targetOf(url: string): string {
   try {
-    return new URL(url).host;
+    const u = new URL(url);
+    return u.host === '' ? u.protocol : `${u.protocol}//${u.host}`;
   } catch {
     return url;
   }
