@@ -48,9 +48,27 @@ export function lintHook(h: LintInput): HookLint {
       message: `"${m}" is not a registered HTTP method, so no ordinary request will fire this hook${near ? `; did you mean ${near}?` : ''}`,
     });
   });
+  warnings.push(...placeholderWarnings(h.PathPattern));
   if (h.CallbackContent !== undefined) lintTemplate(h, h.CallbackContent, errors, warnings);
   if (h.Tls !== undefined) warnings.push(...tlsWarnings(h.Tls));
   return { errors, warnings };
+}
+
+/** `{id}` (OpenAPI, URI templates) and `:repo` (Express, Rails): what other routers call a parameter. */
+const FOREIGN_PLACEHOLDER = /^(?:\{[^{}/]*\}|:[A-Za-z_][A-Za-z0-9_]*)$/;
+
+/**
+ * A segment spelt as another router's placeholder matches only itself here, so the hook never
+ * fires for real paths: each such segment is named with hookd's spelling.
+ */
+function placeholderWarnings(pattern: string): FieldError[] {
+  return pattern
+    .split('/')
+    .filter((seg) => FOREIGN_PLACEHOLDER.test(seg))
+    .map((seg) => ({
+      field: 'PathPattern',
+      message: `\`${seg}\` is a literal segment here; for any value write \`*\`, to capture it \`(*)\``,
+    }));
 }
 
 function lintTemplate(h: LintInput, template: string, errors: FieldError[], warnings: FieldError[]): void {
