@@ -9,6 +9,7 @@ import {
   type DeliveryStatus,
   HOOK_BUCKET_MS,
 } from '../../store/index.js';
+import { withoutPassword } from '../../util/index.js';
 import { type Html, html, seg } from '../html.js';
 import { copyable, page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
@@ -158,7 +159,7 @@ ${
 <dt>Not for statuses</dt><dd>${list(hook.StatusCodeBlackList)}</dd>`
     : ''
 }
-<dt>Callback</dt><dd>${hook.CallbackMethod} <code>${hook.Callback}</code></dd>
+<dt>Callback</dt><dd>${hook.CallbackMethod} <code>${withoutPassword(hook.Callback)}</code></dd>
 ${pace}
 <dt>Headers</dt><dd>${
     headers.length === 0

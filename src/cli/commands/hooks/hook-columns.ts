@@ -1,4 +1,5 @@
 import { HOOK_TYPES } from '../../../hook/index.js';
+import { withoutPassword } from '../../../util/index.js';
 import type { HookView } from '../../api-views.js';
 import type { Column, Format } from '../../output.js';
 
@@ -26,7 +27,8 @@ export function hookColumns(
     { header: 'TYPE', value: (h) => typeName(h.Type) },
     { header: 'METHODS', value: (h) => (h.Methods ?? []).join(',') },
     { header: 'PATTERN', value: (h) => h.PathPattern, shrink: true },
-    { header: 'CALLBACK', value: (h) => h.Callback, shrink: true },
+    // Tables show no password (docs/DECISIONS.md "Where credentials are shown"); -o json does.
+    { header: 'CALLBACK', value: (h) => withoutPassword(h.Callback), shrink: true },
     {
       header: 'STATE',
       value: (h) => h.State ?? '',

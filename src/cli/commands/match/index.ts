@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { withoutPassword } from '../../../util/index.js';
 import type { MatchView } from '../../api-views.js';
 import { type ContextFactory, examples, intArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
@@ -41,7 +42,8 @@ function columns(wide: boolean): Column<MatchView>[] {
     { header: 'CAPTURES', value: (m) => (m.Captures ?? []).join(',') },
     {
       header: 'CALLBACK',
-      value: (m) => `${m.Request?.Method ?? ''} ${m.Request?.Url ?? ''}`.trim(),
+      // A table is seen over shoulders and pasted into tickets: no password in it (-o json keeps the URL).
+      value: (m) => `${m.Request?.Method ?? ''} ${withoutPassword(m.Request?.Url ?? '')}`.trim(),
       shrink: true,
     },
   ];
