@@ -17,8 +17,47 @@ function atLeast(found, floor) {
   return true;
 }
 
-/** The message for a Node.js that is too old. */
-function tooOldMessage(name, found) {
+/**
+ * The Node.js `npm install` fetched into this clone's .runtime/ (scripts/prepare.js), as the
+ * directory of its binary, when there is one: a linked hookctl runs under the system Node, and
+ * the user needs to be told where the right one already is.
+ */
+function fetchedNodeBin(root) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const dir = path.join(root || path.join(__dirname, '..'), '.runtime');
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch (_e) {
+    return undefined;
+  }
+  const found = names
+    .filter((n) => /^node-/.test(n) && fs.existsSync(path.join(dir, n, 'bin', 'node')))
+    .sort()
+    .pop();
+  return found === undefined ? undefined : path.join(dir, found, 'bin');
+}
+
+/** The message for a Node.js that is too old; `fetchedBin`: fetchedNodeBin()'s answer. */
+function tooOldMessage(name, found, fetchedBin) {
+  const bin = fetchedBin;
+  if (bin !== undefined) {
+    return (
+      name +
+      ': Node.js ' +
+      found +
+      ' is too old; hookd needs Node.js ' +
+      FLOOR +
+      ' or later (the 24 or 26 LTS line).\n' +
+      '  `npm install` fetched one into this clone: ' +
+      bin +
+      '\n  Put it first on your PATH (add the line to your shell profile to keep it):\n' +
+      '    export PATH=' +
+      bin +
+      ':$PATH\n'
+    );
+  }
   return (
     name +
     ': Node.js ' +
@@ -36,7 +75,7 @@ function tooOldMessage(name, found) {
 function requireSupportedNode(name) {
   const found = process.versions.node;
   if (atLeast(found, FLOOR)) return;
-  process.stderr.write(tooOldMessage(name, found));
+  process.stderr.write(tooOldMessage(name, found, fetchedNodeBin()));
   process.exit(1);
 }
 
@@ -44,5 +83,6 @@ module.exports = {
   FLOOR: FLOOR,
   atLeast: atLeast,
   tooOldMessage: tooOldMessage,
+  fetchedNodeBin: fetchedNodeBin,
   requireSupportedNode: requireSupportedNode,
 };
