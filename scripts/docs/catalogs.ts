@@ -103,7 +103,7 @@ export function metricsMarkdown(root: string): string {
     'event-loop lag, handles), which carry the same `hookd_` prefix. Some exist only with their',
     'feature: ordering, endpoint verification, adaptive concurrency, workers, client certificates.',
     'With `--workers`, counters and histograms are summed over the workers. How to scrape and what to',
-    'watch: [operations guide](../guides/operations.md#metrics).',
+    'watch: [operations guide](../guides/operations.md#metrics-and-health).',
     '',
     '| Metric | Type | Labels | What it counts | Declared in |',
     '|---|---|---|---|---|',
