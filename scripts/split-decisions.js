@@ -106,13 +106,17 @@ for (const section of move) {
   for (let n = 2; taken.has(`${slug}.md`); n++) slug = `${slugOf(title)}-${n}`;
   taken.add(`${slug}.md`);
   const number = String(next++).padStart(4, '0');
-  const body = moveBody(section.lines).join('\n').replace(/^\n+|\n+$/g, '');
+  const body = moveBody(section.lines)
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '');
   const code = codeOf(body);
   const head = [
     `# ${number}. ${title}`,
     '',
     `Status: accepted. ${code.length ? `Code: ${code.map((c) => `\`${c}\``).join(', ')}. ` : ''}All decisions: [index](README.md).`,
-    ...(title !== section.heading ? ['', `<!-- the section "${section.heading}" of docs/DECISIONS.md -->`] : []),
+    ...(title !== section.heading
+      ? ['', `<!-- the section "${section.heading}" of docs/DECISIONS.md -->`]
+      : []),
   ];
   writeFileSync(join(DIR, `${number}-${slug}.md`), `${head.join('\n')}\n\n${body}\n`);
 }
