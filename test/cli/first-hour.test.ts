@@ -122,6 +122,8 @@ describe('rough messages (item 12)', () => {
       const text = r.stderr.replace(/\u001b\[[0-9;]*m/g, '');
       assert.equal((text.match(/must be/g) ?? []).length, 1, `printed once: ${text}`);
       assert.match(text, /did you mean hook\.disabled\?/);
+      assert.equal((text.match(/did you mean/g) ?? []).length, 1, `the suggestion said once: ${text}`);
+      assert.doesNotMatch(text, /^hint:/m, 'no hint line repeating the error');
     });
 
     it(`users grant with a scope that is not one names it, not the combined list (${mode})`, async () => {
