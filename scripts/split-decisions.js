@@ -126,7 +126,7 @@ const list = all.map((r) => `- [${String(r.number).padStart(4, '0')}. ${r.title}
 const intro = preamble.join('\n').replace(/\n+$/, '');
 writeFileSync(
   INDEX,
-  `${intro}\n\n## The records\n\n${INDEX_MARK}\nEach decision is a record of its own under [docs/decisions/](decisions/README.md): its context,\nwhat hookd does, what follows from it, and the figures behind it. To add one, write the next\n\`docs/decisions/NNNN-slug.md\`, or append a \`## Title\` section to this file and run\n\`node scripts/split-decisions.js\`, which moves it into a record and lists it here.\n\n${list.join('\n')}\n`,
+  `${intro}\n\n## The records\n\n${INDEX_MARK}\nEach decision is a record of its own under [docs/decisions/](decisions/README.md): the question,\nwhat hookd does and why, and the figures behind it where there are some. To add one, write the next\n\`docs/decisions/NNNN-slug.md\`, or append a \`## Title\` section to this file and run\n\`node scripts/split-decisions.js\`, which moves it into a record and lists it here.\n\n${list.join('\n')}\n`,
 );
 writeFileSync(
   join(DIR, 'README.md'),
