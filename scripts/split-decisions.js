@@ -17,11 +17,15 @@ const INDEX_MARK = '<!-- decisions:index -->';
 
 /** A record's title: the section's heading without the ticket it came from. */
 function titleOf(heading) {
-  return heading
-    .replace(/^Issue \d+ \([^)]*\):\s*/i, '')
-    .replace(/\s*\((?:after |now: )?issues? \d+[^)]*\)/gi, '')
-    .replace(/^./, (c) => c.toUpperCase())
-    .trim();
+  return (
+    heading
+      .replace(/^Issue \d+ \([^)]*\):\s*/i, '')
+      .replace(/\s*\((?:after |now: )?issues? \d+[^)]*\)/gi, '')
+      // A heading that started with its ticket starts with a capital once the ticket is gone; a
+      // name (hookctl, hookd) keeps its own spelling.
+      .replace(/^(?!hookd|hookctl)./, (c) => c.toUpperCase())
+      .trim()
+  );
 }
 
 function slugOf(title) {
