@@ -37,7 +37,7 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
   };
 }
 
-/** Issue 16: per-hook rate limits (with their metrics) and tracing, in the pipeline's terms. */
+/** Per-hook rate limits (with their metrics) and tracing, in the pipeline's terms. */
 export function perHookDelivery(
   engine: () => { get(id: string): Hook | undefined },
   metrics: () => { rateLimited(ms: number): void },

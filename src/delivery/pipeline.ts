@@ -58,7 +58,7 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Each receiver's adaptive concurrency limit (src/pace/): what metrics and pages show. */
   readonly pace: ReceiverPace;
   private readonly live: Map<string, Delivery>;
-  // Issue 24: ordering per key and endpoint verification (semantics.ts).
+  // Ordering per key and endpoint verification (semantics.ts).
   private readonly semantics: DeliverySemantics;
   private readonly outbox: Outbox;
   private readonly scheduler: Scheduler<Delivery>;
@@ -274,12 +274,12 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Attempts waiting for a slot, per host that has any (metrics). */
   waitingByHost = (): Iterable<{ host: string; waiting: number }> => this.limiter.waitingByHost();
 
-  /** Issue 24: endpoint verification, when any hook can ask for it. */
+  /** Endpoint verification, when any hook can ask for it. */
   get verifier(): DeliverySemantics['verifier'] {
     return this.semantics.verifier;
   }
 
-  /** Issue 24: keys with deliveries held behind their head, and those deliveries (metrics). */
+  /** Keys with deliveries held behind their head, and those deliveries (metrics). */
   orderingStats(): ReturnType<DeliverySemantics['stats']> {
     return this.semantics.stats();
   }
@@ -372,7 +372,7 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
-    if (!this.semantics.admit(d, now)) return; // issue 24: held behind its key, or unverified
+    if (!this.semantics.admit(d, now)) return; // held behind its key, or unverified
     if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);

@@ -1,5 +1,5 @@
 /**
- * Issue 24's delivery semantics as the pipeline holds them: ordering per key (src/ordering/) and
+ * The delivery semantics the pipeline holds: ordering per key (src/ordering/) and
  * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
  * whether a due delivery may go now; each lets a held one go again through `release`.
  */

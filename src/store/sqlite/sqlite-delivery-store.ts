@@ -140,7 +140,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
           r.traceParent ?? null,
         );
       }
-      // Attempt outcomes: a multi-row statement per chunk rather than two per outcome (issue 23).
+      // Attempt outcomes: a multi-row statement per chunk rather than two per outcome.
       if (batch.updates.length > 0) outcomes.writeStates(batch.updates);
       if (batch.attempts.length > 0) outcomes.writeAttempts(batch.attempts);
       for (const hookId of batch.deletedHooks) {
