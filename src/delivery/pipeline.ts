@@ -11,7 +11,6 @@ import { HookdError } from '../errors/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { HttpTransport } from '../transports/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
@@ -117,11 +116,9 @@ export class DeliveryPipeline implements FiredEventSink {
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
-    // The CloudEvents handshake is HTTP: it goes out on the HTTP transport's connections.
-    const http = transports.forProtocol('https:');
     this.semantics = new DeliverySemantics(opts, {
       ...{ durable: opts.durable, ephemeral: opts.ephemeral },
-      ...(http instanceof HttpTransport && { dispatcher: http.dispatcher }),
+      transports,
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
       fail: (d, reason) => this.completion.endUnsent(d, reason),
