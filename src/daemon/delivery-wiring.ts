@@ -68,7 +68,7 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     },
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
     scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(subjects.hooks.get(id)),
-    ...perHookDelivery(hooks, () => metrics, w.tracing),
+    ...perHookDelivery(() => metrics, w.tracing),
     // v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
     schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
     // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
