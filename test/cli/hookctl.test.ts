@@ -202,9 +202,12 @@ describe('hookctl exit codes', () => {
     ]) {
       const h = args[0] === 'create' ? sub : await hookctl(args, { env });
       const text = h.stdout.replace(/\s+/g, ' ');
-      const section = /README\.md, "([^"]+)"/.exec(text)?.[1];
+      const section = /docs\/guides\/hooks\.md, "([^"]+)"/.exec(text)?.[1];
       assert.ok(section, `${args[0]} --help names the README section of the hook's fields: ${h.stdout}`);
-      assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), new RegExp(`^#+ ${section}$`, 'm'));
+      assert.match(
+        readFileSync(join(ROOT, 'docs', 'guides', 'hooks.md'), 'utf8'),
+        new RegExp(`^#+ ${section}$`, 'm'),
+      );
       assert.match(text, /schema\/hook\.schema\.json/);
       assert.ok(existsSync(join(ROOT, 'schema', 'hook.schema.json')));
     }

@@ -7,7 +7,7 @@ import { readSecret } from '../../secret-input.js';
 
 /** Where a hook file's fields are documented: the help of every command that reads one says it. */
 export const HOOK_FIELDS_HELP = `The hook's fields (PathPattern, Methods, Callback, CallbackContent, …), each with its default and
-rules: README.md, "The hook resource" (installed: node_modules/hookd/README.md), and the JSON
+rules: docs/guides/hooks.md, "The hook resource" (in the hookd repository), and the JSON
 Schema editors complete from, schema/hook.schema.json ("$schema" in the file). hookctl types
 lists the hook types; hookctl validate -f FILE checks a file without sending it.
 `;
