@@ -36,6 +36,9 @@ export interface FieldError {
   field: string;
   /** The rule it broke, phrased for a person, with a hint where one helps. */
   message: string;
+  /** Where in the field's text the problem is (a Filter, a Transform), 1-based. */
+  line?: number;
+  column?: number;
 }
 
 export class HookdError extends Error {
