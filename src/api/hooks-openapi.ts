@@ -171,6 +171,16 @@ export function hooksOpenApi(): OpenApiFragment {
             },
             required: ['At', 'Result'],
           },
+          LastFilterError: {
+            type: 'object',
+            description:
+              "The Filter's last evaluation error in this hookd (a missing key, a wrong type): that request did not match. Absent while there has been none",
+            properties: {
+              At: { type: 'string', format: 'date-time' },
+              Error: { type: 'string' },
+            },
+            required: ['At', 'Error'],
+          },
         },
       },
       HookWithWarnings: {

@@ -18,6 +18,23 @@ const servedSchema = {
       type: 'string',
       description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
     },
+    Headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: "The request's headers, for Filters and Transforms (request.headers)",
+    },
+    Body: {
+      description:
+        'The request body for Filters and Transforms (request.body): a JSON value, or a string (parsed as JSON when Headers says content-type: application/json)',
+    },
+    ResponseHeaders: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: "AfterCompletion: the response's headers (response.headers)",
+    },
+    ResponseBody: {
+      description: 'AfterCompletion: the response body (response.body), as Body; needs StatusCode',
+    },
   },
 };
 const served = { content: { 'application/json': { schema: servedSchema } } };
@@ -33,7 +50,7 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         responses: {
           '200': {
             description:
-              'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+              'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide. A hook with a Filter has `Filter: {Matched, Error}` (listed even when it does not match); one with a Transform has `Transform: {Payload, Headers, Skip, Error}`',
           },
           ...errors(400, 401, 403, 503),
         },

@@ -9,6 +9,8 @@ export interface BodyCopy {
   bytes: Buffer;
   /** More arrived than the limit kept. */
   truncated: boolean;
+  /** A body that came as a JSON value (a report's `Body`): given as it is, not parsed again. */
+  value?: FilterValue;
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b|^text\/json\b/i;

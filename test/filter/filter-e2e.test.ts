@@ -130,6 +130,33 @@ describe('Filter end to end', () => {
     await api(d.url, d.token, 'DELETE', `/hooks/${reader.Id}`);
   });
 
+  it('BeforeCompletion: a body filter fires once the body has arrived; a hook reading no body fires on arrival', async () => {
+    const reader = await hook('/early/*', { Type: 0, Methods: ['POST'], Filter: 'request.body.n > 2' });
+    const plain = await hook('/early/(*)', { Type: 0, Methods: ['POST'], Filter: 'captures[0] == "1"' });
+    receiver.reset();
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        `${d.url}/early/1`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.write('{"n": ');
+      // The body is held back: the hook that reads no body has fired meanwhile, the other has not.
+      void receiver.waitFor(1).then(async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(receiver.calls.length, 1);
+        req.end('3}');
+      }, reject);
+    });
+    const calls = await receiver.waitFor(2);
+    assert.equal(calls.length, 2);
+    for (const x of [reader, plain]) await api(d.url, d.token, 'DELETE', `/hooks/${x.Id}`);
+  });
+
   it('request.bodyTruncated tells a filter the body was over the limit', async () => {
     const t = await hook('/trunc/*', { Filter: 'request.bodyTruncated', Methods: ['POST'] });
     receiver.reset();
