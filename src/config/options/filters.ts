@@ -41,6 +41,7 @@ export const FILTER_OPTIONS = {
     fromText: asText,
     parse: byteSize(0, 64 * 1024 ** 2),
     default: 64 * 1024,
+    shownDefault: '64KiB',
   },
   /** The wall time of one Transform run, ms, enforced by an interrupt (default 50). */
   transformTimeLimit: {
@@ -61,6 +62,7 @@ export const FILTER_OPTIONS = {
     fromText: asText,
     parse: byteSize(1024 ** 2, 1024 ** 3),
     default: 16 * 1024 ** 2,
+    shownDefault: '16MiB',
   },
   /** The largest object a Transform may return, as JSON (default 1MiB). */
   transformOutputLimit: {
@@ -71,5 +73,6 @@ export const FILTER_OPTIONS = {
     fromText: asText,
     parse: byteSize(1024, 64 * 1024 ** 2),
     default: 1024 ** 2,
+    shownDefault: '1MiB',
   },
 } as const satisfies Record<string, OptionSpec>;
