@@ -215,7 +215,12 @@ export class ApiClient {
     return (await this.call<HookTypeView[]>('GET', '/hooktypes')).body;
   }
 
-  async match(req: { Method: string; Path: string; StatusCode?: number }): Promise<MatchView[]> {
+  async match(req: {
+    Method: string;
+    Path: string;
+    StatusCode?: number;
+    [field: string]: unknown;
+  }): Promise<MatchView[]> {
     return (await this.call<MatchView[]>('POST', '/_hookd/match', req)).body;
   }
 
