@@ -26,7 +26,8 @@ export function contentErrors(o: Record<string, unknown>, f: (name: string) => s
       continue;
     }
     for (const [k, x] of Object.entries(v as Record<string, unknown>))
-      if (typeof x !== 'string') errors.push({ field: f(`${name}.${k.slice(0, 60)}`), message: 'must be a string' });
+      if (typeof x !== 'string')
+        errors.push({ field: f(`${name}.${k.slice(0, 60)}`), message: 'must be a string' });
   }
   if (o.ResponseBody !== undefined && o.StatusCode === undefined)
     errors.push({ field: f('StatusCode'), message: 'is required with ResponseBody' });

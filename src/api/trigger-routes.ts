@@ -42,7 +42,10 @@ export function triggerRoutes(
    */
   isOwnRequest?: (req: FastifyRequest) => boolean,
   /** How much of a reported body the filters see (`--filter-body-limit`), and the hidden headers. */
-  content: { bodyLimit: number; hiddenHeaders: readonly string[] } = { bodyLimit: 64 * 1024, hiddenHeaders: [] },
+  content: { bodyLimit: number; hiddenHeaders: readonly string[] } = {
+    bodyLimit: 64 * 1024,
+    hiddenHeaders: [],
+  },
 ): void {
   const inside = (s: ServedRequest) => contentOf(s, content.bodyLimit, content.hiddenHeaders);
   /** The owner whose hooks alone may fire for the caller's report; undefined: any owner's. */

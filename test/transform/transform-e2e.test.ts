@@ -49,7 +49,7 @@ describe('Transform end to end', () => {
       Filter: 'response.status == 200',
       Transform: `function transform(event) {
   const answer = event.response.body;
-  if (answer.bodyBytes === 0) return { skip: true };
+  if (answer.bodyBytes === 0) return { "skip": true };
   return {
     payload: { text: "Repository " + event.captures[0] + ": " + answer.bodyBytes + " bytes written by " + event.request.method },
     headers: { "X-Chat-Channel": "alerts" },
