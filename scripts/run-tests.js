@@ -23,9 +23,18 @@ if (selected.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// --test-force-exit: a test file whose `before` failed may leave a server listening that its
+// `after` never reaches; without the flag that file's process, and so the whole run, waits forever.
 const child = spawn(
   process.execPath,
-  ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected.sort()],
+  [
+    '--enable-source-maps',
+    '--test',
+    '--test-force-exit',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...selected.sort(),
+  ],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
 // The summary lines (`ℹ pass N`, …) are read as they pass, wherever they stand: after a failing
@@ -35,9 +44,25 @@ const child = spawn(
 const summary = {};
 let partial = '';
 let skipLines = 0;
+// The runner repeats each failure below `✖ failing tests:` as `test at FILE:LINE:COL` and then
+// `✖ NAME (…ms)`; they are gathered so that the last lines name every failing test, since the
+// failures themselves can be thousands of lines up.
+const failures = [];
+let inFailures = false;
+let failedAt = '';
 const read = (raw) => {
   const line = raw.replace(/\u001b\[[0-9;]*m/g, '');
   if (/^\s*﹣ /.test(line)) skipLines++;
+  if (/^✖ failing tests:/.test(line)) inFailures = true;
+  else if (inFailures) {
+    const at = /^test at (.+)$/.exec(line);
+    if (at) failedAt = at[1];
+    const name = /^✖ (.+?)(?: \([\d.]+m?s\))?$/.exec(line);
+    if (name) {
+      failures.push(failedAt ? `${name[1]} (${failedAt})` : name[1]);
+      failedAt = '';
+    }
+  }
   const m = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/.exec(line);
   if (m) summary[m[1]] = Number(m[2]);
 };
@@ -55,6 +80,10 @@ const skipped = skippedTests === undefined ? undefined : Math.max(skippedTests, 
 if (skipped === undefined) {
   console.log('\nhookd tests: no summary from the test runner');
   process.exit(status === 0 ? 1 : status);
+}
+if (failures.length > 0) {
+  console.log(`\nfailing tests (${failures.length}):`);
+  for (const f of failures) console.log(`  ✖ ${f}`);
 }
 console.log(
   `\nhookd tests: ${pass} passed, ${(fail ?? 0) + (cancelled ?? 0)} failed, ${skipped} skipped, ${todo ?? 0} todo`,

@@ -6,14 +6,14 @@ import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { requireOrSkip } from '../helpers/require.js';
 
-// The shipped systemd unit (issue 14): it verifies with systemd-analyze (man pages installed, as
+// The shipped systemd unit: it verifies with systemd-analyze (man pages installed, as
 // its Documentation= names them), it reloads with SIGHUP rather than through a hard-coded URL,
 // and the man page's example, the README's install section and scripts/install.sh say the same.
 
 const UNIT_FILE = join(REPO_ROOT, 'contrib', 'systemd', 'hookd.service');
 const unit = readFileSync(UNIT_FILE, 'utf8');
 const man = readFileSync(join(REPO_ROOT, 'man', 'hookd.8'), 'utf8');
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const readme = readFileSync(join(REPO_ROOT, 'docs', 'guides', 'install.md'), 'utf8');
 const installSh = readFileSync(join(REPO_ROOT, 'scripts', 'install.sh'), 'utf8');
 
 /** `Key=value` settings of the unit, comments left out. */

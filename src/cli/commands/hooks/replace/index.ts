@@ -4,7 +4,7 @@ import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
-import { fillTransform, printWarnings, readHookFile } from '../hook-file.js';
+import { fillTransform, HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
 import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface ReplaceOptions {
@@ -23,7 +23,7 @@ export interface ReplaceOptions {
 /** The file's `Id`, when it names a hook other than the one being replaced. */
 export function foreignId(doc: unknown, id: string): string | undefined {
   const d = doc as { Id?: unknown; Name?: unknown } | null;
-  // `hookctl replace NAME -f FILE` names the hook by its Name (issue 26): the file's Id is its own.
+  // `hookctl replace NAME -f FILE` names the hook by its Name: the file's Id is its own.
   if (typeof d?.Name === 'string' && d.Name === id) return undefined;
   const own = d?.Id;
   return typeof own === 'string' && own !== id ? own : undefined;
@@ -153,7 +153,8 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
 The file's Modified field is the version it was read at: it is sent as If-Match, and a hook
 changed since then is not overwritten (exit 1, "was changed on the server"). A file without
 Modified replaces unconditionally. Warnings about the stored hook are printed on stderr.
-`,
+
+${HOOK_FIELDS_HELP}`,
     )
     .action(
       async (
