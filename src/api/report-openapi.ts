@@ -1,4 +1,4 @@
-import { errors, type OpenApiFragment } from '../http-api/index.js';
+import { errors, json, type OpenApiFragment } from '../http-api/index.js';
 
 const servedSchema = {
   type: 'object',
@@ -20,7 +20,14 @@ const servedSchema = {
     },
   },
 };
-const served = { content: { 'application/json': { schema: servedSchema } } };
+const served = {
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/ServedRequest' },
+      example: { Method: 'POST', Path: '/repositories/r1/timeseries/t1', StatusCode: 201, User: 'alice' },
+    },
+  },
+};
 
 /** `/_hookd/match` and `/_hookd/report`: requests served without the proxy. */
 export const REPORT_OPENAPI: OpenApiFragment = {
@@ -34,6 +41,7 @@ export const REPORT_OPENAPI: OpenApiFragment = {
           '200': {
             description:
               'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+            ...json({ type: 'array', items: { $ref: '#/components/schemas/MatchEntry' } }),
           },
           ...errors(400, 401, 403, 503),
         },
@@ -46,7 +54,13 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         requestBody: {
           content: {
             'application/json': {
-              schema: { oneOf: [servedSchema, { type: 'array', maxItems: 1000, items: servedSchema }] },
+              schema: {
+                oneOf: [
+                  { $ref: '#/components/schemas/ServedRequest' },
+                  { type: 'array', maxItems: 1000, items: { $ref: '#/components/schemas/ServedRequest' } },
+                ],
+              },
+              example: [{ Method: 'DELETE', Path: '/repositories/r1', StatusCode: 204, User: 'alice' }],
             },
           },
         },
@@ -68,7 +82,8 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         ],
         responses: {
           '202': {
-            description: '{"accepted": N, "fired": M}',
+            description: 'How many requests were taken and how many callbacks they fired',
+            ...json({ $ref: '#/components/schemas/ReportResult' }),
             headers: {
               'Idempotent-Replayed': {
                 description:
@@ -78,6 +93,40 @@ export const REPORT_OPENAPI: OpenApiFragment = {
             },
           },
           ...errors(400, 401, 403, 409, 422, 503),
+        },
+      },
+    },
+  },
+  schemas: {
+    ServedRequest: servedSchema,
+    ReportResult: {
+      type: 'object',
+      required: ['accepted', 'fired'],
+      properties: {
+        accepted: { type: 'integer', minimum: 0 },
+        fired: { type: 'integer', minimum: 0, description: 'Callbacks queued' },
+      },
+      example: { accepted: 1, fired: 2 },
+    },
+    MatchEntry: {
+      type: 'object',
+      required: ['HookId', 'Type', 'Captures', 'Request'],
+      properties: {
+        HookId: { type: 'string' },
+        Type: { type: 'integer', enum: [0, 1] },
+        Captures: { type: 'array', items: { type: 'string' } },
+        StatusCodeWhiteList: { type: 'array', items: { type: 'integer' } },
+        StatusCodeBlackList: { type: 'array', items: { type: 'integer' } },
+        NeedsStatus: { type: 'boolean', enum: [true] },
+        Request: {
+          type: 'object',
+          required: ['Method', 'Url', 'Headers'],
+          properties: {
+            Method: { type: 'string' },
+            Url: { type: 'string' },
+            Headers: { type: 'object', additionalProperties: { type: 'string' } },
+            Body: { type: 'string' },
+          },
         },
       },
     },
