@@ -523,22 +523,22 @@ export interface components {
              * @default 1
              * @enum {integer}
              */
-            Type: 0 | 1;
+            Type?: 0 | 1;
             /**
              * @description Type 1 only: never fire for these statuses.
              * @default []
              */
-            StatusCodeBlackList: number[];
+            StatusCodeBlackList?: number[];
             /**
              * @description Type 1 only: if non-empty, fire only for these.
              * @default []
              */
-            StatusCodeWhiteList: number[];
+            StatusCodeWhiteList?: number[];
             /**
              * @default POST
              * @enum {string}
              */
-            CallbackMethod: "POST" | "PUT" | "PATCH" | "DELETE" | "GET" | "post" | "put" | "patch" | "delete" | "get";
+            CallbackMethod?: "POST" | "PUT" | "PATCH" | "DELETE" | "GET" | "post" | "put" | "patch" | "delete" | "get";
             /** @description Body template: $REQUEST_PATH, $REQUEST_URI, $REQUEST_METHOD, $REQUEST_USER, $STATUS_CODE, $HOOK_ID, $TIMESTAMP, $1…$n (also ${NAME}). Left out: a JSON event document. */
             CallbackContent?: string;
             /**
@@ -546,15 +546,15 @@ export interface components {
              * @default none
              * @enum {string}
              */
-            ContentEscape: "none" | "slack" | "mattermost" | "discord" | "markdown";
+            ContentEscape?: "none" | "slack" | "mattermost" | "discord" | "markdown";
             /** @default application/json */
-            CallbackContentMediaType: string;
+            CallbackContentMediaType?: string;
             /** @default {} */
-            Headers: {
+            Headers?: {
                 [key: string]: string;
             };
             /** @default true */
-            Persist: boolean;
+            Persist?: boolean;
             /** @description Seconds before each attempt: [0] before the first, [i] after the i-th failure; the last failure makes the delivery failed. Left out: the daemon's schedule (0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400). */
             RetrySchedule?: number[];
             /**
@@ -918,7 +918,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            kind: "FiredEvent";
+            kind: "fired";
             /** Format: date-time */
             Time: string;
             HookId: string;
@@ -933,7 +933,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            kind: "AttemptEvent";
+            kind: "attempt";
             /** Format: date-time */
             Time: string;
             HookId: string;
@@ -958,7 +958,7 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            kind: "DroppedEvent";
+            kind: "dropped";
             Count: number;
         };
     };

@@ -11,15 +11,31 @@ export type CallbackHeaders =
 /** The value of `name` as text (the first of a repeated header), or undefined. */
 export function headerOf(headers: CallbackHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
-  if (typeof (headers as { get?: unknown }).get === 'function') {
-    return textOf(
-      (headers as { get(name: string): unknown }).get(lower) ??
-        (headers as { get(n: string): unknown }).get(name),
-    );
-  }
+  if (typeof (headers as { get?: unknown }).get === 'function') return viaGet(headers as Getter, name, lower);
   const record = headers as Readonly<Record<string, unknown>>;
   if (Object.hasOwn(record, lower)) return textOf(record[lower]);
   for (const key of Object.keys(record)) if (key.toLowerCase() === lower) return textOf(record[key]);
+  return undefined;
+}
+
+interface Getter {
+  get(name: string): unknown;
+  keys?: () => Iterable<string>;
+}
+
+/**
+ * Through `get`: fetch's Headers ignores case, NATS's MsgHdrs matches the name exactly and
+ * answers '' for a missing one, so the name is tried as given, lower-cased, then as each key.
+ */
+function viaGet(h: Getter, name: string, lower: string): string | undefined {
+  const direct = textOf(h.get(name)) || textOf(h.get(lower));
+  if (direct) return direct;
+  if (typeof h.keys !== 'function') return undefined;
+  for (const k of h.keys()) {
+    if (k.toLowerCase() !== lower) continue;
+    const v = textOf(h.get(k));
+    if (v) return v;
+  }
   return undefined;
 }
 
