@@ -46,7 +46,14 @@ export const TAIL_FEATURE: ApiFeature = {
           { $ref: '#/components/schemas/AttemptEvent' },
           { $ref: '#/components/schemas/DroppedEvent' },
         ],
-        discriminator: { propertyName: 'kind' },
+        discriminator: {
+          propertyName: 'kind',
+          mapping: {
+            fired: '#/components/schemas/FiredEvent',
+            attempt: '#/components/schemas/AttemptEvent',
+            dropped: '#/components/schemas/DroppedEvent',
+          },
+        },
       },
       FiredEvent: {
         type: 'object',
