@@ -1,5 +1,5 @@
 /**
- * What the AfterCompletion guarantee costs (issue 13): the end of a proxied response whose
+ * What the AfterCompletion guarantee costs: the end of a proxied response whose
  * AfterCompletion hook fired waits until the callback is recorded. Two hookd builds run side by
  * side in interleaved rounds, each with one AfterCompletion hook (Persist: true, SQLite) matching
  * every request and a local receiver answering 200: `--baseline` (a build before the change) and

@@ -1,5 +1,5 @@
 /**
- * Console overview at scale (issue 17): a hookd whose store holds N deliveries (default
+ * Console overview at scale: a hookd whose store holds N deliveries (default
  * 1,000,000) of one user, spread over 7 days and 100 hooks, with a few thousand still pending; the
  * overview page (`GET /_hookd/console/`) and the hook list (24 h sparklines, last status) are
  * fetched over loopback from a signed-in session, repeatedly, and timed. SQLite always;
@@ -101,7 +101,7 @@ interface Timing {
 }
 
 /**
- * The console's list and filter queries (issue 25): a hook's delivery log as the page refreshes
+ * The console's list and filter queries: a hook's delivery log as the page refreshes
  * it (`part=log`, an htmx request: the log alone), unfiltered and with each filter, including one
  * that matches nothing (the whole hook's deliveries are looked at).
  */

@@ -1,5 +1,5 @@
 /**
- * Identity providers on the proxy path (issue 12), side by side: hookd without a provider, with
+ * Identity providers on the proxy path, side by side: hookd without a provider, with
  * `--identity-jwt-jwks-url` (every request carries a Bearer JWT) and with `--identity-header`
  * (every request carries X-Forwarded-User from a trusted peer). Each hookd holds the same
  * 10,000 non-matching hooks plus one AfterCompletion hook on `/hooked`, whose callbacks go to a

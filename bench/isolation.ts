@@ -1,5 +1,5 @@
 /**
- * Isolation per endpoint, protection per host (issue 13): one receiver host serves 100 healthy
+ * Isolation per endpoint, protection per host: one receiver host serves 100 healthy
  * endpoint paths, one path that never answers and one that answers 500 every time, through the
  * delivery pipeline. `runIsolation` is one run (test/delivery/isolation.test.ts checks what every
  * run must show); run as a script, this compares the healthy endpoints' fire→receive p99 with and

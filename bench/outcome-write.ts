@@ -1,5 +1,5 @@
 /**
- * The SQLite store's cost per attempt outcome (issue 23): N batches of 100 outcomes (the
+ * The SQLite store's cost per attempt outcome: N batches of 100 outcomes (the
  * delivery's new state and its attempt record, one transaction per batch) written to a real
  * SQLite file, as the pipeline writes them. Prints the process's CPU time (user + system: SQLite
  * runs in-process) per outcome of the timed batches only, and their wall time; the deliveries

@@ -1,5 +1,5 @@
 /**
- * Queue peers (issue 18): what a Node user would pick instead of a webhook daemon is a job queue
+ * Queue peers: what a Node user would pick instead of a webhook daemon is a job queue
  * plus a worker that POSTs. This bench delivers the same callbacks through
  *
  *   - raw undici `Pool.request` (no queue: the ceiling),
@@ -84,7 +84,7 @@ export interface ContenderResult {
   p99: number;
   settings: string;
   /**
-   * Every throughput round (issue 23: a collapsed round must show), and for hookd's contenders
+   * Every throughput round (a collapsed round must show), and for hookd's contenders
    * the paced p99 of a latency run made in that round.
    */
   rounds?: { perSecond: number; cpuUs: number; p99?: number }[];
@@ -407,7 +407,7 @@ const raw: Contender = {
   },
 };
 
-/** Issue 24: keys of the ordered contender; each key's callbacks go out one at a time. */
+/** Keys of the ordered contender; each key's callbacks go out one at a time. */
 const ORDER_KEYS = 64;
 
 function hookdContender(

@@ -112,13 +112,13 @@ const PARAMS = {
       warmupS: 3,
     },
     fire: { rounds: 5, durationS: 5, rate: 1000, connections: 50, warmupS: 3 },
-    /** Issue 23: the same at 10,000 triggers/s (100 connections, each paced to ~100/s). */
+    /** The same at 10,000 triggers/s (100 connections, each paced to ~100/s). */
     fireHigh: { rounds: 5, durationS: 5, rate: 10_000, connections: 100, warmupS: 3 } as
       | { rounds: number; durationS: number; rate: number; connections: number; warmupS: number }
       | undefined,
     dispatch: { rounds: 5 },
     size: { hooks: 100_000, rounds: 5, settleMs: 1000, warmStart: true },
-    /** The 1,000,000-hook row (issue 18): fewer rounds, seeding alone takes a while. */
+    /** The 1,000,000-hook row fewer rounds, seeding alone takes a while. */
     sizeMillion: { hooks: 1_000_000, rounds: 3, settleMs: 2000, warmStart: true } as
       | { hooks: number; rounds: number; settleMs: number; warmStart: boolean }
       | undefined,
@@ -180,7 +180,7 @@ function machine(tools: Tools, pinned: boolean): Record<string, unknown> {
 
 const ns = (n: number) => (n >= 10_000 ? `${fmt(n / 1000, 1)} µs` : `${fmt(n, 0)} ns`);
 
-/** The targets of issue 7 against what was measured; a target is judged only at its own size. */
+/** The targets against what was measured; a target is judged only at its own size. */
 export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   const rows: TargetRow[] = [];
   const of = <T>(s: Section) =>
@@ -255,7 +255,7 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     });
     rows.push({
       section: 'fire',
-      target: `fire latency p99 ≤ 2 ms at 1,000 callbacks/s (${c.label}; issue 18)`,
+      target: `fire latency p99 ≤ 2 ms at 1,000 callbacks/s (${c.label})`,
       measured,
       ...(fire && fire.options.rate === 1000 && { met: c.summary.p99Ms.median <= 2 }),
     });
@@ -265,7 +265,7 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   const highDurable = high?.contenders.find((c) => c.label === 'Persist: true');
   rows.push({
     section: 'fire',
-    target: 'fire latency p99 ≤ 10 ms at 10,000 triggers/s (Persist: true; issue 23)',
+    target: 'fire latency p99 ≤ 10 ms at 10,000 triggers/s (Persist: true)',
     measured: highDurable
       ? `${fmt(highDurable.summary.p99Ms.median, 2)} ms at ${fmt(highDurable.summary.rate.median, 0)}/s (rounds ${fmt(highDurable.summary.p99Ms.min, 2)}–${fmt(highDurable.summary.p99Ms.max, 2)})`
       : 'not measured at 10,000/s',
@@ -298,7 +298,7 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   });
   rows.push({
     section: 'size',
-    target: 'RSS with 100,000 hooks ≤ 200 MB; start-up ≤ 1 s (issue 18)',
+    target: 'RSS with 100,000 hooks ≤ 200 MB; start-up ≤ 1 s',
     measured: full
       ? `${fmt(full.summary.rssBytes.median / 1048576, 0)} MB; ${fmt(full.summary.startMs.median, 0)} ms`
       : 'not measured at 100k',
@@ -376,7 +376,7 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   rows.push({
     section: 'queues',
     target:
-      'hookd on PostgreSQL: slowest round ≥ 0.8× the median callbacks/s; paced p99 ≤ 10 ms in every round (issue 23)',
+      'hookd on PostgreSQL: slowest round ≥ 0.8× the median callbacks/s; paced p99 ≤ 10 ms in every round',
     measured:
       onPg?.slowestVsMedian !== undefined
         ? `${fmt(onPg.slowestVsMedian, 2)}×; worst round's p99 ${fmt(worstP99, 2)} ms (${pgRounds.length} rounds)`
@@ -393,7 +393,7 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   const workers = of<WorkersBenchResult>('workers');
   rows.push({
     section: 'workers',
-    target: 'proxied requests/s, 2 workers ≥ 1.8× one, each under an equal CPU quota (issue 23)',
+    target: 'proxied requests/s, 2 workers ≥ 1.8× one, each under an equal CPU quota',
     measured: workers
       ? `${fmt(workers.ratio.median, 2)}× (rounds ${fmt(workers.ratio.min, 2)}–${fmt(workers.ratio.max, 2)}; ` +
         `${fmt(workers.two.median, 0)} vs ${fmt(workers.one.median, 0)}/s)` +
@@ -438,7 +438,7 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
       case 'fire': {
         const r = await runFireLatencyBench({ ...p.fire, ...common });
         if (!p.fireHigh) return done({ status: 'ok', result: r, text: formatFireLatency(r) });
-        // The 10,000/s run (issue 23) rides along in the same section, as `high`.
+        // The 10,000/s run rides along in the same section, as `high`.
         const high = await runFireLatencyBench({ ...p.fireHigh, ...common });
         return done({
           status: 'ok',

@@ -1,6 +1,6 @@
 /**
  * better-sqlite3 against Node's own `node:sqlite` on the statements hookd's delivery log runs
- * most (issue 21: "better-sqlite3 13, or node:sqlite if you judge it ready: measure both"): new
+ * most (better-sqlite3 13 against node:sqlite, both measured): new
  * deliveries inserted a batch of 100 per transaction, then each batch's outcomes (the new state
  * and an attempt record per delivery) a batch per transaction, through prepared statements, on a
  * WAL file with synchronous=NORMAL as hookd opens it. Prints CPU µs per delivery (insert, then

@@ -1,5 +1,5 @@
 /**
- * What tracing costs on the proxy path (issue 16): hookd with tracing off against a baseline
+ * What tracing costs on the proxy path: hookd with tracing off against a baseline
  * build from before tracing existed (`--baseline BIN`, e.g. a build of the merge base), and
  * hookd with tracing on, exporting every proxied request's span over OTLP/HTTP to a sink that
  * accepts and drops them. Same hooks (non-matching) in each; short saturation runs (wrk),

@@ -1,5 +1,5 @@
 /**
- * Proxied requests/s with `--workers 2` against one process (issue 23), each event loop under an
+ * Proxied requests/s with `--workers 2` against one process, each event loop under an
  * equal CPU quota (a cgroup of its own, bench/lib/cgroup.ts, as the cluster bench does): on a
  * shared two-core machine two workers cannot show what they add unless each is held to the same
  * fraction of a core as the single process. The 2-worker row's primary gets a quota of its own

@@ -35,9 +35,25 @@ const child = spawn(
 const summary = {};
 let partial = '';
 let skipLines = 0;
+// The runner repeats each failure below `✖ failing tests:` as `test at FILE:LINE:COL` and then
+// `✖ NAME (…ms)`; they are gathered so that the last lines name every failing test, since the
+// failures themselves can be thousands of lines up.
+const failures = [];
+let inFailures = false;
+let failedAt = '';
 const read = (raw) => {
   const line = raw.replace(/\u001b\[[0-9;]*m/g, '');
   if (/^\s*﹣ /.test(line)) skipLines++;
+  if (/^✖ failing tests:/.test(line)) inFailures = true;
+  else if (inFailures) {
+    const at = /^test at (.+)$/.exec(line);
+    if (at) failedAt = at[1];
+    const name = /^✖ (.+?)(?: \([\d.]+m?s\))?$/.exec(line);
+    if (name) {
+      failures.push(failedAt ? `${name[1]} (${failedAt})` : name[1]);
+      failedAt = '';
+    }
+  }
   const m = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/.exec(line);
   if (m) summary[m[1]] = Number(m[2]);
 };
@@ -55,6 +71,10 @@ const skipped = skippedTests === undefined ? undefined : Math.max(skippedTests, 
 if (skipped === undefined) {
   console.log('\nhookd tests: no summary from the test runner');
   process.exit(status === 0 ? 1 : status);
+}
+if (failures.length > 0) {
+  console.log(`\nfailing tests (${failures.length}):`);
+  for (const f of failures) console.log(`  ✖ ${f}`);
 }
 console.log(
   `\nhookd tests: ${pass} passed, ${(fail ?? 0) + (cancelled ?? 0)} failed, ${skipped} skipped, ${todo ?? 0} todo`,

@@ -26,7 +26,7 @@ export interface DeliveryRouteDeps {
   pipeline: DeliveryRouteView;
   /** The API base (`/` or e.g. `/api`), for `Link` headers. */
   base: string;
-  /** `hookctl listen`'s attempts of a delivery, as AttemptLog entries (issue 26, src/listen/). */
+  /** `hookctl listen`'s attempts of a delivery, as AttemptLog entries (src/listen/). */
   listenerAttempts?: (deliveryId: string) => Promise<Record<string, unknown>[]>;
 }
 
@@ -174,7 +174,7 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
     Trigger: triggerMessage(d.trigger),
-    // issue 25: a test event from the console says so.
+    // A test event from the console says so, so that nobody takes it for real traffic.
     ...(isTestRequest(d.request.headers) && { Test: true }),
     Request: {
       Method: d.request.method,
@@ -200,7 +200,7 @@ export function presentAttempt(a: AttemptRecord): Record<string, unknown> {
     LatencyMs: a.latencyMs,
     Error: a.error,
     ResponseBody: a.responseBody,
-    // Only when the hook's RateLimit held the attempt back (issue 16).
+    // Only when the hook's RateLimit held the attempt back.
     ...(a.rateLimitWaitMs !== undefined && { RateLimitWaitMs: a.rateLimitWaitMs }),
   };
 }

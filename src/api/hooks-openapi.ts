@@ -188,7 +188,7 @@ export function hooksOpenApi(): OpenApiFragment {
           State: {
             type: 'string',
             enum: ['active', 'disabled', 'unverified'],
-            description: 'unverified: verification is on and the callback origin has not agreed yet',
+            description: 'unverified: endpoint verification is on and the callback origin has not agreed yet',
           },
           DisabledReason: { type: 'string', description: 'Why it is disabled; only while disabled' },
           DisabledAt: { type: 'string', format: 'date-time', description: 'Only while disabled' },

@@ -15,7 +15,7 @@ export function hookRoutes(
   app: FastifyInstance,
   hooks: HookService,
   base: string,
-  // Issue 24: `State: "unverified"` (src/verification/).
+  // `State: "unverified"` while the callback origin has not agreed (src/verification/).
   view?: HookStateView,
 ): void {
   const present = (h: Hook) => presentHook(h, view);
@@ -131,7 +131,7 @@ function parsePage(req: FastifyRequest): { limit?: number; after?: string } {
 export function hooksFeature(deps: {
   hooks: HookService;
   base: string;
-  /** Issue 24: the state shown when it is not the stored one (`unverified`). */
+  /** The state shown when it is not the stored one (`unverified`). */
   hookStateView?: HookStateView | undefined;
 }): ApiFeature {
   return {

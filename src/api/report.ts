@@ -29,7 +29,7 @@ export interface ReportApiParts {
   opened: { idempotency: IdempotencyStore; store: Pick<UserStore, 'getUser'> };
   config: HookdConfig;
   log: Logger;
-  /** Issue 22: cuts hookd's own requests aimed at the report endpoint (src/loops/). */
+  /** Cuts hookd's own requests aimed at the report endpoint (src/loops/). */
   loops?: LoopGuard;
 }
 

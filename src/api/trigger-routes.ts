@@ -36,7 +36,7 @@ export function triggerRoutes(
    */
   reportsForAnyone?: (user: string) => Promise<boolean>,
   /**
-   * Issue 22: whether the request is hookd's own (a valid loop mark, src/loops/), counted as a
+   * Whether the request is hookd's own (a valid loop mark, src/loops/), counted as a
    * loop cut when it is. Absent: none is (a bare API in tests).
    */
   isOwnRequest?: (req: FastifyRequest) => boolean,

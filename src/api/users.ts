@@ -206,7 +206,7 @@ function presentToken(t: TokenRecord): {
   Created: string;
   LastUsed?: string;
 } {
-  // LastUsed (issue 25): to within a minute; absent while never used since it was recorded.
+  // LastUsed: to within a minute; absent while never used since it was recorded.
   return {
     Id: t.id,
     User: t.user,

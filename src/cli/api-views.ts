@@ -3,7 +3,7 @@
 /** A stored hook as the API returns it (docs/API.md). */
 export interface HookView {
   Id: string;
-  /** The owner's label for the hook (issue 26); usable wherever the Id is. */
+  /** The owner's label for the hook; usable wherever the Id is. */
   Name?: string;
   Owner?: string;
   PathPattern: string;
@@ -29,7 +29,7 @@ export interface HookView {
 /** `GET /hooks/{id}/secret` and `POST /hooks/{id}/secret/rotate`. */
 export interface SecretView {
   Secret: string;
-  /** `whpk_…`: verifies `v1a` signatures (issue 24). */
+  /** `whpk_…`: verifies `v1a` signatures. */
   PublicKey?: string;
   PreviousValidUntil?: string;
 }

@@ -16,7 +16,7 @@ export const EXIT = {
   /** Authentication failed, or no token was found. */
   AUTH: 4,
   /**
-   * `apply` and `diff` only (issue 26, kubectl diff's rule "0 none, 1 differences, >1 error"):
+   * `apply` and `diff` only (kubectl diff's rule "0 none, 1 differences, >1 error"):
    * apply made changes, or diff / apply --dry-run found some; everything asked went through.
    */
   CHANGED: 1,
@@ -203,7 +203,7 @@ export function hintFor(problem: Problem, path: string): string | undefined {
     case 'PAYLOAD_TOO_LARGE':
       return 'the limit is hookd --body-limit (bytes)';
     case 'FORBIDDEN':
-      // Issue 22: a report or dry run in another user's name takes the report permission.
+      // A report or dry run in another user's name takes the report permission.
       if (/made by its caller/.test(problem.detail ?? ''))
         return 'leave --user out, or ask the admin for the report permission (hookctl users grant NAME --permission report)';
       return 'this operation needs the admin token (<data-dir>/admin.token)';

@@ -11,7 +11,7 @@ import { SecretsKeyError } from '../secrets/index.js';
 import { stopOnSignals } from '../signals/index.js';
 import { DatabaseUnavailableError, SchemaTooNewError } from '../store/index.js';
 import { packageInfo } from '../util/index.js';
-// issue 23: --workers N (src/workers/).
+// --workers N: a primary and N proxy workers (src/workers/).
 import { isWorkerProcess, runPrimary, runWorker } from '../workers/index.js';
 import { addAdminCommands } from './admin-commands.js';
 
@@ -133,7 +133,7 @@ export function buildHookdCommand(): Command {
     .action(async (_opts, cmd: Command) => {
       const cfg = configFrom(cmd);
       const log = createLogger(cfg.logLevel, { format: cfg.logFormat });
-      // issue 23: with --workers N, a primary (store, sending, API) and N proxy workers (src/workers/).
+      // With --workers N, a primary (store, sending, API) and N proxy workers (src/workers/).
       if (isWorkerProcess()) return runWorker(cfg, log.child({ worker: process.pid }), () => configFrom(cmd));
       if ((cfg.workers ?? 1) > 1) await runPrimary(cfg, log, () => configFrom(cmd));
       else await runDaemon(cfg, log, () => configFrom(cmd));

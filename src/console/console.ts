@@ -56,7 +56,7 @@ export interface ConsoleDeps {
    * (publicBaseUrl, else its listener), never the console's own address.
    */
   reportBase: (req: FastifyRequest) => string;
-  /** Issue 24: the hook state the API shows (src/verification/); absent: the stored state. */
+  /** The hook state the API shows (src/verification/); absent: the stored state. */
   hookStateView?: PageDeps['hookStateView'];
   /**
    * The API's identity (tokens or the configured provider): a browser request the provider

@@ -5,7 +5,7 @@ import { type Html, html } from './html.js';
 /** The form's fields, in order; each has an error slot `err-<name>` next to it. */
 export const FORM_FIELDS = [
   'PathPattern',
-  // Issue 26: kept through an edit (a replace without it would drop the hook's Name).
+  // Kept through an edit (a replace without it would drop the hook's Name).
   'Name',
   'Methods',
   'Type',

@@ -1,5 +1,5 @@
 /**
- * The web console's own listener (issue 22, `--console-listen`, default 127.0.0.1:8472): an origin
+ * The web console's own listener (`--console-listen`, default 127.0.0.1:8472): an origin
  * no upstream page shares, so a script injected into the proxied service cannot read console
  * pages (CSRF tokens included) or act as whoever is signed in. It serves the API alone (the
  * console's pages and the live tail the console opens), never the proxy; `/` leads to the console.

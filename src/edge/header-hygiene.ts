@@ -1,6 +1,6 @@
 /**
  * What the proxy does with the request headers that say who the client is or where it came
- * from, when the peer that sent them is not a trusted proxy (issue 22, docs/DECISIONS.md "Edge
+ * from, when the peer that sent them is not a trusted proxy (docs/DECISIONS.md "Edge
  * safety: upgrades, headers, loops"). CGI-style servers (Rack, WSGI, PHP) read `X_Forwarded_User`
  * and `X-Forwarded-User` both as `HTTP_X_FORWARDED_USER`: a header that hookd guards must be
  * guarded in every spelling that folds onto it under case and `-`/`_`.

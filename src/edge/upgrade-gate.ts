@@ -1,5 +1,5 @@
 /**
- * Upgrade requests at the edge (issue 22): no byte of the client's goes to the upstream as a raw
+ * Upgrade requests at the edge: no byte of the client's goes to the upstream as a raw
  * tunnel until the upstream has agreed to switch protocols. Before, hookd piped the connection
  * as soon as it saw `Upgrade:`, and an upstream that answered an ordinary 200 then received every
  * later request on that connection unparsed: no header treatment, no hooks (request smuggling).

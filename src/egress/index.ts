@@ -1,5 +1,5 @@
 /**
- * Egress through a forward proxy (issue 24): `--callback-proxy URL`. The pinned dispatcher
+ * Egress through a forward proxy: `--callback-proxy URL`. The pinned dispatcher
  * (src/transports/http/pinned-dispatcher.ts) judges the real target first, then opens its connection
  * through `connectTunnel` instead of directly; the proxy's own address is never judged.
  */

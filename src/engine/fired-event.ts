@@ -66,7 +66,7 @@ export interface Trigger {
   trace?: TraceRef | undefined;
   /**
    * The request's `CDN-Loop` entries (RFC 8586), carried on by the callbacks it fires so that a
-   * chain back into hookd through other systems is counted (src/loops/, issue 22).
+   * chain back into hookd through other systems is counted (src/loops/).
    */
   loop?: string | undefined;
   /**

@@ -1,5 +1,5 @@
 /**
- * A hook's `Name` (issue 26): an optional label its owner chooses, unique among the owner's
+ * A hook's `Name`: an optional label its owner chooses, unique among the owner's
  * hooks, usable wherever an Id is (`/hooks/{id-or-name}`, `hookctl get NAME`) and the key that
  * `hookctl apply` matches files to hooks by.
  *

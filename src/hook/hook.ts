@@ -40,17 +40,17 @@ export interface HookConfig {
    */
   RateLimit?: RateLimit;
   /**
-   * Signature schemes of `webhook-signature` (issue 24, src/signing/): `v1` (HMAC) and/or `v1a`
+   * Signature schemes of `webhook-signature` (src/signing/): `v1` (HMAC) and/or `v1a`
    * (ed25519). Absent: `{"Schemes": ["v1"]}`.
    */
   Signature?: SignatureConfig;
   /**
-   * Ordered delivery per key (issue 24, src/ordering/): deliveries with the same rendered `Key`
+   * Ordered delivery per key (src/ordering/): deliveries with the same rendered `Key`
    * go one at a time in trigger order. Absent: concurrent delivery.
    */
   Ordering?: OrderingConfig;
   /**
-   * Endpoint verification (issue 24, src/verification/): `cloudevents` asks the callback's origin
+   * Endpoint verification (src/verification/): `cloudevents` asks the callback's origin
    * by the CloudEvents validation handshake before its first delivery; `off` never. Absent: the
    * daemon's `--callback-verification`.
    */
@@ -101,7 +101,7 @@ export interface Hook extends HookConfig {
 }
 
 export type HookState = 'active' | 'disabled';
-/** The `State` the API shows: issue 24 adds `unverified` (an active hook whose origin has not agreed yet). */
+/** The `State` the API shows: the stored states and `unverified` (an active hook whose origin has not agreed yet). */
 export type ShownHookState = HookState | 'unverified';
 
 export const HOOK_TYPES = [

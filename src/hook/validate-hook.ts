@@ -341,7 +341,7 @@ function describe(e: ErrorObject): FieldError {
   }
 }
 
-/** The fields of issue 24's object-valued hook fields, named when an unknown one is given. */
+/** The fields of the object-valued hook fields (Signature, Ordering), named when an unknown one is given. */
 const SUB_FIELDS: Record<string, readonly string[]> = { Signature: ['Schemes'], Ordering: ['Key'] };
 
 function article(type: string): string {

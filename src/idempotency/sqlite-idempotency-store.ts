@@ -10,7 +10,7 @@ import {
 
 type Row = Record<string, unknown>;
 
-/** Keys in the SQLite file of `SqliteStore` (table `idempotency_keys`, from the migration of issue 16): they survive a restart. */
+/** Keys in the SQLite file of `SqliteStore` (table `idempotency_keys`): they survive a restart. */
 export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly kind = 'sqlite';
   private readonly stmts;

@@ -1,5 +1,5 @@
 /**
- * `hookctl listen`'s server side (issue 26): the `/_hookd/listen` WebSocket that relays a user's
+ * `hookctl listen`'s server side: the `/_hookd/listen` WebSocket that relays a user's
  * fired callbacks to their CLI, and the listener attempts it records in the delivery log.
  */
 import { isoTimestamp } from '../hook/index.js';

@@ -66,7 +66,7 @@ const MAX_PENDING = 1000;
 const RESPONSE_LIMIT = 4096;
 
 /**
- * `GET /_hookd/listen` (WebSocket, issue 26): while a `hookctl listen` is connected, every callback
+ * `GET /_hookd/listen` (WebSocket): while a `hookctl listen` is connected, every callback
  * its user's hooks fire (or the hooks it named) is also relayed to it, signed as sent, and the
  * receiver's answer it reports back is recorded as that listener's attempt. hookd never connects
  * to the receiver, so the callback-target policy does not apply to it. Only a hook's owner may

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { isUniqueViolation } from '../store/index.js';
 
 /**
- * One answer of a `hookctl listen` receiver to a callback it was relayed (issue 26): recorded in
+ * One answer of a `hookctl listen` receiver to a callback it was relayed: recorded in
  * the delivery log beside the endpoint's attempts, marked as the listener's. Kept apart from
  * `delivery_attempts` so that the retry state, the console's rollups and auto-disable, which are
  * about the hook's real endpoint, never count it.

@@ -1,5 +1,5 @@
 /**
- * No loops (issue 22): hookd's own callbacks and notifications carry a signed mark and a
+ * No loops: hookd's own callbacks and notifications carry a signed mark and a
  * `CDN-Loop` entry; the proxy fires nothing for a marked request and refuses one that went
  * through hookd too often; a Callback that is hookd's own address is refused when it is created.
  */

@@ -1,5 +1,5 @@
 /**
- * No loops (issue 22): what hookd's proxy does with a request that hookd itself sent, or one that
+ * No loops: what hookd's proxy does with a request that hookd itself sent, or one that
  * has gone round through hookd too often, and how hookd marks what it sends.
  *
  * Two signals, each for what it can prove:

@@ -56,7 +56,7 @@ export class LoopMarker {
     return new LoopMarker(createSecretKey(Buffer.from(record.secret, 'base64')));
   }
 
-  /** The key as text, for the processes of one daemon (issue 23's workers get it from the primary). */
+  /** The key as text, for the processes of one daemon (the proxy workers get it from the primary). */
   exportKey(): string {
     return this.key.export().toString('base64');
   }
@@ -69,7 +69,7 @@ export class LoopMarker {
   /**
    * The header value for one request hookd is about to send. It depends only on the kind, the
    * method, the request-target and the second, so within a second every callback to one target
-   * carries the same: it is signed once and remembered until the second changes (issue 23).
+   * carries the same: it is signed once and remembered until the second changes, so a busy proxy signs once a second, not once a request.
    */
   mark(kind: LoopKind, method: string, target: string, nowMs: number = Date.now()): string {
     const second = Math.floor(nowMs / 1000);

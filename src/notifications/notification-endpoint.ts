@@ -14,7 +14,7 @@ export { NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';
 export const OPERATOR_USER = 'admin';
 
 export interface NotificationEndpoint extends NotificationEndpointFields {
-  /** Signature schemes (issue 24, src/signing/); absent: `v1`. */
+  /** Signature schemes (src/signing/); absent: `v1`. */
   Signature?: SignatureConfig;
 }
 

@@ -74,7 +74,7 @@ export class Notifier {
     clearInterval(this.timer);
   }
 
-  /** An endpoint's signature schemes (issue 24); undefined: `v1`, or no such endpoint. */
+  /** An endpoint's signature schemes; undefined: `v1`, or no such endpoint. */
   schemesOf(id: string): readonly SignatureScheme[] | undefined {
     return this.endpoints.get(id)?.Signature?.Schemes;
   }

@@ -60,7 +60,7 @@ export interface OperationsOptions {
   metrics: { registry: Registry };
   /** The callback target policy in force (it changes with a reload): endpoint URLs obey it too. */
   settings?: { readonly policy: AddressChecker };
-  /** Issue 22: why a URL is hookd itself (its listen address, publicBaseUrl), or undefined. */
+  /** Why a URL is hookd itself (its listen address, publicBaseUrl), or undefined. */
   selfTarget?: (url: URL) => string | undefined;
   log: Logger;
 }

@@ -6,16 +6,16 @@ import type { StoreHealth } from '../store/index.js';
 export interface DeliveryMetricsSource {
   stats(): { buffered: number; dropped: number; heldBack: Readonly<Record<HoldKind, number>> };
   waitingByHost(): Iterable<{ host: string; waiting: number }>;
-  /** Issue 24 (src/ordering/); absent: no ordering metrics. */
+  /** Ordered delivery per key (src/ordering/); absent: no ordering metrics. */
   orderingStats?(): { heldKeys: number; held: number; heldTotal: number };
-  /** Issue 24 (src/verification/): callback origins per verification state. */
+  /** Endpoint verification (src/verification/): callback origins per verification state. */
   readonly verifier?: { counts(): Record<'verified' | 'unverified', number> } | undefined;
   /** Each receiver's adaptive concurrency limit (src/pace/); absent: no such metric. */
   readonly pace?: { limits(): Iterable<{ receiver: string; limit: number }> };
 }
 
 /**
- * The metrics of issue 13: which key held attempts back (per endpoint, per host, global, or an
+ * The delivery metrics: which key held attempts back (per endpoint, per host, global, or an
  * open circuit of either), what waits per host, the store-fault buffer (deliveries not yet
  * durable, callbacks dropped because it was full) and whether the store takes writes.
  */
@@ -36,7 +36,7 @@ export function registerDeliveryMetrics(
       for (const kind of HOLD_KINDS) this.inc({ by: kind }, held[kind]);
     },
   });
-  // Issue 24: endpoint verification.
+  // Endpoint verification.
   if (source.verifier) {
     const verifier = source.verifier;
     new Gauge({
@@ -51,7 +51,7 @@ export function registerDeliveryMetrics(
       },
     });
   }
-  // Issue 24: ordered delivery per key.
+  // Ordered delivery per key.
   const ordering = source.orderingStats?.bind(source);
   if (ordering) {
     new Gauge({

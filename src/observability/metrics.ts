@@ -50,11 +50,11 @@ export class Metrics {
       help: 'hookd version and Node.js version',
       labelNames: ['version', 'node'],
       registers,
-      // Merged with the workers' (issue 23): one daemon, one build.
+      // Merged with the workers': one daemon, one build.
       aggregator: 'first',
     }).set({ version, node: process.version }, 1);
     // Counted in a plain Map and handed to prom-client at scrape time: `inc({ status })` hashes
-    // its labels on every call, and this one is bumped for every proxied request (issue 7).
+    // its labels on every call, and this one is bumped for every proxied request.
     const proxied = this.proxiedCounts;
     new Counter({
       name: 'hookd_proxied_requests_total',
@@ -191,7 +191,7 @@ export class Metrics {
   }
 
   /**
-   * Issue 23: with workers, `text()` merges in what `others` answers (each worker's snapshot and
+   * With workers, `text()` merges in what `others` answers (each worker's snapshot and
    * what departed workers counted) by prom-client's cluster rules: counters and histograms summed,
    * every other metric by its `aggregator` (docs/DECISIONS.md "Metrics with workers").
    */

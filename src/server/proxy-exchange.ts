@@ -49,7 +49,7 @@ function responseHeaders(raw: ReadonlyArray<Buffer | string>): string[] {
       continue;
     }
     const value = latin1(raw[i + 1]!);
-    if (lower === 'set-cookie' && setsOwnCookie(value)) continue; // issue 22: hookd's own cookies
+    if (lower === 'set-cookie' && setsOwnCookie(value)) continue; // hookd's own cookies stay hookd's
     out.push(name, value);
   }
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return out;

@@ -28,7 +28,7 @@ interface SeenHeaders {
 /**
  * The request's headers as forwarded: hop-by-hop ones and those its Connection header lists
  * dropped, X-Forwarded-* set. One pass over `rawHeaders`: reading `req.headers` would make Node
- * build the header object, which nothing else on the proxied path needs (profile, issue 7).
+ * build the header object, which nothing else on the proxied path needs (it shows in the profile of the proxied path).
  */
 export function forwardHeaders(
   req: IncomingMessage,
@@ -48,7 +48,7 @@ export function forwardHeaders(
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     const value = raw[i + 1]!;
-    // Issue 22 (src/edge/): the identity header in every spelling, Forwarded, X-Real-IP.
+    // Header hygiene (src/edge/): the identity header in every spelling, Forwarded, X-Real-IP.
     if (hygiene.drops(name, trusted)) continue;
     if (HOP_BY_HOP.has(name)) {
       if (name === 'connection') seen.connection = seen.connection ? `${seen.connection}, ${value}` : value;

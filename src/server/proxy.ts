@@ -45,7 +45,7 @@ export interface ProxyOptions {
   guardedHeader?: string;
   /** OpenTelemetry (src/tracing/): a span per proxied request; absent while tracing is off. */
   tracing?: Tracing;
-  /** Issue 22 (src/loops/): hookd's own requests fire nothing; too many passes are refused. */
+  /** The loop guard (src/loops/): hookd's own requests fire nothing; too many passes are refused. */
   loops?: LoopGuard;
 }
 
@@ -61,7 +61,7 @@ export class ReverseProxy {
   private readonly pool: Pool;
   private readonly origin: URL;
   private readonly prefix: string;
-  // Issue 22 (src/edge/): header hygiene for untrusted peers; upgrades tunnel only after a 101.
+  // The edge (src/edge/): header hygiene for untrusted peers; upgrades tunnel only after a 101.
   private readonly hygiene: HeaderHygiene;
   private readonly upgrades: UpgradeGate;
   private readonly firing: ProxyFiring;
@@ -96,7 +96,7 @@ export class ReverseProxy {
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const method = req.method ?? 'GET';
-    // Issue 22 (src/loops/): hookd's own requests fire no hooks; one gone round too often: 508.
+    // hookd's own requests fire no hooks (src/loops/); one gone round too often: 508.
     const loop = this.opts.loops?.inspect(method, url, req.rawHeaders);
     if (loop?.refuse) {
       refuseLoop(res);
@@ -119,7 +119,7 @@ export class ReverseProxy {
     }
 
     const forward = forwardHeaders(req, this.hygiene, this.trustedPeer(req));
-    forward.headers.push('cdn-loop', CDN_ID); // issue 22: RFC 8586, counted by src/loops/
+    forward.headers.push('cdn-loop', CDN_ID); // RFC 8586, counted by src/loops/
     if (span !== undefined) {
       // Ends with the response; the AfterCompletion fire spans start before, inside it.
       res.on('close', () => span.end(res.statusCode));
@@ -145,7 +145,7 @@ export class ReverseProxy {
 
   /**
    * WebSocket and other Upgrade requests: forwarded with the same header treatment as plain ones;
-   * a raw byte tunnel only once the upstream answers 101 (src/edge/upgrade-gate.ts, issue 22).
+   * a raw byte tunnel only once the upstream answers 101 (src/edge/upgrade-gate.ts).
    */
   readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, server: Server): void => {
     // h2c, or a body: served as plain HTTP/1.1 by the server's own request path instead.

@@ -124,7 +124,7 @@ export class HookService {
   }
 
   /**
-   * The owner's hook by Id or, failing that, by `Name` (issue 26: `/hooks/{id-or-name}`). Another
+   * The owner's hook by Id or, failing that, by `Name` (`/hooks/{id-or-name}`). Another
    * user's hook is "not found": its existence is not revealed (SPEC §8).
    */
   async get(owner: string, id: string): Promise<Hook> {

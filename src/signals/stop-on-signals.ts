@@ -19,7 +19,7 @@ export interface StopOnSignals {
 
 /**
  * SIGTERM and SIGINT drain and stop. A repeat of the same signal within the window is the same
- * request and is only noted; another signal, or the same one later, exits at once.
+ * request and is only noted at debug level; another signal, or the same one later, exits at once.
  */
 export function stopOnSignals(o: StopOnSignals): void {
   const windowMs = o.windowMs ?? SAME_SIGNAL_WINDOW_MS;
@@ -27,7 +27,8 @@ export function stopOnSignals(o: StopOnSignals): void {
   const stop = (signal: string) => {
     if (first !== undefined) {
       if (signal === first.signal && performance.now() - first.at < windowMs) {
-        o.log.info({ signal }, 'the same signal again: already draining');
+        // Debug, not info: one Ctrl-C under npm start arrives twice, and the user pressed it once.
+        o.log.debug({ signal }, 'the same signal again: already draining');
         return;
       }
       o.log.warn({ signal }, 'second signal: exiting now');

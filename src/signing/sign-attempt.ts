@@ -52,7 +52,8 @@ export function signatureFor(
   now: number,
 ): string {
   const withPrevious = keys.previous !== undefined && now < keys.previousValidUntil;
-  // hookd's default, one v1 signature: no list, no signed-content buffer (issue 23).
+  // hookd's default, one v1 signature: no list, no signed-content buffer, so the common case pays
+  // for nothing it does not use.
   if (schemes === undefined && !withPrevious) return signV1(keys.current, id, timestamp, body);
   // Several signatures of one attempt sign the same content: it is built once for all of them.
   const content = Buffer.from(`${id}.${timestamp}.${body}`);

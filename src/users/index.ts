@@ -1,5 +1,5 @@
 /**
- * Users and their scopes (issue 12 part B): what a user's hooks may observe. The public surface:
+ * Users and their scopes: what a user's hooks may observe. The public surface:
  * the pure scope rules (scopes.ts), the per-owner cache the engine asks (owner-scopes.ts), the
  * PathPattern check of create/replace (pattern-check.ts) and the start-up migration.
  */

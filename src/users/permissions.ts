@@ -1,5 +1,5 @@
 /**
- * Permissions: what the admin grants a user beyond owning hooks (issue 22, docs/DECISIONS.md
+ * Permissions: what the admin grants a user beyond owning hooks (docs/DECISIONS.md
  * "Reports, identities and listeners"). Pure: strings in, verdicts out.
  *
  * - `report`: the user's tokens may report requests made by anyone (`POST /_hookd/report` with any

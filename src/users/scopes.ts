@@ -1,5 +1,5 @@
 /**
- * Scopes: what a user's hooks may observe (issue 12, docs/DECISIONS.md "Scopes"). Pure: strings
+ * Scopes: what a user's hooks may observe (docs/DECISIONS.md "Scopes"). Pure: strings
  * in, verdicts out; no store, no HTTP.
  *
  * A user's `Scopes` is a list whose entries are either

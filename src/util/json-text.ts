@@ -9,8 +9,8 @@ export class JsonTextError extends Error {
 /**
  * Parses JSON text (a hook file, the daemon's config file). On a syntax error the message is
  * `NAME:LINE:COLUMN: what`, computed here because V8's own messages carry no position for several
- * errors (and never a line). Moved from cli/json-file.ts (issue 27): config/ reads JSON too, and
- * importing it from cli/ closed a circle of files.
+ * errors (and never a line). It lives in util/ because both cli/ and config/ read JSON, and
+ * neither may import the other without closing a circle of files.
  */
 export function parseJsonText(name: string, text: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

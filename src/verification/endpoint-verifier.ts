@@ -1,5 +1,5 @@
 /**
- * Endpoint verification (issue 24): before a callback origin gets its first delivery, hookd asks
+ * Endpoint verification: before a callback origin gets its first delivery, hookd asks
  * it by the CloudEvents handshake whether it wants them, so that whoever can create a hook cannot
  * make hookd post to a third party's URL. The result is cached per origin. Deliveries wait while
  * the handshake has not succeeded (retried every `retryMs`), at most `waitMs` each, then end as

@@ -1,5 +1,5 @@
 /**
- * Endpoint verification (issue 24): `--callback-verification off|cloudevents` and a hook's
+ * Endpoint verification: `--callback-verification off|cloudevents` and a hook's
  * `Verification`. The pipeline asks `EndpointVerifier.hold` before sending; the API shows
  * `State: "unverified"` from `stateOf`.
  */

@@ -1,5 +1,5 @@
 /**
- * `--workers N` (issue 23): the proxy and the matching on N event loops sharing the listening
+ * `--workers N`: the proxy and the matching on N event loops sharing the listening
  * socket; the store, the sending, the API, the tail and the console in one primary process.
  * docs/DECISIONS.md "Using every core: workers". The public surface: whether this process is a
  * worker, and the two entry points the daemon's `main` calls.

@@ -169,7 +169,7 @@ export async function runWorker(
         onStatus: (status) => metrics.proxied(status),
         closing: () => draining,
         recorded: () => sink.recorded(),
-        // Issue 22: hookd's own requests fire nothing here either (the primary's key).
+        // hookd's own requests fire nothing here either (the primary's key).
         loops: new LoopGuard(LoopMarker.fromKey(process.env[ENV_LOOP_KEY] ?? ''), (kind) =>
           metrics.loopCut(kind),
         ),

@@ -7,7 +7,7 @@ import { Accounts } from '../../src/users/accounts.js';
 /** The store's writes settle in the background; this waits for the one just started. */
 const settle = () => new Promise((r) => setImmediate(r));
 
-describe('token "last used" (issue 25)', () => {
+describe('token "last used"', () => {
   it('is recorded on use, at most once a minute per token', async () => {
     const store = new MemoryStore();
     const accounts = new Accounts(store);

@@ -8,7 +8,7 @@ import { type BenchReport, parseBenchArgs, runBench, SECTIONS, TITLES } from '..
 import { tempDir } from '../helpers/hookd.js';
 import { requireOrSkip } from '../helpers/require.js';
 
-// The harness must run end to end (issue 7): a smoke-sized run of every benchmark, not a
+// The harness must run end to end: a smoke-sized run of every benchmark, not a
 // measurement, so nothing here looks at how fast anything was.
 
 const WRK_OUTPUT = `Running 5s test @ http://127.0.0.1:8080/x

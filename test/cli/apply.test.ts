@@ -8,7 +8,7 @@ import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 import { ANSI, assertBuilt, cleanEnv, hookctl, runInProcess } from './helpers.js';
 
-// `hookctl apply` / `hookctl diff` (issue 26) against a real hookd, spawned and in-process.
+// `hookctl apply` / `hookctl diff` against a real hookd, spawned and in-process.
 
 let d: TestDaemon;
 let env: NodeJS.ProcessEnv;

@@ -8,7 +8,7 @@ import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser } from '../helpers/servers.js';
 import { cleanEnv, runInProcess } from './helpers.js';
 
-// Issue 25, items 5, 7 and 12: what a newcomer meets in hookctl's messages, on a terminal and
+// What a newcomer meets in hookctl's messages, on a terminal and
 // piped, against a real hookd (whose upstream answers HTML, as most web apps do).
 
 let daemon: TestDaemon;
@@ -67,7 +67,7 @@ describe('hookctl match --user (item 5)', () => {
         env: aliceEnv,
         tty,
       });
-      // Issue 22: a dry run in another user's name needs the report permission (403).
+      // A dry run in another user's name needs the report permission (403).
       assert.notEqual(other.code, 0, other.stderr);
       assert.match(other.stderr, /must be "alice" or left out/);
       assert.match(other.stderr, /--permission report/);
@@ -122,6 +122,8 @@ describe('rough messages (item 12)', () => {
       const text = r.stderr.replace(/\u001b\[[0-9;]*m/g, '');
       assert.equal((text.match(/must be/g) ?? []).length, 1, `printed once: ${text}`);
       assert.match(text, /did you mean hook\.disabled\?/);
+      assert.equal((text.match(/did you mean/g) ?? []).length, 1, `the suggestion said once: ${text}`);
+      assert.doesNotMatch(text, /^hint:/m, 'no hint line repeating the error');
     });
 
     it(`users grant with a scope that is not one names it, not the combined list (${mode})`, async () => {

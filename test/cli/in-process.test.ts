@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { ANSI, cleanEnv, fakeStdin, hookFixtures, runInProcess } from './helpers.js';
 
-// Issue 27: hookctl commands through their run seam (runCli(args, deps)), in this process, on a
+// hookctl commands through their run seam (runCli(args, deps)), in this process, on a
 // terminal and piped, against a real hookd. The spawned binary keeps its end-to-end tests in
 // hookctl.test.ts; what only needs the commands runs here, without a process each.
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
+import { hookColumns } from '../../src/cli/commands/hooks/hook-columns.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { ALL_OPTIONS } from '../../src/config/options.js';
 import { requireOrSkip } from '../helpers/require.js';
@@ -105,6 +106,44 @@ describe('man pages', () => {
     }
     for (const code of ['0', '1', '2', '3', '4'])
       assert.match(page, new RegExp(`^\\.TP\\n\\.B ${code}$`, 'm'), `exit ${code}`);
+  });
+
+  it("hookctl.1's SYNOPSIS names every command hookctl has, and every hooks subcommand", () => {
+    const page = text(HOOKCTL);
+    const synopsis = page.slice(page.indexOf('.SH SYNOPSIS'), page.indexOf('.SH DESCRIPTION'));
+    // One entry per `.br` (or `.PP`), as a reader sees it: font changes and macro names gone, one line.
+    const entries = synopsis.split(/^\.(?:br|PP)$/m).map((e) =>
+      e
+        .replace(/\\f[BIR]/g, '')
+        .replace(/^\.[A-Z]+ ?/gm, '')
+        .replaceAll('"', '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
+    // "hookctl list | get | create" names three commands.
+    const named = new Set(
+      entries.flatMap((e) => /^hookctl ((?:[\w-]+ ?\| ?)*[\w-]+)/.exec(e)?.[1]?.split(/ ?\| ?/) ?? []),
+    );
+    const program = buildProgram(() => {
+      throw new Error('not run');
+    });
+    for (const cmd of program.commands)
+      assert.ok(named.has(cmd.name()), `SYNOPSIS has hookctl ${cmd.name()}`);
+    const hooks = program.commands.find((c) => c.name() === 'hooks')!;
+    const hooksLine = entries.find((e) => e.startsWith('hookctl hooks ')) ?? '';
+    for (const sub of hooks.commands)
+      assert.ok(hooksLine.includes(sub.name()), `hookctl hooks ${sub.name()}`);
+  });
+
+  it("hookctl.1's hooks list names the columns -o wide adds, once", () => {
+    const page = text(HOOKCTL);
+    const start = page.indexOf('.SS "hooks list');
+    const section = page.slice(start, page.indexOf('\n.SS', start + 4)).replaceAll('\n', ' ');
+    assert.equal((section.match(/\badds\b/g) ?? []).length, 1, section);
+    const base = new Set(hookColumns('table', [], false).map((c) => c.header));
+    for (const c of hookColumns('wide', [], false).filter((c) => !base.has(c.header))) {
+      assert.ok(section.includes(c.header), `-o wide's ${c.header}`);
+    }
   });
 
   it('hookctl.1 documents every option of the users and tokens commands', () => {

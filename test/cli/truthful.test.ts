@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 import { assertBuilt, cleanEnv, HOOKCTL_BIN, hookctl } from './helpers.js';
 import { hookctlPty, plain, ptyUnavailable } from './pty.js';
 
-// Issue 15, point by point: the real hookctl binary against a real hookd, piped (stdout a pipe)
+// What hookctl says is true: the real hookctl binary against a real hookd, piped (stdout a pipe)
 // and on a real pseudo-terminal (pty.ts).
 
 let daemon: TestDaemon;
@@ -444,7 +444,7 @@ describe('6. safe replace: ETag, If-Match, foreign Id', () => {
     const id = await create(hookDoc());
     const f = join(dir, 'stale.json');
     writeFileSync(f, (await hookctl(['get', id], { env })).stdout);
-    // Someone else's change, from a copy that differs (issue 25: the same file twice is a no-op).
+    // Someone else's change, from a copy that differs (the same file twice is a no-op).
     const other = join(dir, 'other.json');
     const doc = JSON.parse((await hookctl(['get', id], { env })).stdout) as { Persist: boolean };
     writeFileSync(other, JSON.stringify({ ...doc, Persist: !doc.Persist }));

@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.js';
 import { configError } from './config-helpers.js';
 
-// Issue 16's options: idempotency.ttl, tracing.enabled, tracing.endpoint (flag, HOOKD_*, file).
+// Operator options: idempotency.ttl, tracing.enabled, tracing.endpoint (flag, HOOKD_*, file).
 
 const dir = mkdtempSync(join(tmpdir(), 'hookd-config16-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

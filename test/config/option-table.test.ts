@@ -21,7 +21,7 @@ import {
 import { DEFAULT_SOCKET_MODE } from '../../src/ops/listen.js';
 import { packageInfo } from '../../src/util/package-info.js';
 
-// Issue 27: the option table is the one place an option is declared; what is derived from it or
+// The option table is the one place an option is declared; what is derived from it or
 // written beside it (reload classes, --help, the README's option table) is checked against it.
 
 const ROOT = packageInfo().root;

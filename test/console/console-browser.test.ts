@@ -127,7 +127,7 @@ describe('web console in Chromium', { skip, timeout: 240_000 }, () => {
   before(async () => {
     upstream = await startUpstream();
     receiver = await startEvilReceiver();
-    // The console on its own origin (issue 22); proxied requests go to the service's (`site`).
+    // The console on its own origin; proxied requests go to the service's (`site`).
     site = await startHookd({ upstream: upstream.url, retrySchedule: [0, 1] });
     d = onConsoleOrigin(site);
     alice = await launchBrowser();

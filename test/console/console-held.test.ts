@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { until } from '../helpers/until.js';
 
-// Issue 24: the console shows what is held back behind what (HeldBehind, HeldBy) and a hook whose
+// The console shows what is held back behind what (HeldBehind, HeldBy) and a hook whose
 // callback origin has not agreed to the verification handshake as `unverified`, as the API does.
 
 const ROOT = '/_hookd/console';
@@ -23,7 +23,7 @@ async function signIn(url: string, token: string): Promise<string> {
   return res.headers.getSetCookie()[0]!.split(';')[0]!;
 }
 
-describe('console: held deliveries and unverified hooks (issue 24)', () => {
+describe('console: held deliveries and unverified hooks', () => {
   let d: TestDaemon;
   let rcvUrl = '';
   const bodies: string[] = [];

@@ -250,7 +250,7 @@ describe('console over HTTP', () => {
     });
     assert.equal(res.status, 200);
     const text = await res.text();
-    // Issue 25: the warning shows once, in amber beside its field; the summary only counts it.
+    // The warning shows once, in amber beside its field; the summary only counts it.
     assert.match(text, /<p class="warning">1 warning: the hook can be saved/);
     assert.match(
       text,

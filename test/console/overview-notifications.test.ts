@@ -20,7 +20,7 @@ async function signIn(url: string, token: string): Promise<string> {
 
 const figure = (page: string, name: string) => new RegExp(`data-figure="${name}">(\\d+)<`).exec(page)?.[1];
 
-describe('console overview and notification deliveries (issue 25)', () => {
+describe('console overview and notification deliveries', () => {
   let d: TestDaemon;
   let gone: Receiver;
   let inbox: Receiver;
@@ -51,7 +51,7 @@ describe('console overview and notification deliveries (issue 25)', () => {
     });
     assert.equal(fired.status, 202, fired.text);
     await inbox.waitFor(1, 15_000);
-    // The console answers on its own listener (issue 22), not on the proxied origin.
+    // The console answers on its own listener, not on the proxied origin.
     const cookie = await signIn(d.consoleUrl, d.token);
     let page = '';
     for (let t = Date.now(); Date.now() - t < 15_000; ) {

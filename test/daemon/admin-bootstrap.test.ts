@@ -8,8 +8,7 @@ import { HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 /**
  * `hookd user|token …` find the store as the daemon does (`--config`, `$STATE_DIRECTORY`, …),
  * refuse a data dir that does not exist unless `--init`, make it 0700, and each `--help` shows
- * only the command's own options (issue 12; issue 14's "token create --help lists the 15 daemon
- * flags").
+ * only the command's own options (not the daemon's flags).
  */
 describe('hookd user and token: the data dir', () => {
   const root = tempDir('hookd-admin-');

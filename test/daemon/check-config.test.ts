@@ -7,7 +7,7 @@ import { cleanEnv, runProcess } from '../cli/helpers.js';
 import { HOOKD_BIN, tempDir } from '../helpers/hookd.js';
 
 // `hookd --version`, and `hookd check-config` reporting every problem of a file at once, with
-// FILE:LINE:COLUMN for JSON syntax errors as `hookctl validate` reports a hook file (issue 14).
+// FILE:LINE:COLUMN for JSON syntax errors as `hookctl validate` reports a hook file.
 
 const hookd = (args: string[]) => runProcess(process.execPath, [HOOKD_BIN, ...args], { env: cleanEnv() });
 

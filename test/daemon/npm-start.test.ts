@@ -7,7 +7,7 @@ import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { skipReason } from '../helpers/require.js';
 import { sleep } from '../helpers/servers.js';
 
-// `npm start` (issue 14): signals reach hookd, and stopping npm by its PID, however, leaves no
+// `npm start`: signals reach hookd, and stopping npm by its PID, however, leaves no
 // hookd behind (before, a SIGTERM to npm killed the shell around hookd and orphaned it, still
 // holding its port).
 

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { WebSocket, WebSocketServer } from 'ws';
 import { type HookdProcess, spawnHookd } from '../helpers/hookd.js';
 
-// Issue 27: shutdown ends within --shutdown-timeout whatever the clients do. A tail client that
+// Shutdown ends within --shutdown-timeout whatever the clients do. A tail client that
 // completed the handshake and then ignores the close frame, or an open proxied WebSocket tunnel,
 // used to keep hookd running long after SIGTERM.
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callbackHeaders, stampAttempt } from '../../src/delivery/callback-headers.js';
 
-// Issue 27: the per-attempt headers have named places, not positions counted from the end.
+// The per-attempt headers have named places, not positions counted from the end.
 
 const delivery = {
   id: 'msg_1',

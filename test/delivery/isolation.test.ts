@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HEALTHY, ROUNDS, runIsolation } from '../../bench/isolation.js';
 
-// Isolation per endpoint, protection per host (issue 13): one receiver host serves 100 healthy
+// Isolation per endpoint, protection per host: one receiver host serves 100 healthy
 // endpoint paths, one path that never answers and one that answers 500 every time. What must hold
 // on any machine is checked here: every healthy callback arrives, and all of them before the
 // hanging endpoint's first attempt runs out (so none waited on it). The latency ratio against a

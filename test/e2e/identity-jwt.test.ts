@@ -71,7 +71,7 @@ before(async () => {
   );
   // carol was created on first sight with ["own"]; these tests watch other users' requests too
   // (scopes have their own tests in test/users/), so the admin grants her every path; and reports
-  // and dry runs made in other users' names (issue 22: that takes the report permission).
+  // and dry runs made in other users' names (that takes the report permission).
   const grant = await api(d.url, d.token, 'PUT', '/_hookd/users/carol', {
     Scopes: ['/'],
     Permissions: ['report'],

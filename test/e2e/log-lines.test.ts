@@ -16,7 +16,7 @@ import {
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-// Logs for people and for machines (issue 14): a debug line per proxied request, one naming
+// Logs for people and for machines: a debug line per proxied request, one naming
 // scheme for every field (checked on a running daemon and on every log call in src/), pretty
 // lines on a terminal, and 502/504 answers that name no internal address.
 

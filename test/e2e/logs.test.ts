@@ -10,7 +10,7 @@ import { api, HOOKD_BIN, type HookdProcess, spawnHookd, tempDir } from '../helpe
 import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-// hookd's log (issue 6): a spawned daemon's stdout after every endpoint was driven with real
+// hookd's log: a spawned daemon's stdout after every endpoint was driven with real
 // tokens. Nothing secret may reach it, and every line is a JSON record that journald and log
 // shippers can index.
 

@@ -30,7 +30,7 @@ import {
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-// Operating hookd (issue 6): metrics after known traffic, health and readiness while draining,
+// Operating hookd: metrics after known traffic, health and readiness while draining,
 // SIGTERM, reload by signal and by API, check-config, and the systemd unit.
 
 /** Data dirs and config dirs of spawned daemons, removed at the end. */
@@ -515,7 +515,7 @@ describe('the systemd unit (contrib/systemd/hookd.service)', () => {
     assert.match(one('NoNewPrivileges'), /^(yes|true)$/);
     const families = one('RestrictAddressFamilies').split(/\s+/);
     for (const f of ['AF_INET', 'AF_INET6']) assert.ok(families.includes(f), `${f} in ${families}`);
-    // SIGHUP re-reads the configuration whatever the port and API base (issue 14).
+    // SIGHUP re-reads the configuration whatever the port and API base.
     assert.equal(one('ExecReload'), '/bin/kill -HUP $MAINPID');
     assert.match(one('ExecStart'), /\bhookd\b/);
 

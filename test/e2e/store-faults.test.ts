@@ -27,7 +27,7 @@ import {
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
-// Store faults (issue 13): a write the store refuses answers 503 STORE_UNAVAILABLE with
+// Store faults: a write the store refuses answers 503 STORE_UNAVAILABLE with
 // Retry-After, /readyz is 503 while it lasts, callbacks fired meanwhile are sent and kept in a
 // bounded buffer (Durable: false in the delivery log, hookd_delivery_buffered in /metrics), and
 // written through when the store takes writes again: none lost up to the buffer size.

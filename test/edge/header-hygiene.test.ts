@@ -5,7 +5,7 @@ import { startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { rawClient, statusLines } from '../helpers/raw-client.js';
 import { send, startUpstream, type Upstream } from '../helpers/servers.js';
 
-// Issue 22, finding 2: the identity header in CGI spellings, Forwarded and X-Real-IP from
+// The identity header in CGI spellings, Forwarded and X-Real-IP from
 // untrusted peers; and the console's cookies set by the upstream.
 
 const SPELLINGS = [

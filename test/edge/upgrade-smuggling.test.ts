@@ -11,7 +11,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 
-// Issue 22, finding 1: an Upgrade request must not turn the client's connection into a raw pipe
+// An Upgrade request must not turn the client's connection into a raw pipe
 // before the upstream says 101. The upstream here is a plain Node server that answers 200 to
 // everything (as most REST servers do) and records exactly what it received.
 

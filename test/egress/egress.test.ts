@@ -12,7 +12,7 @@ import { closedPort } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 import { startConnectProxy } from './connect-proxy.js';
 
-// Issue 24: egress through a forward proxy. The receiver listens on 127.0.0.2 (the only network
+// Egress through a forward proxy. The receiver listens on 127.0.0.2 (the only network
 // callbacks may reach); the proxy on 127.0.0.1, which the policy does not allow: its own address
 // is exempt. The receiver checks that every connection came from the proxy's side of a tunnel.
 

@@ -83,7 +83,7 @@ export async function startHookd(
 }
 
 /**
- * The daemon as seen from the web console's own listener (issue 22): `url` is the console's
+ * The daemon as seen from the web console's own listener: `url` is the console's
  * origin, which serves the API too (never the proxy).
  */
 export function onConsoleOrigin(t: TestDaemon): TestDaemon {

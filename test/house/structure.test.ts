@@ -4,7 +4,7 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-// The house rules of docs/DECISIONS.md ("The assembly's last knots", issue 27), read from the
+// The house rules of docs/DECISIONS.md ("The assembly's last knots"), read from the
 // TypeScript sources themselves: each folder's surface is its index.ts, no file over 400 lines,
 // no circle of files and no two folders importing each other.
 const here = dirname(fileURLToPath(import.meta.url));

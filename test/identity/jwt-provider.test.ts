@@ -272,7 +272,7 @@ function forgedToken(header: Record<string, unknown>, claims: Record<string, unk
   return `${b64(header)}.${b64(body)}.${Buffer.from('not a signature at all').toString('base64url')}`;
 }
 
-// Issue 21: on Node 22 and later WebCrypto reports a key of the wrong type as a DOMException
+// On Node 22 and later WebCrypto reports a key of the wrong type as a DOMException
 // without an ERR_JOSE_* code, which was taken for a provider outage (503). A token that no key
 // can verify is refused (401) on every Node; only an unreachable or broken JWKS is "unavailable".
 describe('JWT provider: refusals are not outages (every supported Node)', () => {

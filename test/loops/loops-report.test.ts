@@ -6,7 +6,7 @@ import { createHook, send, sleep, type Upstream } from '../helpers/servers.js';
 import { counter, until } from '../helpers/until.js';
 import { type LoopRig, startLoopRig } from './loop-rig.js';
 
-// Issue 22, residual gaps of "no loops": a callback aimed at hookd's report API (not its proxy)
+// The rest of "no loops": a callback aimed at hookd's report API (not its proxy)
 // is cut by the same signed mark, and a notification endpoint at hookd's own address is refused
 // at create time as a hook's Callback is.
 

@@ -18,7 +18,7 @@ import {
 import { counter, until } from '../helpers/until.js';
 import { type LoopRig, startLoopRig } from './loop-rig.js';
 
-// Issue 22, findings 3 and 4: a callback or notification that reaches hookd's proxy fires
+// A callback or notification that reaches hookd's proxy fires
 // nothing, under any name; a chain back into hookd through another system is cut by CDN-Loop.
 // The issue's measure: upstream hits from one request, at most 5 in 3 s.
 

@@ -17,7 +17,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 
-// Issue 22, finding 10: a front proxy on the same host reaches hookd over a unix socket whose
+// A front proxy on the same host reaches hookd over a unix socket whose
 // mode and group say who may connect, and requests over it are trusted as the front proxy's
 // (identity header and X-Forwarded-* honoured). Real nginx and real Caddy from Debian, with the
 // configuration README "In front of a multi-user service" shows.

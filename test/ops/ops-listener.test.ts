@@ -12,7 +12,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 
-// Operations apart from the service (issue 14): /metrics, /healthz and /readyz on the operations
+// Operations apart from the service: /metrics, /healthz and /readyz on the operations
 // listener; the service's own /metrics, /healthz, /report … proxied through untouched; nothing on
 // the public port names a callback destination to a caller without a token.
 
@@ -161,7 +161,7 @@ describe('hookd processes and the operations listener', () => {
       );
       assert.match(second.message, /exited with 1/);
       assert.match(second.message, /EADDRINUSE/);
-      // Which listener, and the option that moves it (issue 25, item 11).
+      // Which listener, and the option that moves it.
       assert.match(second.message, /the operations listener/);
       assert.match(second.message, /--ops-listen HOST:PORT \(or --ops-listen off\)/);
     } finally {

@@ -1,5 +1,5 @@
 /**
- * Issue 24: ordered delivery per key on two hookd instances sharing PostgreSQL. The deliveries of
+ * Ordered delivery per key on two hookd instances sharing PostgreSQL. The deliveries of
  * key A are fired alternately on both; the receiver fails A-2 once. A's deliveries must still
  * arrive one at a time in trigger order. Skipped, saying so, when PostgreSQL is not reachable.
  */

@@ -7,7 +7,7 @@ import { KeyQueues, type OrderedItem } from '../../src/ordering/index.js';
 import { api, spawnHookd, startHookd } from '../helpers/hookd.js';
 import { until } from '../helpers/until.js';
 
-// Issue 24: ordered delivery per key. The receiver records every arrival (`A-3`: key A, 3rd
+// Ordered delivery per key. The receiver records every arrival (`A-3`: key A, 3rd
 // fired) and fails A-3 twice; A's deliveries must arrive in trigger order with A-4 onwards held
 // until A-3 succeeds, while B's go meanwhile.
 

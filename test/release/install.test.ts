@@ -8,7 +8,7 @@ import { cleanEnv, type RunResult, runProcess } from '../cli/helpers.js';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 
-// The production install (issue 14, README "Installing for production"): the release tarball is
+// The production install (docs/guides/operators/install.md): the release tarball is
 // built by one command (`npm pack`) from a copy of the source, installed into a temp prefix the
 // way an operator installs it globally (`npm install -g`, so devDependencies absent and no build
 // step), and the installed `hookd` and `hookctl` are driven: --version, a daemon on a temp data

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { requireOrSkip } from '../helpers/require.js';
 
-// The shipped systemd unit (issue 14): it verifies with systemd-analyze (man pages installed, as
+// The shipped systemd unit: it verifies with systemd-analyze (man pages installed, as
 // its Documentation= names them), it reloads with SIGHUP rather than through a hard-coded URL,
 // and the man page's example, the README's install section and scripts/install.sh say the same.
 

@@ -4,7 +4,7 @@ import { assertBuilt, cleanEnv, runInProcess } from '../cli/helpers.js';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser } from '../helpers/servers.js';
 
-// A hook's Name (issue 26) through the API and hookctl, against a real hookd.
+// A hook's Name through the API and hookctl, against a real hookd.
 
 let d: TestDaemon;
 

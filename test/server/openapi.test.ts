@@ -24,7 +24,7 @@ describe('the served OpenAPI document', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.openapi, '3.1.0');
     const resources = registeredResources(d.hookd.app.fastify);
-    // /metrics, /healthz and /readyz are on the operations listener (not Fastify routes) since issue 14.
+    // /metrics, /healthz and /readyz are on the operations listener (not Fastify routes).
     assert.ok(resources.length >= 12, `only ${resources.length} resources registered`);
     for (const { url, allow } of resources) {
       const path = url.replace(/:([A-Za-z]+)/g, '{$1}');

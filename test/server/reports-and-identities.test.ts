@@ -12,7 +12,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 
-// Issue 22, findings 5 to 8, against a real daemon over real HTTP: a report is made by its caller
+// Reports and identities, against a real daemon over real HTTP: a report is made by its caller
 // unless the admin granted `report`; Idempotency-Key is read from the raw headers; a refused
 // callback host name is no DNS oracle; provider names that are no hookd user name are anonymous.
 
@@ -27,7 +27,7 @@ interface UserBody {
   Permissions: string[];
 }
 
-describe('reports are made by their caller (issue 22 finding 5)', { timeout: 60_000 }, () => {
+describe('reports are made by their caller', { timeout: 60_000 }, () => {
   let d: TestDaemon;
   let receiver: Receiver;
   const tokens: Record<string, string> = {};
@@ -180,7 +180,7 @@ describe('reports are made by their caller (issue 22 finding 5)', { timeout: 60_
   });
 });
 
-describe('a duplicated Idempotency-Key (issue 22 finding 6)', () => {
+describe('a duplicated Idempotency-Key', () => {
   let d: TestDaemon;
   before(async () => {
     d = await startHookd();
@@ -217,7 +217,7 @@ describe('a duplicated Idempotency-Key (issue 22 finding 6)', () => {
   });
 });
 
-describe('a refused callback host name is no DNS oracle (issue 22 finding 7)', () => {
+describe('a refused callback host name is no DNS oracle', () => {
   let d: TestDaemon;
   let bob = '';
   before(async () => {
@@ -250,7 +250,7 @@ describe('a refused callback host name is no DNS oracle (issue 22 finding 7)', (
   });
 });
 
-describe('proxied identities follow the user-name rules (issue 22 finding 8)', () => {
+describe('proxied identities follow the user-name rules', () => {
   let d: TestDaemon;
   let upstream: Upstream;
   let receiver: Receiver;

@@ -6,7 +6,7 @@ import { STORE_FILE } from '../../src/daemon/hookd.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 
-// A hook's signing secret is created with the hook (issue 13), in its transaction, so delivery
+// A hook's signing secret is created with the hook, in its transaction, so delivery
 // never waits on a first-use write (which a full disk would hold up): it is in the store before
 // anything fires.
 

@@ -7,7 +7,7 @@ import { newSigningSecret, publicKeyOf, secretKey, signatureFor } from '../../sr
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { createHook, type Receiver, startReceiver } from '../helpers/servers.js';
 
-// Issue 24: `v1a` (ed25519) signatures. The `standardwebhooks` package (1.1.1) verifies `v1`
+// `v1a` (ed25519) signatures. The `standardwebhooks` package (1.1.1) verifies `v1`
 // only and skips other schemes, so `v1a` is checked here by a verifier of the test's own that
 // knows nothing of hookd but the published `whpk_` public key (Standard Webhooks' format).
 

@@ -1,5 +1,5 @@
 /**
- * Issue 21's probe: a process preparing 200,000 statements, each dropped at once so that the
+ * The statement-cache probe: a process preparing 200,000 statements, each dropped at once so that the
  * collector finalizes them while the process runs and as it exits. better-sqlite3 12 aborted
  * there on Node 24.19+ (`Assertion failed: (env) != nullptr` in a Statement's destructor during
  * GC, exit 134, nodejs/node#65446); the test runs it on the Node that runs the suite (a supported

@@ -205,7 +205,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store> | St
       });
     });
 
-    describe('hook names (issue 26)', () => {
+    describe('hook names', () => {
       it("getHookByName finds the owner's hook by Name, and only theirs", async () => {
         const a = hook('alice', 1, { Name: 'orders' });
         const b = hook('bob', 2, { Name: 'orders' });
@@ -354,7 +354,7 @@ export function storeContract(name: string, makeStore: () => Promise<Store> | St
         assert.equal(await store.getToken('ffffffffffff'), undefined);
       });
 
-      it('touchToken records when a token was last used; getToken and listTokens show it (issue 25)', async () => {
+      it('touchToken records when a token was last used; getToken and listTokens show it', async () => {
         const t = token('alice', '0123456789ab');
         await store.addToken(t);
         assert.equal((await store.getToken(t.id))!.lastUsed, undefined, 'absent until used');

@@ -21,7 +21,7 @@ const ALICE_URL = '/repositories/alice-private/timeseries/salary?api_key=ALICE-S
  * create when his scopes are paths; accepted with `own` but then nothing of another client's
  * reaches him; and `$REQUEST_URI` never carries the secret, not even to the admin.
  */
-describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
+describe("bob's catch-all hook", { timeout: 120_000 }, () => {
   let d: HookdProcess;
   let upstream: Upstream;
   let receiver: Receiver;
@@ -114,7 +114,7 @@ describe("bob's catch-all hook (issue 12)", { timeout: 120_000 }, () => {
   it('the report API and the dry run follow the same rule', async () => {
     receiver.reset();
     const served = { Method: 'GET', Path: ALICE_URL, StatusCode: 200, User: 'alice' };
-    // Issue 22: a plain user's report is its own; naming alice is refused.
+    // A plain user's report is its own; naming alice is refused.
     const forged = await api(d.url, token.get('bobby')!, 'POST', '/_hookd/report', served);
     assert.equal(forged.status, 403, forged.text);
     const report = await api<{ fired: number }>(d.url, d.token, 'POST', '/_hookd/report', served);

@@ -16,7 +16,7 @@ import {
 import { until } from '../helpers/until.js';
 
 /**
- * The cross-user matrix (issue 12): users with different scopes, each with catch-all and specific
+ * The cross-user matrix: users with different scopes, each with catch-all and specific
  * hooks, requests made by each of them and by anonymous clients through the proxy (identified by
  * a trusted `X-Forwarded-User`, the header provider with loopback trusted); every callback each
  * receiver path gets must be exactly what an independent brute-force rule, written here from the
@@ -98,7 +98,7 @@ function patternMatches(pattern: string, path: string): boolean {
 
 /**
  * The user a proxied request counts as made by: a provider naming `admin` makes it anonymous
- * (issue 22: no provider speaks for hookd's own administrator).
+ * (no provider speaks for hookd's own administrator).
  */
 function madeBy(user: string): string {
   return user === 'admin' ? '' : user;

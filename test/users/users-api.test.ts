@@ -212,7 +212,7 @@ describe('users and tokens through the API and hookctl', { timeout: 120_000 }, (
         '/users/carol',
       ]);
       assert.match(revoke.stderr, /carol has no scope \/nope/);
-      // Issue 25: refused by hookctl, naming the argument (not the server's combined list).
+      // Refused by hookctl, naming the argument (not the server's combined list).
       const bad = await ctl(['users', 'grant', 'carol', 'everything']);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /"everything" is not a scope/);

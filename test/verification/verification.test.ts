@@ -9,7 +9,7 @@ import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-stor
 import { api, startHookd } from '../helpers/hookd.js';
 import { until } from '../helpers/until.js';
 
-// Issue 24: endpoint verification by the CloudEvents validation handshake. Receivers that
+// Endpoint verification by the CloudEvents validation handshake. Receivers that
 // answer it (with a rate), refuse it, or never answer; deliveries wait for it, bounded.
 
 const cleanups: (() => Promise<void> | void)[] = [];

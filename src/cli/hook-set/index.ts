@@ -1,5 +1,5 @@
 /**
- * Hooks as code (issue 26): hook files keyed by `Name`, compared with the caller's hooks on the
+ * Hooks as code: hook files keyed by `Name`, compared with the caller's hooks on the
  * server. `hookctl apply` and `hookctl diff` are its two commands; this folder is what they share.
  */
 export { type HookFileEntry, loadHookFiles } from './load-files.js';

@@ -15,7 +15,7 @@ function databaseUrl(v: unknown): string {
   return url;
 }
 
-/** `workers` (issue 23): a whole number from 1 to 256, or `auto` (the cores this process may use). */
+/** `workers`: a whole number from 1 to 256, or `auto` (the cores this process may use). */
 function workers(v: unknown): number {
   if (v === 'auto') return availableParallelism();
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 256)
@@ -41,7 +41,7 @@ export const CLUSTER_OPTIONS = {
     parse: databaseUrl,
   },
   /**
-   * `--workers N` (issue 23, src/workers/): event loops serving the proxy on the shared socket;
+   * `--workers N` (src/workers/): event loops serving the proxy on the shared socket;
    * `auto` is resolved at load to os.availableParallelism(). 1 (the default): one process.
    */
   workers: {

@@ -223,7 +223,7 @@ export const CORE_OPTIONS = {
     parse: retrySchedule,
     shownDefault: '0,5s,5m,30m,2h,5h,10h,14h,20h,24h',
   },
-  // Issue 12: what hook owners may see of other users' requests.
+  // Privacy: what hook owners may see of other users' requests.
   /**
    * Query parameters whose values are replaced by `REDACTED` in `$REQUEST_URI` (and so in stored
    * deliveries and the tail); empty: nothing is redacted. Names compare case-insensitively.
@@ -239,7 +239,7 @@ export const CORE_OPTIONS = {
     parse: redactList,
     default: DEFAULT_REDACTED_QUERY_PARAMS,
   },
-  // Issue 16: hooks that keep failing are switched off, and their owners told.
+  // Auto-disable: hooks that keep failing are switched off, and their owners told.
   /**
    * Auto-disable: a hook whose every attempt failed for at least this long, ms, and at least
    * `autoDisableFailures` times is disabled; 0 turns auto-disable off (default 5 days).

@@ -34,7 +34,7 @@ function tracingEndpoint(v: unknown): string {
     : refuse('must be an absolute http:// or https:// URL such as http://127.0.0.1:4318/v1/traces');
 }
 
-/** The operations listener (issue 14), the console's listener, the service socket and the logs. */
+/** The operations listener, the console's listener, the service socket and the logs. */
 export const OPS_OPTIONS = {
   /**
    * Where /metrics, /healthz and /readyz are served, apart from the proxied service's port;
@@ -50,7 +50,7 @@ export const OPS_OPTIONS = {
     default: DEFAULT_OPS_LISTEN,
   },
   /**
-   * Where the web console is served, on an origin of its own (issue 22): no upstream page shares
+   * Where the web console is served, on an origin of its own: no upstream page shares
    * its origin. `false` when switched off (`--console-listen off`).
    */
   consoleListen: {
@@ -117,7 +117,7 @@ export const OPS_CHECKS: readonly CrossCheck[] = [
   },
 ];
 
-/** Issue 16: idempotent reports and OpenTelemetry tracing. */
+/** Idempotent reports and OpenTelemetry tracing. */
 export const OPERATOR_OPTIONS = {
   /** How long an `Idempotency-Key` of `POST /_hookd/report` and its answer are kept, ms (default 24 h). */
   idempotencyTtlMs: {

@@ -1,4 +1,4 @@
-/** Issue 24: delivery semantics (src/egress/, src/verification/). */
+/** How callbacks leave hookd: allowed schemes, the egress proxy, endpoint verification (src/egress/, src/verification/). */
 import { proxyUrlProblem } from '../../egress/index.js';
 import { defaultCallbackSchemes, schemeProblem, TransportRegistry } from '../../transports/index.js';
 import { asList, asText, type CrossCheck, type OptionSpec, refuse } from './spec.js';

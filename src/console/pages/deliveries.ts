@@ -115,7 +115,7 @@ function contentType(headers: Record<string, string>): string | undefined {
   return undefined;
 }
 
-/** Issue 24: what holds a waiting delivery back, as the API's `HeldBehind` and `HeldBy` (live deliveries only). */
+/** What holds a waiting delivery back, as the API's `HeldBehind` and `HeldBy` (live deliveries only). */
 function heldFacts(root: string, d: DeliveryRecord): Html | string {
   const live = d as DeliveryRecord & { heldBehind?: string; heldBy?: string };
   const behind =

@@ -301,7 +301,7 @@ ${pg.items.map(
 </div>`;
 }
 
-/** Issue 24: the delivery this live one waits behind in its ordering key (the API's `HeldBehind`). */
+/** The delivery this live one waits behind in its ordering key (the API's `HeldBehind`). */
 function heldBehindOf(d: object): string | undefined {
   const v = (d as { heldBehind?: unknown }).heldBehind;
   return typeof v === 'string' ? v : undefined;

@@ -5,7 +5,7 @@ import { page } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
 import { sendHtml, sessionOf } from '../respond.js';
 
-/** A hook as people tell it apart: its Name when it has one (issue 26), else its pattern. */
+/** A hook as people tell it apart: its Name when it has one, else its pattern. */
 export function hookLabel(h: Hook): string {
   const name = (h as Hook & { Name?: unknown }).Name;
   return typeof name === 'string' && name.trim() !== '' ? name : h.PathPattern;

@@ -53,9 +53,13 @@ export async function runAdd(opts: AddOptions, ctx: CliContext): Promise<void> {
   out.info('The SECRET verifies the signatures (Standard Webhooks) and is shown only now: keep it.');
 }
 
-/** A refused event type gets a "did you mean" from the known ones (hook.disbled → hook.disabled). */
+/**
+ * A refused event type gets a "did you mean" from the known ones (hook.disbled → hook.disabled),
+ * unless the daemon's own message for that field already carries one: a suggestion is said once.
+ */
 export function withEventHint(err: ApiError, events: readonly string[]): ApiError {
   const bad = (err.problem.errors ?? [])
+    .filter((e) => !/did you mean/.test(e.message))
     .map((e) => /^Events\[(\d+)\]$/.exec(e.field))
     .map((m) => (m ? events[Number(m[1])] : undefined))
     .filter((v): v is string => v !== undefined);

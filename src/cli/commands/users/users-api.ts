@@ -6,7 +6,7 @@ import type { Column } from '../../output.js';
 export interface UserView {
   Name: string;
   Scopes: string[];
-  /** What the admin granted beyond owning hooks (`report`); absent from daemons before issue 22. */
+  /** What the admin granted beyond owning hooks (`report`); absent from daemons that predate permissions. */
   Permissions?: string[];
   Created?: string;
 }

@@ -21,7 +21,7 @@ export interface ReplaceOptions {
 /** The file's `Id`, when it names a hook other than the one being replaced. */
 export function foreignId(doc: unknown, id: string): string | undefined {
   const d = doc as { Id?: unknown; Name?: unknown } | null;
-  // `hookctl replace NAME -f FILE` names the hook by its Name (issue 26): the file's Id is its own.
+  // `hookctl replace NAME -f FILE` names the hook by its Name: the file's Id is its own.
   if (typeof d?.Name === 'string' && d.Name === id) return undefined;
   const own = d?.Id;
   return typeof own === 'string' && own !== id ? own : undefined;
