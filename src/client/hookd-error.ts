@@ -22,8 +22,18 @@ export class HookdError extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** The method and path of the call, e.g. `POST /hooks`. */
   readonly request: string;
+  /** The error answer as it came (its first 64 KiB), for a caller that reads answers not hookd's. */
+  readonly response: { contentType: string; text: string } | undefined;
 
-  constructor(problem: Problem, request: string, opts: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    problem: Problem,
+    request: string,
+    opts: {
+      retryAfterSeconds?: number;
+      cause?: unknown;
+      response?: { contentType: string; text: string };
+    } = {},
+  ) {
     super(problem.detail, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'HookdError';
     this.status = problem.status;
@@ -32,6 +42,7 @@ export class HookdError extends Error {
     this.fields = (problem.errors ?? []).map((e) => e.field);
     this.retryAfterSeconds = opts.retryAfterSeconds;
     this.request = request;
+    this.response = opts.response;
   }
 }
 

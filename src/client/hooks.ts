@@ -65,7 +65,7 @@ export class Hooks {
   }
 
   /** Checks a hook as create would (or, with an Id, as that hook's replace) and lints it; nothing is stored. */
-  async validate(hook: HookInput & { Id?: string }): Promise<HookWithWarnings> {
+  async validate(hook: HookInput): Promise<HookWithWarnings> {
     return (
       await this.#http.call<HookWithWarnings>('POST', '/_hookd/validate', { body: hook, idempotent: true })
     ).body;

@@ -184,6 +184,7 @@ export class Http {
     const retryAfter = Number(res.headers['retry-after']);
     throw new HookdError(problemOf(res.statusCode, type, text, request), request, {
       ...(Number.isFinite(retryAfter) && { retryAfterSeconds: retryAfter }),
+      response: { contentType: type, text: text.slice(0, 65536) },
     });
   }
 }

@@ -7,7 +7,7 @@ export type { DeliveryListOptions } from './deliveries.js';
 export { HookdClient } from './hookd-client.js';
 export { HookdError } from './hookd-error.js';
 export { MAX_PAGE } from './hooks.js';
-export type { Answer, HookdClientOptions, TokenSource } from './http.js';
+export { type Answer, type HookdClientOptions, nextLink, type TokenSource } from './http.js';
 export type { components, operations, paths } from './openapi-types.js';
 export { TAIL_BACKOFF, type TailOptions, tailUrl } from './tail.js';
 export type * from './types.js';

@@ -689,7 +689,7 @@ export interface components {
             /** Format: date-time */
             Modified: string;
             /**
-             * @description unverified: verification is on and the callback origin has not agreed yet
+             * @description unverified: endpoint verification is on and the callback origin has not agreed yet
              * @enum {string}
              */
             State: "active" | "disabled" | "unverified";

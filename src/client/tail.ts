@@ -152,11 +152,11 @@ async function connect(WebSocketClass: typeof WebSocket, http: Http, opts: TailO
       });
       res.on('end', () => {
         const status = res.statusCode ?? 0;
+        const contentType = String(res.headers['content-type'] ?? '');
         reject(
-          new HookdError(
-            problemOf(status, String(res.headers['content-type'] ?? ''), text, request),
-            request,
-          ),
+          new HookdError(problemOf(status, contentType, text, request), request, {
+            response: { contentType, text },
+          }),
         );
         ws.terminate();
       });

@@ -1,4 +1,4 @@
-import type { HookView } from '../../api-views.js';
+import type { HookWarningsView } from '../../api-views.js';
 import type { CliContext } from '../../context.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseJsonText, readInput } from '../../json-file.js';
@@ -34,6 +34,8 @@ export async function readHookFile(
 }
 
 /** The server's lint warnings of a stored hook, on stderr (stdout stays the Id or the JSON). */
-export function printWarnings(out: Output, hook: Pick<HookView, 'Warnings'>, prefix = ''): void {
-  for (const w of hook.Warnings ?? []) out.warn(`${prefix}${w.Field}: ${w.Message}`);
+export function printWarnings(out: Output, hook: { Warnings?: unknown }, prefix = ''): void {
+  // A hook the server answered with for create, replace or validate: its lint's shape.
+  const warnings = hook.Warnings as HookWarningsView['Warnings'];
+  for (const w of warnings ?? []) out.warn(`${prefix}${w.Field}: ${w.Message}`);
 }
