@@ -11,6 +11,8 @@
 import { rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   calibrateDelay,
   delayFor,
@@ -33,12 +35,18 @@ export interface FireLatencyOptions {
   warmupS: number;
   pin: boolean;
   tool?: 'wrk' | 'autocannon';
+  /** Another build's bin/hookd.js, measured with the same hooks in the same rounds (before/after). */
+  baselineBin?: string;
+  /** More arguments for this build's hookd (`--adaptive-concurrency off`…), to isolate a cause. */
+  hookdArgs?: string[];
   log?: (line: string) => void;
 }
 
 export interface FireContender {
   name: string;
   label: string;
+  /** Set for the baseline build only. */
+  baseline?: string;
   p50Ms: number[];
   p99Ms: number[];
   /** Callbacks received per second of run. */
@@ -129,19 +137,31 @@ export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<Fir
   try {
     const upstream = await startUpstream(opts.pin ? LOAD_CORE : undefined);
     stops.push(upstream.stop);
-    const hookd = await startHookd({
-      core: opts.pin ? SERVER_CORE : undefined,
-      dataDir: dir,
-      upstream: upstream.url,
-    });
-    stops.push(hookd.stop);
-    const kinds = [
-      { name: 'durable', label: 'Persist: true', persist: true },
-      { name: 'memory', label: 'Persist: false', persist: false },
+    const builds: { tag: string; bin?: string; args?: string[] }[] = [
+      { tag: '', ...(opts.hookdArgs && { args: opts.hookdArgs }) },
+      ...(opts.baselineBin ? [{ tag: 'baseline', bin: opts.baselineBin }] : []),
     ];
+    const kinds: { name: string; label: string; persist: boolean; hookd: HookdServer; baseline?: string }[] =
+      [];
+    for (const b of builds) {
+      // One hookd per build, each on the server core in turn: they are never loaded at once.
+      const hookd = await startHookd({
+        core: opts.pin ? SERVER_CORE : undefined,
+        dataDir: `${dir}/${b.tag || 'this'}`,
+        upstream: upstream.url,
+        ...(b.bin && { bin: b.bin }),
+        ...(b.args && { extraArgs: b.args }),
+      });
+      stops.push(hookd.stop);
+      for (const persist of [true, false]) {
+        const name = `${persist ? 'durable' : 'memory'}${b.tag && `-${b.tag}`}`;
+        const label = `Persist: ${persist}${b.bin ? ` (baseline ${b.bin})` : ''}`;
+        kinds.push({ name, label, persist, hookd, ...(b.bin && { baseline: b.bin }) });
+      }
+    }
     for (const k of kinds) {
       receiver.samples.set(`/${k.name}`, []);
-      await createHook(hookd, {
+      await createHook(k.hookd, {
         PathPattern: `/fire-${k.name}/(*)`,
         Callback: `${receiver.url}/${k.name}`,
         Methods: ['GET'],
@@ -154,6 +174,7 @@ export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<Fir
 
     const delays = new Map(kinds.map((k) => [k.name, delayFor(opts.rate, opts.connections)]));
     const fire = async (name: string, durationS: number): Promise<LoadResult> => {
+      const hookd = kinds.find((k) => k.name === name)!.hookd;
       const prefix = `/fire-${name}/`;
       const load = { connections: opts.connections, durationS, pin: opts.pin, tool };
       if (tool === 'wrk') {
@@ -185,6 +206,7 @@ export async function runFireLatencyBench(opts: FireLatencyOptions): Promise<Fir
     const results = kinds.map((k) => ({
       name: k.name,
       label: k.label,
+      ...(k.baseline && { baseline: k.baseline }),
       p50Ms: [] as number[],
       p99Ms: [] as number[],
       rate: [] as number[],
@@ -247,4 +269,38 @@ export function formatFireLatency(r: FireLatencyResult): string {
     ...r.skipped.map((s) => `Note: ${s}`),
   ];
   return `${table(['hook', 'callbacks/s (min–max)', 'p50 ms (min–max)', 'p99 ms (min–max)', 'received / sent'], rows)}\n\n${notes.map((n) => `- ${n}`).join('\n')}`;
+}
+
+function parseArgs(argv: string[]): FireLatencyOptions {
+  const o: FireLatencyOptions = {
+    rounds: 5,
+    durationS: 5,
+    rate: 1000,
+    connections: 50,
+    warmupS: 3,
+    pin: true,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const v = argv[i + 1];
+    if (a === '--rounds') o.rounds = Number(argv[++i]);
+    else if (a === '--seconds') o.durationS = Number(argv[++i]);
+    else if (a === '--rate') o.rate = Number(argv[++i]);
+    else if (a === '--connections') o.connections = Number(argv[++i]);
+    else if (a === '--warmup') o.warmupS = Number(argv[++i]);
+    else if (a === '--no-pin') o.pin = false;
+    else if (a === '--baseline' && v !== undefined) o.baselineBin = resolve(argv[++i]!);
+    else if (a === '--hookd-arg' && v !== undefined) {
+      o.hookdArgs = [...(o.hookdArgs ?? []), ...v.split(' ')];
+      i++;
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  return o;
+}
+
+// Run: `node dist/bench/fire-latency.js [--rounds 5] [--seconds 5] [--rate 1000] [--baseline /old/bin/hookd.js]
+// [--hookd-arg '--adaptive-concurrency off']`.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = await runFireLatencyBench({ ...parseArgs(process.argv.slice(2)), log: (l) => console.error(l) });
+  console.log(formatFireLatency(r));
 }

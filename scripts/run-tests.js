@@ -23,9 +23,18 @@ if (selected.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// --test-force-exit: a test file whose `before` failed may leave a server listening that its
+// `after` never reaches; without the flag that file's process, and so the whole run, waits forever.
 const child = spawn(
   process.execPath,
-  ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected.sort()],
+  [
+    '--enable-source-maps',
+    '--test',
+    '--test-force-exit',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...selected.sort(),
+  ],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
 // The summary lines (`ℹ pass N`, …) are read as they pass, wherever they stand: after a failing

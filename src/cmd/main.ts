@@ -131,6 +131,9 @@ export function buildHookdCommand(): Command {
     .version(packageInfo().version, '-V, --version', 'print the version and exit')
     .showHelpAfterError('(run hookd --help for usage)')
     .action(async (_opts, cmd: Command) => {
+      // Node names its main thread MainThread, which is what ps, top and systemd's status show as
+      // the command: the daemon is called by its own name there.
+      process.title = 'hookd';
       const cfg = configFrom(cmd);
       const log = createLogger(cfg.logLevel, { format: cfg.logFormat });
       // With --workers N, a primary (store, sending, API) and N proxy workers (src/workers/).

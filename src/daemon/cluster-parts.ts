@@ -1,7 +1,7 @@
 /**
- * The parts a hookd on a shared PostgreSQL database adds (issue 11): its membership and lease,
+ * The parts a hookd on a shared PostgreSQL database adds: its membership and lease,
  * the reclaimer that adopts the deliveries of instances gone, and the live tail's fan-out. Each
- * registers its stop where it is made. Moved out of createHookd (issue 27).
+ * registers its stop where it is made.
  */
 import type { Logger } from 'pino';
 import { ClusterMember, Reclaimer, TailFanout } from '../cluster/index.js';

@@ -37,14 +37,12 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
   };
 }
 
-/** Issue 16: per-hook rate limits (with their metrics) and tracing, in the pipeline's terms. */
+/** Rate-limit waits counted in the metrics, and tracing, in the pipeline's terms. */
 export function perHookDelivery(
-  engine: () => { get(id: string): Hook | undefined },
   metrics: () => { rateLimited(ms: number): void },
   tracing: Tracing | undefined,
 ) {
   return {
-    rateLimitFor: (id: string) => engine().get(id)?.RateLimit,
     onRateWait: (ms: number) => metrics().rateLimited(ms),
     ...(tracing && { tracing }),
   };

@@ -1,7 +1,6 @@
 /**
  * The delivery pipeline as this daemon configures it: its stores, the address policy, per-hook
- * schedules and rate limits, breaker notifications, and the attempt log line and metrics. Moved
- * out of createHookd (issue 27).
+ * schedules and rate limits, breaker notifications, and the attempt log line and metrics.
  */
 
 import type { Logger } from 'pino';
@@ -37,9 +36,9 @@ export interface DeliveryWiring {
    * from memory (a map of its own would be 100,000 entries more).
    */
   subjects: DeliverySubjects;
-  /** Issue 24: which hooks verify their endpoint (src/verification/). */
+  /** Which hooks verify their endpoint (src/verification/). */
   verifyMode: (hookId: string) => VerificationMode;
-  /** Marks hookd's own requests (src/loops/, issue 22). */
+  /** Marks hookd's own requests (src/loops/). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
   /** The transports by Callback scheme. */
   transports: TransportRegistry;
@@ -69,8 +68,8 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     },
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
     scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(subjects.hooks.get(id)),
-    ...perHookDelivery(hooks, () => metrics, w.tracing),
-    // Issue 24: v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
+    ...perHookDelivery(() => metrics, w.tracing),
+    // v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
     schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
     // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
     auth: new OAuth2Bearer(

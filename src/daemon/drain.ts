@@ -12,7 +12,7 @@ export interface UpgradedConnections {
 }
 
 /**
- * Closes the API listener within `drainMs`, whatever the clients do (issue 27): upgraded clients
+ * Closes the API listener within `drainMs`, whatever the clients do: upgraded clients
  * get their close frame at once, requests in flight are answered, kept-alive connections go as
  * soon as they are idle. When the time is up every connection goes, upgraded ones included (a
  * client that ignored the close frame, an open tunnel), which would otherwise keep hookd running.

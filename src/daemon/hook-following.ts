@@ -1,7 +1,6 @@
 /**
  * What a hook change means for this process, whether made here or by another process: the match
- * index follows every change, and the pipeline forgets what it held for a deleted hook. Moved out
- * of createHookd (issue 27).
+ * index follows every change, and the pipeline forgets what it held for a deleted hook.
  */
 import type { Logger } from 'pino';
 import type { DeliveryPipeline } from '../delivery/index.js';

@@ -44,11 +44,11 @@ export interface Hookd {
   readonly hooks: HookService;
   readonly engine: MatchEngine;
   readonly app: App;
-  /** issue 23 (src/workers/): where workers' fired callbacks go, and when they are recorded. */
+  /** Where workers' (src/workers/) fired callbacks go, and when they are recorded. */
   readonly deliveries: Pick<DeliveryPipeline, 'accept' | 'settled'>;
-  /** Its Prometheus metrics; issue 23's primary merges its workers' into them. */
+  /** Its Prometheus metrics; a primary merges its workers' into them. */
   readonly metrics: Pick<Metrics, 'mergeWith' | 'registry'>;
-  /** The loop-mark key (src/loops/), handed to issue 23's workers so their proxies cut loops too. */
+  /** The loop-mark key (src/loops/), handed to the workers so their proxies cut loops too. */
   readonly loopKey: string;
   /** The base URL it listens on, e.g. `http://127.0.0.1:8470`. */
   url(): string;
@@ -117,7 +117,7 @@ async function assemble(
   const metrics = new Metrics(packageInfo().version);
   // /metrics, /healthz, /readyz: on a listener of their own, apart from the service's paths. It
   // stays up until the deliveries have drained, so that probes see the drain (503 on /readyz).
-  // Ready: the store answers and takes writes (issue 13's fault tracking).
+  // Ready: the store answers and takes writes (the store's fault tracking).
   const storeReady = async () => {
     await store.listUsers();
     return faults.health.available;
@@ -125,7 +125,7 @@ async function assemble(
   let boundUrl = '';
   const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
   life.defer('operations listener', () => opsServer.close());
-  // Issue 22: a Callback or notification Url at hookd's own address is a known loop (src/loops/).
+  // A Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
     selfTargetRefusal(url, { listening: boundUrl, publicBaseUrl: reloader.current().publicBaseUrl });
   // The transports by Callback scheme: the hook service checks Callbacks by them, the pipeline
@@ -133,13 +133,13 @@ async function assemble(
   const transports = new TransportRegistry();
   const checkScheme = callbackSchemeCheck(transports, config.callbackSchemes);
 
-  // Issue 22: the cluster's marker key from the store; marks what hookd sends, cuts loops.
+  // The cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
   const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
   // The hooks and notification endpoints the pipeline asks about: the engine and the
   // notifications send through the pipeline, so they are made after it and attached below.
   const subjects = new DeliverySubjects();
-  // Issue 24: endpoint verification (src/verification/).
+  // Endpoint verification (src/verification/).
   const verifyMode = verificationModeFor(() => subjects.hooks, config.callbackVerification);
   const deliveries = createDeliveries({
     ...{ verifyMode, transports, subjects, config, opened, settings, faults, tracing, metrics, log },
@@ -203,7 +203,7 @@ async function assemble(
     source: tailSource(deliveries, fanout),
   });
   metrics.observe({ tailClients: () => tail.clients });
-  // Issue 26: `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
+  // `hookctl listen` relays (src/listen/); its socket shares the API's upgrades with the tail.
   const listen = listenServer({ identity, settings, log, deliveries, hooks, opened, tail, fanout });
   life.defer('listen relays', () => listen.close());
   let consoleListener: ReturnType<typeof consoleListenerFor> | undefined;
@@ -218,7 +218,7 @@ async function assemble(
   const proxy = reverseProxyFor(door);
   if (proxy) life.defer('reverse proxy', () => proxy.close());
   const app = await frontDoorApp(door, proxy);
-  // Issue 22: the console on its own origin (src/console/listener.ts); stops after the API drained.
+  // The console on its own origin (src/console/listener.ts); stops after the API drained.
   consoleListener = consoleListenerFor(config, app.apiOnly);
   life.defer('console listener', () => consoleListener.close());
   // The first to stop: the front door closes, in-flight requests finish within the drain time.
@@ -237,7 +237,7 @@ async function assemble(
     hooks,
     engine,
     app,
-    deliveries, // issue 23 (src/workers/)
+    deliveries, // the workers' fired callbacks (src/workers/)
     metrics,
     loopKey: marker.exportKey(),
     reload: reloader.reload,

@@ -5,8 +5,7 @@ type Stop = () => unknown;
 /**
  * The one cleanup list of a running hookd (Caddy's `context.OnCancel`): the code that makes a part
  * registers how to stop it, at once. Shutdown and the rollback of a failed start run the same list
- * in reverse, so the two can no longer drift apart (issue 27: the notifier's timer and the store
- * watcher were missing from one list or the other).
+ * in reverse, so that no part is stopped by one and forgotten by the other.
  */
 export class Lifecycle {
   private readonly stops: { name: string; stop: Stop }[] = [];

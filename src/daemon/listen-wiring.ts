@@ -8,7 +8,7 @@ import type { HookService } from '../service/index.js';
 import type { OpenedStores } from './open-store.js';
 
 /**
- * `hookctl listen`'s socket (issue 26) as the daemon runs it: fed by the pipeline's `fired` events
+ * `hookctl listen`'s socket as the daemon runs it: fed by the pipeline's `fired` events
  * (no call site inside the pipeline), answering upgrades to `/_hookd/listen` and handing the
  * others to the tail, and giving the delivery log its listener attempts.
  */

@@ -33,7 +33,7 @@ export interface OpenedStores {
   deliveries: { durable: DeliveryStore; ephemeral: DeliveryStore };
   /** Notification endpoints, beside the hooks. */
   notifications: NotificationStore;
-  /** `hookctl listen`'s attempts (issue 26), beside the deliveries. */
+  /** `hookctl listen`'s attempts, beside the deliveries. */
   listenerAttempts: ListenerAttemptStore;
   /** `Idempotency-Key`s of reports: in the SQLite file, or shared by the cluster's instances. */
   idempotency: IdempotencyStore;

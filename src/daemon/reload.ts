@@ -8,7 +8,7 @@ import type { RuntimeSettings } from './runtime-settings.js';
 /**
  * Options a running hookd applies on reload; every other key needs a restart (they built a part:
  * a socket, a file, a pool). Both lists come from the option table (config/options.ts `reload`),
- * so a key's reload class is declared where the key is (issue 27).
+ * so a key's reload class is declared where the key is.
  */
 export const HOT_KEYS: readonly (keyof HookdConfig)[] = ALL_OPTIONS.filter((o) => o.reload === 'hot').map(
   (o) => o.key as keyof HookdConfig,
@@ -43,7 +43,6 @@ export function diffConfig(before: HookdConfig, after: HookdConfig): ReloadResul
 /**
  * The reload of a running daemon (SIGHUP, `POST /reload`): reads the configuration again, applies
  * the hot keys and keeps the running value of the others, so that `config` says what is in force.
- * Moved out of createHookd (issue 27).
  */
 export function configReloader(
   initial: HookdConfig,

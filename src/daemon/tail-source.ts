@@ -4,8 +4,7 @@ import type { TailEvent, TailSource } from '../server/index.js';
 
 /**
  * Where the live tail's events come from: this instance's fired callbacks and attempts, and in a
- * cluster the other instances' (asked for only while someone watches that owner). Moved out of
- * createHookd (issue 27).
+ * cluster the other instances' (asked for only while someone watches that owner).
  */
 export function tailSource(deliveries: DeliveryPipeline, fanout: TailFanout | undefined): TailSource {
   return {

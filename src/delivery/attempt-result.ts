@@ -20,21 +20,21 @@ export function verdictOf(o: SendOutcome): AttemptVerdict {
 
 /** An attempt as the delivery log and the events record it. */
 export interface RecordedAttempt {
-  /** The HTTP status; null for other transports and when there was no answer. */
+  /** The receiver's answer code (an HTTP status); null when its protocol has none or no answer came. */
   readonly statusCode: number | null;
-  /** The cause of a failure in words; null on success and for an HTTP answer. */
+  /** The cause of a failure in words; null on success and for an answer with a code. */
   readonly error: string | null;
-  /** The first bytes of an HTTP answer's body, or another transport's receipt in words. */
+  /** The first bytes of an answer with a code (an HTTP body), or the receipt in words. */
   readonly responseBody: string | null;
   readonly latencyMs: number;
 }
 
 export function recordedAttempt(o: SendOutcome): RecordedAttempt {
-  if (o.http !== undefined) {
+  if (o.answerCode !== undefined) {
     return {
-      statusCode: o.http.statusCode,
-      error: o.http.error ?? null,
-      responseBody: o.http.responseBody,
+      statusCode: o.answerCode,
+      error: o.answerFault ?? null,
+      responseBody: o.answerText ?? '',
       latencyMs: o.latencyMs,
     };
   }
@@ -61,12 +61,12 @@ export function notSent(reason: string): SendOutcome {
 }
 
 /**
- * What an outcome says about the receiver's load (src/pace/): 429, 503 and no answer in time say
- * "too much"; a delivered answer its latency; the rest (a 4xx, a 500, refused) nothing.
+ * What an outcome says about the receiver's load (src/pace/): an overloaded receiver and no
+ * answer in time say "too much"; a delivered answer its latency; the rest (a 4xx, a 500,
+ * refused) nothing.
  */
 export function paceSampleOf(o: SendOutcome, inFlight: number): PaceSample {
-  const status = o.http?.statusCode;
-  const overload = status === 429 || status === 503 || (o.timedOut === true && !o.aborted);
+  const overload = o.overloaded === true || (o.timedOut === true && !o.aborted);
   const verdict = overload ? 'overload' : o.kind === 'delivered' && !o.aborted ? 'ok' : 'other';
   return { latencyMs: o.latencyMs, inFlight, verdict };
 }

@@ -161,19 +161,13 @@ export class AttemptRunner {
       const timestamp = this.timestampOf(start);
       d.headers ??= callbackHeaders(d, this.userAgent, this.tracing !== undefined);
       const span = this.tracing?.attempt(d, d.attempts + 1);
+      const schemes = this.schemesFor?.(d.hookId);
       const headers = stampAttempt(d.headers, {
         timestamp,
         // v1 and/or v1a per hook (src/signing/).
-        signature: signatureFor(
-          this.schemesFor?.(d.hookId),
-          keys,
-          d.id,
-          timestamp,
-          d.request.body ?? '',
-          start,
-        ),
+        signature: signatureFor(schemes, keys, d.id, timestamp, d.request.body ?? '', start),
         // The receivers' own formats (`github`, templates), in headers of their own.
-        extra: receiverSignatures(this.schemesFor?.(d.hookId), keys, d.id, timestamp, d.request.body ?? ''),
+        extra: receiverSignatures(schemes, keys, d.id, timestamp, d.request.body ?? ''),
         traceparent: span?.traceparent,
       });
       // hookd's own requests carry a signed mark and a CDN-Loop entry (src/loops/).

@@ -1,6 +1,6 @@
 /**
  * The headers of a callback request, built once per delivery with named places for the values
- * each attempt sets (issue 27: they were set by array position, coupled to the builder). undici
+ * each attempt sets, so that no part depends on another's array positions. undici
  * copies the list when dispatching, so one list serves every attempt of a delivery.
  */
 
@@ -21,7 +21,7 @@ export const SET_BY_SENDER: ReadonlySet<string> = new Set([
   'expect',
 ]);
 
-// Plus the loop mark, set per attempt (src/loops/, issue 22).
+// Plus the loop mark, set per attempt (src/loops/).
 const RESERVED_HEADERS = new Set([...SET_BY_SENDER, 'hookd-loop']);
 
 export interface CallbackHeaders {
@@ -42,7 +42,7 @@ export function callbackHeaders(
   let ua = false;
   for (const name in d.request.headers) {
     const lower = name.toLowerCase();
-    // As before issue 27: without tracing, a hook's `traceparent` is kept only as its first header.
+    // Without tracing, a hook's `traceparent` is kept only as its first header: a receiver reads one.
     if (RESERVED_HEADERS.has(lower) || (list.length > 0 && lower === 'traceparent')) continue;
     if (lower === 'user-agent') ua = true;
     list.push(name, d.request.headers[name]!);

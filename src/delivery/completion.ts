@@ -1,8 +1,7 @@
 /**
  * Completion: what the pipeline does with an attempt's result (its meaning comes from outcome.ts):
  * the delivery's new state, its retry or end, the attempt record and state written together, the
- * `attempt` event; and deliveries ended unsent, and hooks disabled by a 410. Moved out of
- * pipeline.ts (issue 23).
+ * `attempt` event; and deliveries ended unsent, and hooks disabled by a 410.
  */
 import type { Logger } from 'pino';
 import type { SendOutcome } from '../transports/index.js';

@@ -1,7 +1,7 @@
 /**
  * The delivery log as recorded so far: every read first commits what the outbox holds, so that a
- * delivery fired a moment ago is found. What the API's routes and the console read through
- * (issue 27: they used the whole pipeline for it).
+ * delivery fired a moment ago is found. What the API's routes and the console read through,
+ * so that a reader needs nothing else of the pipeline.
  */
 import type { AttemptRecord, DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { DeliveryLog, DeliveryPage } from './delivery-log.js';

@@ -48,7 +48,7 @@ export class Delivery implements DeliveryRecord {
   buffered = false;
   /** What holds it back while it waits for a slot, e.g. `endpoint https://…` (the delivery log's `HeldBy`). */
   heldBy: string | undefined = undefined;
-  /** Issue 24 (src/ordering/): the delivery of its key it waits behind (the delivery log's `HeldBehind`). */
+  /** The delivery of its key it waits behind (src/ordering/; the delivery log's `HeldBehind`). */
   heldBehind: string | undefined = undefined;
   /** Position in the scheduler's heap, -1 when not in it. */
   heapIndex = -1;

@@ -1,5 +1,5 @@
 /**
- * Group commit of one store's writes (moved out of outbox.ts): everything queued for a store
+ * Group commit of one store's writes: everything queued for a store
  * during one turn of the event loop (new deliveries, and the state changes and attempt records of
  * a few milliseconds) goes out as one transaction, so a burst of a thousand callbacks pays one
  * commit, not a thousand (PERF-NOTES "Recording deliveries"); a write the store refuses is held
@@ -124,7 +124,7 @@ export class GroupCommit {
 
   /**
    * An attempt's outcome: its record and the delivery's new state, queued together for the same
-   * commit (issue 23: one write per outcome, and a store writes a batch's outcomes together).
+   * commit: one write per outcome, and a store writes a batch's outcomes together.
    */
   outcome(d: Delivery, a: AttemptRecord): void {
     this.batch.attempts.push(a);

@@ -1,6 +1,6 @@
 /**
  * Intake: fired callbacks into the outbox and the deliveries held in memory; deliveries taken
- * over from another cluster instance or let go to them. Moved out of pipeline.ts (issue 27).
+ * over from another cluster instance or let go to them.
  */
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/index.js';

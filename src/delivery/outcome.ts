@@ -46,7 +46,7 @@ export function attemptEffect(
   };
 }
 
-// The effects that depend on nothing but the verdict: shared, not made anew per attempt (issue 23).
+// The effects that depend on nothing but the verdict: shared, not made anew per attempt.
 const SUCCEEDED: AttemptEffect = Object.freeze({
   status: 'succeeded',
   nextAttempt: null,

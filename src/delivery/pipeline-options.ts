@@ -54,22 +54,22 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
   logger?: Logger;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
-  /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/, issue 22). */
+  /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/). */
   loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
-  /** Issue 24 (src/signing/): a hook's or endpoint's signature schemes; undefined: `v1`. */
+  /** A hook's or endpoint's signature schemes (src/signing/); undefined: `v1`. */
   schemesFor?: (hookId: string) => readonly SignatureScheme[] | undefined;
   /** A hook's client certificate and private CA for its https receiver (src/client-tls/). */
   tlsFor?: (hookId: string) => TlsConnectOptions | undefined;
   /** Sends with the `Authorization` a hook needs (OAuth2 bearer tokens, src/oauth2/). */
   auth?: AttemptAuth;
-  /** Issue 24 (src/ordering/): a delivery's ordering key; undefined: its hook is not ordered. */
+  /** A delivery's ordering key (src/ordering/); undefined: its hook is not ordered. */
   orderingKeyFor?: (hookId: string, trigger: KeyTrigger) => string | undefined;
-  /** Issue 24 (src/verification/): the CloudEvents handshake before an origin's first delivery. */
+  /** The CloudEvents handshake before an origin's first delivery (src/verification/). */
   verification?: Pick<
     EndpointVerifierOptions<Delivery>,
     'modeFor' | 'requestOrigin' | 'waitMs' | 'timeoutMs' | 'retryMs'
   >;
-  /** Issue 24 (src/egress/): every callback leaves through the egress proxy's tunnel. */
+  /** Every callback leaves through the egress proxy's tunnel (src/egress/). */
   tunnel?: Tunnel;
   /** A stored delivery's source by its subject's Id (default: every one is a hook's callback). */
   sourceOf?: (subjectId: string) => DeliverySource;

@@ -11,7 +11,6 @@ import { HookdError } from '../errors/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { HttpTransport } from '../transports/index.js';
 import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
@@ -58,7 +57,7 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Each receiver's adaptive concurrency limit (src/pace/): what metrics and pages show. */
   readonly pace: ReceiverPace;
   private readonly live: Map<string, Delivery>;
-  // Issue 24: ordering per key and endpoint verification (semantics.ts).
+  // Ordering per key and endpoint verification (semantics.ts).
   private readonly semantics: DeliverySemantics;
   private readonly outbox: Outbox;
   private readonly scheduler: Scheduler<Delivery>;
@@ -117,11 +116,9 @@ export class DeliveryPipeline implements FiredEventSink {
         ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
       },
     );
-    // The CloudEvents handshake is HTTP: it goes out on the HTTP transport's connections.
-    const http = transports.forProtocol('https:');
     this.semantics = new DeliverySemantics(opts, {
       ...{ durable: opts.durable, ephemeral: opts.ephemeral },
-      ...(http instanceof HttpTransport && { dispatcher: http.dispatcher }),
+      transports,
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
       fail: (d, reason) => this.completion.endUnsent(d, reason),
@@ -274,12 +271,12 @@ export class DeliveryPipeline implements FiredEventSink {
   /** Attempts waiting for a slot, per host that has any (metrics). */
   waitingByHost = (): Iterable<{ host: string; waiting: number }> => this.limiter.waitingByHost();
 
-  /** Issue 24: endpoint verification, when any hook can ask for it. */
+  /** Endpoint verification, when any hook can ask for it. */
   get verifier(): DeliverySemantics['verifier'] {
     return this.semantics.verifier;
   }
 
-  /** Issue 24: keys with deliveries held behind their head, and those deliveries (metrics). */
+  /** Keys with deliveries held behind their head, and those deliveries (metrics). */
   orderingStats(): ReturnType<DeliverySemantics['stats']> {
     return this.semantics.stats();
   }
@@ -372,7 +369,7 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
-    if (!this.semantics.admit(d, now)) return; // issue 24: held behind its key, or unverified
+    if (!this.semantics.admit(d, now)) return; // held behind its key, or unverified
     if (this.gate?.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);

@@ -60,7 +60,7 @@ export class HookRateLimiter {
   }
 }
 
-/** The pipeline's options of issue 16: per-hook rate limits, and tracing. */
+/** The pipeline's per-hook options: rate limits, and tracing. */
 export interface PerHookOptions {
   /** A hook's `RateLimit`, undefined for none; absent: no hook is limited. */
   rateLimitFor?: (hookId: string) => RateLimit | undefined;

@@ -1,7 +1,7 @@
 /**
  * Redelivery of one delivery by id (`POST /deliveries/{id}/redeliver`): queued again with the
- * same Id for a new round of the schedule, or brought forward when pending. Moved out of
- * pipeline.ts (issue 27); many at once is bulk-redelivery.ts.
+ * same Id for a new round of the schedule, or brought forward when pending. Many at once
+ * is bulk-redelivery.ts.
  */
 import type { Logger } from 'pino';
 import type { DeliveryRecord } from '../store/index.js';

@@ -1,11 +1,12 @@
 /**
- * Issue 24's delivery semantics as the pipeline holds them: ordering per key (src/ordering/) and
+ * The delivery semantics the pipeline holds: ordering per key (src/ordering/) and
  * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
  * whether a due delivery may go now; each lets a held one go again through `release`.
  */
 import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
 import type { DeliveryStore } from '../store/index.js';
-import { EndpointVerifier, type EndpointVerifierOptions } from '../verification/index.js';
+import type { TransportSet } from '../transports/index.js';
+import { EndpointVerifier } from '../verification/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
 
@@ -18,8 +19,8 @@ export interface SemanticsHost {
   release(d: Delivery): void;
   /** Ends a delivery without sending it, with the reason (verification gave up). */
   fail(d: Delivery, reason: string): void;
-  /** The HTTP transport's connection pool: the handshake goes out as callbacks do. */
-  dispatcher?: EndpointVerifierOptions<Delivery>['dispatcher'];
+  /** The transports: a delivery is verified when its transport can send the handshake. */
+  transports: TransportSet;
 }
 
 export class DeliverySemantics {
@@ -28,6 +29,7 @@ export class DeliverySemantics {
   readonly live: Map<string, Delivery>;
   /** Endpoint verification; undefined when no hook can ask for it. */
   readonly verifier: EndpointVerifier<Delivery> | undefined;
+  private readonly transports: TransportSet;
 
   constructor(opts: Pick<DeliveryPipelineOptions, 'orderingKeyFor' | 'verification'>, host: SemanticsHost) {
     const keyFor = opts.orderingKeyFor;
@@ -44,12 +46,18 @@ export class DeliverySemantics {
       keyFor && sharedStoreCheck((persist) => (persist ? host.durable : host.ephemeral), keyFor),
     );
     this.live = new OrderedLiveMap(this.order);
+    this.transports = host.transports;
+    const transports = host.transports;
     this.verifier =
       opts.verification &&
-      host.dispatcher &&
       new EndpointVerifier<Delivery>({
         ...opts.verification,
-        dispatcher: host.dispatcher,
+        preflight: (r) => {
+          const t = transports.forProtocol(new URL(r.url).protocol);
+          if (t?.preflight === undefined)
+            return Promise.reject(new Error('its transport sends no preflight'));
+          return t.preflight(r);
+        },
         release,
         fail: (d, reason) => host.fail(d, reason),
       });
@@ -58,9 +66,10 @@ export class DeliverySemantics {
   /** False when the delivery must wait: behind its key's head, or for its origin's handshake. */
   admit(d: Delivery, now: number): boolean {
     if (!this.order.admit(d)) return false;
-    // The CloudEvents handshake is an HTTP exchange: a broker has no way to answer it.
-    if (d.protocol !== 'https:' && d.protocol !== 'http:') return true;
-    return !this.verifier?.hold(d, now);
+    if (this.verifier === undefined) return true;
+    // A receiver its transport cannot ask (a broker has no way to answer a handshake) is not asked.
+    if (this.transports.forProtocol(d.protocol)?.preflight === undefined) return true;
+    return !this.verifier.hold(d, now);
   }
 
   /** Keys with deliveries held behind their head, and those deliveries (metrics). */

@@ -1,5 +1,5 @@
 /**
- * The mark of a test event (the console's "Send a test event", issue 25): a header on its
+ * The mark of a test event (the console's "Send a test event"): a header on its
  * callback, so receivers can tell a test from real traffic, and by which the delivery log shows
  * it (`Test: true` in the API, a "test" badge in the console). Kept with the request, so it needs
  * no column of its own.

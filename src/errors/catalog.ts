@@ -36,6 +36,9 @@ export interface FieldError {
   field: string;
   /** The rule it broke, phrased for a person, with a hint where one helps. */
   message: string;
+  /** Where in the body's text, for a syntax error: 1-based, as editors and `hookctl` count. */
+  line?: number;
+  column?: number;
 }
 
 export class HookdError extends Error {

@@ -8,7 +8,7 @@ export interface Problem {
   status: number;
   detail: string;
   code: ErrorCode;
-  errors?: { field: string; message: string }[];
+  errors?: { field: string; message: string; line?: number; column?: number }[];
 }
 
 export function toProblem(err: HookdError): Problem {

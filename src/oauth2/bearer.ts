@@ -35,7 +35,7 @@ export class OAuth2Bearer implements AttemptAuth {
       return failed(e, started);
     }
     const first = await send(['authorization', `Bearer ${token}`]);
-    if (first.http?.statusCode !== 401) return first;
+    if (first.unauthorized !== true) return first;
     this.tokens.invalidate(c, token);
     try {
       token = await this.tokens.token(c);

@@ -1,5 +1,5 @@
 /**
- * Ordered delivery per key (issue 24): `Ordering: {"Key": "<template>"}` on a hook. The pipeline
+ * Ordered delivery per key: `Ordering: {"Key": "<template>"}` on a hook. The pipeline
  * keeps its live deliveries in an `OrderedLiveMap` and asks `KeyQueues.admit` before sending;
  * the daemon tells it each delivery's key with `orderingKeyOf`.
  */

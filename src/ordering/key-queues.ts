@@ -1,5 +1,5 @@
 /**
- * Ordered delivery per key (issue 24): of the deliveries of one hook with the same ordering key,
+ * Ordered delivery per key: of the deliveries of one hook with the same ordering key,
  * one is sent at a time, in trigger order. The head goes like any delivery (limits, retries);
  * its successors wait here, outside the scheduler and the limiter, until it ends (succeeded,
  * failed after its last attempt, or not sent), and then the next one is handed back.

@@ -115,15 +115,33 @@ async function eachItem(tables: SealedTables, visit: (item: Item) => Promise<voi
   }
 }
 
-/** The first key id named by a sealed value that `known` lacks, if any. */
-async function unknownKey(tables: SealedTables, known: (id: string) => boolean): Promise<string | undefined> {
+/** Whether a row holds a value that is plain or sealed with another key than `current`. */
+const stale = (item: Item, current: string | undefined) =>
+  !item.values.every((v) => isSealed(v) && sealedKeyId(v) === current);
+
+/**
+ * One walk: the first key id named by a sealed value that `known` lacks, if any, and whether any
+ * row needs re-sealing under `current`; a start-up with nothing to re-seal reads the rows once.
+ */
+async function survey(
+  tables: SealedTables,
+  known: (id: string) => boolean,
+  current?: string,
+): Promise<{ missing: string | undefined; anyStale: boolean }> {
   let missing: string | undefined;
+  let anyStale = false;
   await eachItem(tables, (item) => {
     for (const v of item.values) {
       if (missing === undefined && isSealed(v) && !known(sealedKeyId(v))) missing = sealedKeyId(v);
     }
+    if (!anyStale && stale(item, current)) anyStale = true;
   });
-  return missing;
+  return { missing, anyStale };
+}
+
+/** The first key id named by a sealed value that `known` lacks, if any. */
+async function unknownKey(tables: SealedTables, known: (id: string) => boolean): Promise<string | undefined> {
+  return (await survey(tables, known)).missing;
 }
 
 /** Re-seals what is not sealed with the current key; returns how many rows were rewritten. */
@@ -131,7 +149,7 @@ export async function resealSecrets(tables: SealedTables, sealer: SecretSealer):
   let n = 0;
   const current = sealer.currentKeyId;
   await eachItem(tables, async (item) => {
-    if (item.values.every((v) => isSealed(v) && sealedKeyId(v) === current)) return;
+    if (!stale(item, current)) return;
     if (await item.reseal(sealer)) n++;
   });
   return n;
@@ -161,13 +179,13 @@ export async function openSecretsKey(
     created = set !== undefined;
   }
   sealer.load(set);
-  const missing = await unknownKey(tables, (id) => sealer.hasKey(id));
+  const { missing, anyStale } = await survey(tables, (id) => sealer.hasKey(id), sealer.currentKeyId);
   if (missing !== undefined) {
     throw new SecretsKeyError(
       `the store holds secrets sealed with key ${missing}, which the secrets key file ${file} does not hold (it holds ${[...readKeyFile(file).keys.keys()].join(', ')}): a wrong or an older key file`,
     );
   }
-  return { resealed: await resealSecrets(tables, sealer), created };
+  return { resealed: anyStale ? await resealSecrets(tables, sealer) : 0, created };
 }
 
 /**

@@ -18,7 +18,7 @@ import { printable } from '../util/index.js';
 import { apiPathMatcher } from './api-paths.js';
 import { installAuth } from './auth-hook.js';
 import { registerFeatures } from './features.js';
-import { fromFrameworkError } from './framework-errors.js';
+import { fromFrameworkError, jsonSyntaxError } from './framework-errors.js';
 import { openApiFeature } from './openapi.js';
 import { schemaCompilersOnDemand } from './schema-compilers.js';
 
@@ -167,7 +167,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (text.trim() === '')
       return done(new HookdError('MALFORMED_JSON', 'the request body is empty; send a JSON document'));
-    parseJson(req, text, done);
+    parseJson(req, text, (err, parsed) => {
+      // A forbidden key (__proto__) is valid JSON and keeps the parser's own refusal.
+      done(err ? (jsonSyntaxError(text) ?? err) : null, parsed);
+    });
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonParser);
   // Lenient about a missing Content-Type (a bare `curl -d @hook.json` sends a form type and is refused

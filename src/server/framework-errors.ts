@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import { ERRORS, type ErrorCode, HookdError } from '../errors/index.js';
+import { lineColumn, locateJsonError } from '../util/index.js';
 
 /**
  * Maps what Fastify and its body parser throw onto the catalog, so that nothing a client sent
@@ -39,4 +40,20 @@ export function fromFrameworkError(err: FastifyError | Error, bodyLimit: number)
     return new HookdError(entry, err.message);
   }
   return undefined;
+}
+
+/**
+ * A body that is not JSON, said as hookctl says a file: the first syntax error with its line and
+ * column (`errors[0]` carries them beside `field`), where the parser's own message has a
+ * character offset at best. Undefined when the text is valid JSON (the refusal was another one).
+ */
+export function jsonSyntaxError(text: string): HookdError | undefined {
+  const at = locateJsonError(text);
+  if (at === undefined) return undefined;
+  const { line, column } = lineColumn(text, at.offset);
+  return new HookdError(
+    'MALFORMED_JSON',
+    `the request body is not valid JSON: line ${line}, column ${column}: ${at.message}`,
+    { errors: [{ field: '(body)', line, column, message: at.message }] },
+  );
 }

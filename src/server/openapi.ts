@@ -48,7 +48,12 @@ const problemSchema = {
       items: {
         type: 'object',
         required: ['field', 'message'],
-        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          field: { type: 'string' },
+          message: { type: 'string' },
+          line: { type: 'integer', description: "a syntax error's line in the body, from 1" },
+          column: { type: 'integer', description: "a syntax error's column in the body, from 1" },
+        },
       },
     },
   },

@@ -16,7 +16,7 @@ export interface FilterDialect {
 }
 
 /**
- * Only the filters given become predicates (issue 25): the `(@x IS NULL OR col = @x)` form hides
+ * Only the filters given become predicates: the `(@x IS NULL OR col = @x)` form hides
  * them from the planner, so `status` and `last_status` could not use their indexes and a selective
  * filter read the whole hook. The text depends only on which filters are set, so a store can cache
  * one prepared statement per filter set (at most 32).

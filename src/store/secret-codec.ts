@@ -140,8 +140,19 @@ export interface CredentialTable {
   replaceCredentialRow(row: CredentialRow, text: string): Promise<boolean>;
 }
 
-/** An SQL condition on a hook document's column that holds for every document that may carry one. */
-export const HOOK_DOC_WITH_CREDENTIALS = (col: string) =>
-  `(${col} LIKE '%"SealedCallback"%' OR ${col} LIKE '%"SealedTls"%' OR ${col} LIKE '%"SealedAuth"%' OR ${col} LIKE '%@%')`;
+/**
+ * The dialect's substring search, `fn(haystack, needle)` > 0 when found: SQLite's `instr`,
+ * PostgreSQL's `strpos`. Either is a plain byte search, several times cheaper than a `LIKE '%…%'`,
+ * which folds case on every character; the start-up walk runs it over every stored document.
+ */
+export type SubstringFunction = 'instr' | 'strpos';
+
+/**
+ * An SQL condition on a hook document's column that holds for every document that may carry one
+ * (`"Sealed` also matches a value that merely starts so: the walk then finds nothing in it).
+ */
+export const HOOK_DOC_WITH_CREDENTIALS = (col: string, find: SubstringFunction) =>
+  `(${find}(${col}, '"Sealed') > 0 OR ${find}(${col}, '@') > 0)`;
 /** The same for a delivery's URL column. */
-export const URL_WITH_CREDENTIALS = (col: string) => `(${col} LIKE '${SEALED_URL}%' OR ${col} LIKE '%@%')`;
+export const URL_WITH_CREDENTIALS = (col: string, find: SubstringFunction) =>
+  `(${col} LIKE '${SEALED_URL}%' OR ${find}(${col}, '@') > 0)`;

@@ -17,7 +17,7 @@ export interface UserRecord {
    */
   scopes?: string[];
   /**
-   * What the admin granted beyond owning hooks (issue 22): `report` lets the user's tokens report
+   * What the admin granted beyond owning hooks: `report` lets the user's tokens report
    * requests made by anyone (a service's reporter). Absent or empty: none.
    */
   permissions?: string[];
@@ -33,7 +33,7 @@ export interface TokenRecord {
   created: string;
   /**
    * When it last authenticated a request (ISO 8601), to within a minute; absent: never since
-   * hookd recorded it (issue 25).
+   * hookd recorded it.
    */
   lastUsed?: string;
 }
@@ -54,7 +54,7 @@ export interface HookStore {
   deleteHook(id: string): Promise<boolean>;
   getHook(id: string): Promise<Hook | undefined>;
   /**
-   * The owner's hook with this `Name` (issue 26). Names are unique per owner within a store
+   * The owner's hook with this `Name`. Names are unique per owner within a store
    * (an index where the backend has one); putHook refuses a duplicate with CONFLICT.
    */
   getHookByName(owner: string, name: string): Promise<Hook | undefined>;

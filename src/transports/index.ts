@@ -15,6 +15,8 @@ export { natsTransport } from './nats/index.js';
 export { redisTransport } from './redis/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
+  PreflightAnswer,
+  PreflightRequest,
   SendOutcome,
   Transport,
   TransportAttempt,

@@ -51,10 +51,35 @@ export interface SendOutcome {
   /** Shutdown ended the attempt: its outcome is unknown and the delivery stays pending. */
   readonly aborted?: boolean;
   /**
-   * HTTP only: the answer's status and the first bytes of its body, for the delivery log, and
-   * the error when the connection broke after the status came.
+   * The receiver's own code for its answer, where its protocol has one beside the verdict (an
+   * HTTP status): the delivery log records it. Absent when there was no answer.
    */
-  readonly http?: { readonly statusCode: number; readonly responseBody: string; readonly error?: string };
+  readonly answerCode?: number;
+  /** With `answerCode`: the first bytes of what the receiver answered (an HTTP body). */
+  readonly answerText?: string;
+  /** With `answerCode`: what broke after the answer began (the connection, mid-body). */
+  readonly answerFault?: string;
+  /** The receiver said it has too much to do (HTTP 429 or 503): its pace backs off. */
+  readonly overloaded?: boolean;
+  /** The receiver refused the attempt's credentials (HTTP 401): a bearer token is renewed once. */
+  readonly unauthorized?: boolean;
+}
+
+/**
+ * An exchange with a receiver before its callbacks, asking whether it wants them (the CloudEvents
+ * validation handshake's `OPTIONS`). A transport whose receivers cannot answer one has none.
+ */
+export interface PreflightRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+}
+
+/** The receiver's answer to a preflight: its code and headers (the body is read and dropped). */
+export interface PreflightAnswer {
+  readonly code: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** What every transport instance is given when the daemon makes it. */
@@ -84,6 +109,11 @@ export interface Transport {
   send(attempt: TransportAttempt): Promise<SendOutcome>;
   /** Ends the attempts in flight (shutdown): they answer `aborted`. */
   abortAll(): void;
+  /**
+   * Sends a preflight on the callbacks' own connections (the address policy and the egress proxy
+   * apply); rejects when no answer came (`TimeoutError` when the time limit ran out).
+   */
+  preflight?(request: PreflightRequest): Promise<PreflightAnswer>;
   /** Closes every connection. */
   close(): Promise<void>;
 }

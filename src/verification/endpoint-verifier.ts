@@ -5,8 +5,7 @@
  * the handshake has not succeeded (retried every `retryMs`), at most `waitMs` each, then end as
  * failed with the reason. An allowed rate becomes the origin's rate limit.
  */
-import type { Dispatcher } from 'undici';
-import { cloudEventsHandshake, type HandshakeResult } from './handshake.js';
+import { cloudEventsHandshake, type HandshakeResult, type Preflight } from './handshake.js';
 
 export const VERIFICATION_MODES = ['off', 'cloudevents'] as const;
 export type VerificationMode = (typeof VERIFICATION_MODES)[number];
@@ -23,7 +22,8 @@ export interface VerifiedItem {
 }
 
 export interface EndpointVerifierOptions<T> {
-  dispatcher: Dispatcher;
+  /** Sends the handshake through the callback's transport. */
+  preflight: Preflight;
   /** The hook's mode (its own `Verification`, else the daemon's). */
   modeFor(hookId: string): VerificationMode;
   /** `WebHook-Request-Origin`: who is asking (default `hookd`). */
@@ -129,7 +129,7 @@ export class EndpointVerifier<T extends VerifiedItem> {
   private start(origin: string, e: Entry<T>): void {
     if (e.running || e.timer !== undefined || this.closed) return;
     e.running = true;
-    cloudEventsHandshake(this.opts.dispatcher, e.url, this.requestOrigin, this.timeoutMs).then(
+    cloudEventsHandshake(this.opts.preflight, e.url, this.requestOrigin, this.timeoutMs).then(
       (r) => this.settle(origin, e, r),
       (err: Error) => this.settle(origin, e, { ok: false, reason: err.message, result: err.message }),
     );

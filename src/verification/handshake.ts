@@ -2,12 +2,15 @@
  * The CloudEvents HTTP webhook validation handshake (CloudEvents "HTTP 1.1 Web Hooks for Event
  * Delivery" §4.2): an `OPTIONS` request to the callback URL carrying `WebHook-Request-Origin`; the
  * receiver agrees by answering 2xx with `WebHook-Allowed-Origin` naming that origin (or `*`), and
- * may limit us with `WebHook-Allowed-Rate` (requests per minute, or `*`). Sent through the
- * pipeline's dispatcher: the callback target policy and the egress proxy apply to it as to
- * callbacks.
+ * may limit us with `WebHook-Allowed-Rate` (requests per minute, or `*`). Sent as a preflight of
+ * the callback's transport, on its connections: the callback target policy and the egress proxy
+ * apply to it as to callbacks.
  */
 import { STATUS_CODES } from 'node:http';
-import { type Dispatcher, request } from 'undici';
+import type { PreflightAnswer, PreflightRequest } from '../transports/index.js';
+
+/** Sends a preflight through the transport of the Callback's scheme. */
+export type Preflight = (request: PreflightRequest) => Promise<PreflightAnswer>;
 
 /**
  * `result`: the answer in a few words for the hook's `VerificationResult` ("403 Forbidden", "200
@@ -29,21 +32,19 @@ function shown(v: string): string {
 }
 
 export async function cloudEventsHandshake(
-  dispatcher: Dispatcher,
+  preflight: Preflight,
   url: string,
   requestOrigin: string,
   timeoutMs: number,
 ): Promise<HandshakeResult> {
   try {
-    const res = await request(url, {
+    const answer = await preflight({
+      url,
       method: 'OPTIONS',
-      dispatcher,
       headers: { 'webhook-request-origin': requestOrigin, 'webhook-request-rate': '120' },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
+      timeoutMs,
     });
-    await res.body.dump().catch(() => undefined);
+    const res = { statusCode: answer.code, headers: answer.headers };
     const allowed = header(res.headers, 'webhook-allowed-origin');
     const status = `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim();
     if (res.statusCode < 200 || res.statusCode > 299) {
@@ -80,7 +81,10 @@ export async function cloudEventsHandshake(
   }
 }
 
-function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+function header(
+  h: Readonly<Record<string, string | string[] | undefined>>,
+  name: string,
+): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 }

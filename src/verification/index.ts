@@ -12,7 +12,7 @@ export {
   type VerificationMode,
   type VerifiedItem,
 } from './endpoint-verifier.js';
-export { cloudEventsHandshake, type HandshakeResult } from './handshake.js';
+export { cloudEventsHandshake, type HandshakeResult, type Preflight } from './handshake.js';
 export {
   type HookVerificationView,
   rateLimitWithAllowedRate,

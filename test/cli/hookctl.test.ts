@@ -13,6 +13,7 @@ import {
   HOOKCTL_BIN,
   hookctl,
   hookFixtures,
+  ROOT,
   runProcess,
 } from './helpers.js';
 
@@ -194,6 +195,19 @@ describe('hookctl exit codes', () => {
     assert.equal(sub.code, 0);
     assert.match(sub.stdout, /Examples:/);
     assert.match(sub.stdout, /--server/, 'global options are shown in command help');
+    // Where the hook's fields are documented, and the places it names exist.
+    for (const args of [
+      ['create', '--help'],
+      ['replace', '--help'],
+    ]) {
+      const h = args[0] === 'create' ? sub : await hookctl(args, { env });
+      const text = h.stdout.replace(/\s+/g, ' ');
+      const section = /README\.md, "([^"]+)"/.exec(text)?.[1];
+      assert.ok(section, `${args[0]} --help names the README section of the hook's fields: ${h.stdout}`);
+      assert.match(readFileSync(join(ROOT, 'README.md'), 'utf8'), new RegExp(`^#+ ${section}$`, 'm'));
+      assert.match(text, /schema\/hook\.schema\.json/);
+      assert.ok(existsSync(join(ROOT, 'schema', 'hook.schema.json')));
+    }
     const v = await hookctl(['--version'], { env });
     assert.equal(v.code, 0);
     assert.match(v.stdout, /^\d+\.\d+\.\d+/);

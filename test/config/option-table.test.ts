@@ -25,6 +25,8 @@ import { packageInfo } from '../../src/util/package-info.js';
 // written beside it (reload classes, --help, the README's option table) is checked against it.
 
 const ROOT = packageInfo().root;
+/** A row of the option reference's summary table (docs/reference/options.md, generated). */
+const OPTION_ROW = /^\| \[?`--/;
 const base = (): HookdConfig => loadConfig({ flags: { dataDir: '/tmp/hookd-option-table' }, env: {} });
 
 describe('the option table', () => {
@@ -65,13 +67,13 @@ describe('the option table', () => {
     for (const o of ALL_OPTIONS) assert.ok(help.includes(o.flag.split(' ')[0]!), o.flag);
   });
 
-  it("the README's option table agrees with it, and has a row for every option but identity's", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Configuration'));
+  it("the option reference's table agrees with it, and has a row for every option but identity's", () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'reference', 'options.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('# Options of hookd'));
     const rows = section
       .slice(0, section.indexOf('\n\n', section.indexOf('| Flag |')))
       .split('\n')
-      .filter((l) => l.startsWith('| `--'));
+      .filter((l) => OPTION_ROW.test(l));
     assert.ok(rows.length > 20, `README option rows: ${rows.length}`);
     const listed = new Set<string>();
     for (const row of rows) {
@@ -127,9 +129,9 @@ describe('defaults in the option table', () => {
     assert.ok(ALL_OPTIONS.filter((o) => o.default === undefined && o.shownDefault !== undefined).length > 5);
   });
 
-  it("--help, the README's option table and hookd.8 state each option's default", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const rows = readme.split('\n').filter((l) => l.startsWith('| `--'));
+  it("--help, the option reference's table and hookd.8 state each option's default", () => {
+    const readme = readFileSync(join(ROOT, 'docs', 'reference', 'options.md'), 'utf8');
+    const rows = readme.split('\n').filter((l) => OPTION_ROW.test(l));
     const help = buildHookdCommand().helpInformation().replace(/\s+/g, ' ');
     let checked = 0;
     const missing: string[] = [];
@@ -139,7 +141,7 @@ describe('defaults in the option table', () => {
       // A switch (--no-events, --console-on-proxy) states its default by its name.
       if (shown === undefined || typeof o.default === 'boolean') continue;
       if (!help.includes(shown)) missing.push(`hookd --help does not give ${flag}'s default ${shown}`);
-      const row = rows.find((r) => r.startsWith(`| \`${flag} `) || r.startsWith(`| \`${flag}\``));
+      const row = rows.find((r) => new RegExp(`^\\| \\[?\`${flag}[ \`]`).test(r));
       if (row !== undefined) {
         const cell = row.split(' | ')[3]!;
         if (!cell.includes(shown))

@@ -28,7 +28,7 @@ async function startDaemon(
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<Daemon> {
-  const d = await spawnHookd(args, { dataDir, env, timeoutMs: 15000 });
+  const d = await spawnHookd(args, { dataDir, env });
   running.add(d);
   void d.exited.then(() => running.delete(d));
   return d;
@@ -46,7 +46,7 @@ function hookd(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
     execFile(
       process.execPath,
       [HOOKD_BIN, ...args],
-      { env: { ...process.env, HOOKD_LOG_LEVEL: 'warn', ...env }, timeout: 20000 },
+      { env: { ...process.env, HOOKD_LOG_LEVEL: 'warn', ...env }, timeout: 60000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });

@@ -17,8 +17,8 @@ before(async () => {
   hookd = await spawnHookd(['--upstream', upstream.url]);
 });
 after(async () => {
-  await hookd.stop();
-  await upstream.close();
+  await hookd?.stop();
+  await upstream?.close();
 });
 
 /** Sends one request with a raw (UTF-8) target over a plain socket; resolves with the whole answer. */

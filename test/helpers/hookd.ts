@@ -124,7 +124,9 @@ export interface SpawnOptions {
 /** A real `hookd` process (bin/hookd.js), for restarts, signals and crashes. */
 export async function spawnHookd(args: string[] = [], opts: SpawnOptions = {}): Promise<HookdProcess> {
   const dataDir = opts.dataDir ?? tempDir();
-  const timeoutMs = opts.timeoutMs ?? 10000;
+  // A bound that finds a daemon that never starts, not a speed check: a loaded CI machine starts a
+  // Node process slowly.
+  const timeoutMs = opts.timeoutMs ?? 30000;
   const proc = spawn(
     process.execPath,
     [

@@ -54,6 +54,30 @@ it('passes too', () => {});
     assert.equal(lines.at(-1), 'hookd tests: 2 passed, 2 failed, 0 skipped, 0 todo');
   });
 
+  it('ends a file that leaves a server listening after its before failed, rather than waiting forever', () => {
+    const started = Date.now();
+    const { status, lines } = runIn({
+      'd.test.js': `import { after, before, it } from 'node:test';
+import { createServer } from 'node:http';
+let server;
+let daemon;
+before(async () => {
+  server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  throw new Error('the daemon did not start');
+});
+after(async () => {
+  await daemon.stop();
+  server.close();
+});
+it('needs the daemon', () => {});
+`,
+    });
+    assert.notEqual(status, 0);
+    assert.ok(Date.now() - started < 60_000);
+    assert.match(lines.at(-1) ?? '', /^hookd tests: 0 passed, [1-9]\d* failed/);
+  });
+
   it('prints no failure list after a passing run, and exits 0', () => {
     const { status, lines } = runIn({
       'c.test.js': `import { it } from 'node:test';\nit('passes', () => {});\n`,

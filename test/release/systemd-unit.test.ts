@@ -13,7 +13,7 @@ import { requireOrSkip } from '../helpers/require.js';
 const UNIT_FILE = join(REPO_ROOT, 'contrib', 'systemd', 'hookd.service');
 const unit = readFileSync(UNIT_FILE, 'utf8');
 const man = readFileSync(join(REPO_ROOT, 'man', 'hookd.8'), 'utf8');
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const readme = readFileSync(join(REPO_ROOT, 'docs', 'guides', 'install.md'), 'utf8');
 const installSh = readFileSync(join(REPO_ROOT, 'scripts', 'install.sh'), 'utf8');
 
 /** `Key=value` settings of the unit, comments left out. */

@@ -43,7 +43,7 @@ function failedStart(dataDir: string, extra: string[] = []) {
       '127.0.0.1:0',
       ...extra,
     ],
-    { encoding: 'utf8', timeout: 20_000 },
+    { encoding: 'utf8', timeout: 60_000 },
   );
 }
 

@@ -522,6 +522,43 @@ describe('junk bodies are a 4xx problem, never a 5xx', () => {
     });
   }
 
+  it('a syntax error names its line and column: errors[0] has field, line and column (curl gets what hookctl says)', async () => {
+    const text =
+      '{\n  "PathPattern": "/a",\n  "Methods": ["GET"],\n  "Callback": "http://127.0.0.1:9/h",\n}\n';
+    for (const [method, path] of [
+      ['POST', '/hooks'],
+      ['PUT', '/hooks/hk_0000000000ZZZZZZZZZZZZZZZZZZZZ'],
+      ['POST', '/_hookd/notifications'],
+    ] as const) {
+      const r = await api<
+        Problem & { errors: { field: string; line: number; column: number; message: string }[] }
+      >(d.url, d.token, method, path, text, { 'content-type': 'application/json' });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.code, 'MALFORMED_JSON');
+      const [first] = r.body.errors;
+      assert.deepEqual(
+        { field: first?.field, line: first?.line, column: first?.column },
+        {
+          field: '(body)',
+          line: 5,
+          column: 1,
+        },
+      );
+      assert.match(first!.message, /trailing comma/);
+      assert.match(r.body.detail, /line 5, column 1/);
+    }
+    // A second line's bad token: the column counts from that line's start.
+    const r = await api<Problem & { errors: { line: number; column: number }[] }>(
+      d.url,
+      d.token,
+      'POST',
+      '/hooks',
+      '{"PathPattern": "/a",\n "Methods": [GET]}',
+      { 'content-type': 'application/json' },
+    );
+    assert.deepEqual([r.body.errors[0]?.line, r.body.errors[0]?.column], [2, 14]);
+  });
+
   it('NUL bytes inside every string field are refused or ignored, never stored', async () => {
     const nul = '\u0000';
     await refused(

@@ -15,7 +15,7 @@ export class MemoryStore implements Store {
   private readonly users = new Map<string, UserRecord>();
   private readonly tokens = new Map<string, TokenRecord>();
 
-  /** `owner NUL name` → Id: the unique index of names (issue 26). */
+  /** `owner NUL name` → Id: the unique index of names. */
   private readonly names = new Map<string, string>();
 
   /**

@@ -182,7 +182,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     name: 'idempotency keys, delivery trace context, rate-limit wait',
-    // Issue 16: see the SQLite migration of the same purpose.
+    // See the SQLite migration of the same purpose.
     sql: `
   CREATE TABLE idempotency_keys (
     owner TEXT COLLATE "C" NOT NULL,
@@ -210,7 +210,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
     name: 'hook names, listener attempts',
-    // Issue 26: see the SQLite migration of the same purpose. A listener attempt of a
+    // See the SQLite migration of the same purpose. A listener attempt of a
     // `Persist: false` hook's delivery is kept here too and goes with it (trigger on both tables).
     sql: `
   ALTER TABLE hooks ADD COLUMN name TEXT COLLATE "C";
@@ -243,13 +243,13 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     name: 'token last used',
-    // Issue 25: see the SQLite migration of the same purpose.
+    // See the SQLite migration of the same purpose.
     sql: 'ALTER TABLE tokens ADD COLUMN last_used TEXT;',
   },
   {
     version: 9,
     name: 'users: permissions',
-    // Issue 22: see the SQLite migration of the same purpose. The users trigger of version 3
+    // See the SQLite migration of the same purpose. The users trigger of version 3
     // announces a change to every instance already.
     sql: `
   ALTER TABLE users ADD COLUMN permissions TEXT;
@@ -258,7 +258,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 10,
     name: 'delivery log filter indexes',
-    // Issue 25: see the SQLite migration of the same purpose; `Persist: false` hooks have the log too.
+    // See the SQLite migration of the same purpose; `Persist: false` hooks have the log too.
     sql: `
   CREATE INDEX deliveries_by_hook_status ON deliveries (hook_id, status, id);
   CREATE INDEX deliveries_by_hook_last_status ON deliveries (hook_id, last_status, id);
@@ -269,7 +269,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 11,
     name: 'rollup triggers linear in the batch',
-    // Issue 23: a cached nested loop over two transition tables made large batches quadratic.
+    // A cached nested loop over two transition tables made large batches quadratic.
     sql: ROLLUP_TRIGGERS_V11_SQL,
   },
 ];

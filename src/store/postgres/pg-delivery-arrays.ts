@@ -1,5 +1,5 @@
 /**
- * A delivery batch as PostgreSQL column arrays (moved out of postgres-delivery-store.ts): one
+ * A delivery batch as PostgreSQL column arrays: one
  * array per column, so that a statement takes a whole batch through `unnest` in one round trip.
  */
 import type { AttemptRecord, DeliveryRecord, DeliveryState } from '../delivery-store.js';

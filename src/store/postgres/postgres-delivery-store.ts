@@ -272,7 +272,7 @@ export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
 
   async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
     const { rows } = await this.pool.query<CredentialRow>(
-      `SELECT id, hook_id AS "hookId", url AS text FROM ${this.t.deliveries} WHERE id > $1 AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT $2`,
+      `SELECT id, hook_id AS "hookId", url AS text FROM ${this.t.deliveries} WHERE id > $1 AND ${URL_WITH_CREDENTIALS('url', 'strpos')} ORDER BY id LIMIT $2`,
       [after, limit],
     );
     return rows;

@@ -4,7 +4,7 @@ const O = OWNER_BUCKET_MS;
 const H = HOOK_BUCKET_MS;
 
 /**
- * Schema version 11 (issue 23, "PostgreSQL steady"): the console rollup triggers of version 6,
+ * Schema version 11: the console rollup triggers of version 6,
  * rewritten so that no plan can make them slower than linear in the batch.
  *
  * PL/pgSQL caches a statement's plan for the life of the connection, made with the sizes seen at

@@ -110,7 +110,7 @@ export class PgHookTable implements HookStore, CredentialTable {
 
   async credentialRows(after: string, limit: number): Promise<CredentialRow[]> {
     const { rows } = await this.db.query<CredentialRow>(
-      `SELECT id, id AS "hookId", doc AS text FROM ${this.table} WHERE id > $1 AND ${HOOK_DOC_WITH_CREDENTIALS('doc')} ORDER BY id LIMIT $2`,
+      `SELECT id, id AS "hookId", doc AS text FROM ${this.table} WHERE id > $1 AND ${HOOK_DOC_WITH_CREDENTIALS('doc', 'strpos')} ORDER BY id LIMIT $2`,
       [after, limit],
     );
     return rows;

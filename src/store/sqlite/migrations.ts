@@ -73,7 +73,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE deliveries ADD COLUMN t_user TEXT;
   `,
-  // Users' scopes (issue 12), a JSON list. NULL for users from before: the daemon's start-up gives
+  // Users' scopes, a JSON list. NULL for users from before: the daemon's start-up gives
   // them the default and logs whose hooks now fire less (docs/DECISIONS.md "Scopes").
   `
   ALTER TABLE users ADD COLUMN scopes TEXT;
@@ -87,7 +87,7 @@ export const MIGRATIONS: readonly string[] = [
     doc TEXT NOT NULL
   );
   `,
-  // Issue 16: Idempotency-Key answers of POST /_hookd/report (per user and key, kept 24 h by
+  // Idempotency-Key answers of POST /_hookd/report (per user and key, kept 24 h by
   // default); a delivery's trace context (W3C traceparent of its fire span), so that its attempts
   // stay in the triggering request's trace after a restart; the rate-limit wait before an attempt.
   `
@@ -108,7 +108,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // The web console's rollups and their triggers (src/store/sqlite/sqlite-aggregates.ts).
   AGGREGATES_MIGRATION,
-  // Issue 26: a hook's optional Name, unique per owner; and the attempts of `hookctl listen`
+  // A hook's optional Name, unique per owner; and the attempts of `hookctl listen`
   // (src/listen/), apart from the endpoint's attempts so that the console's rollups and the
   // retry state never count them. They go with their delivery (pruning, hook deletion).
   `
@@ -130,14 +130,14 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM listener_attempts WHERE delivery_id = OLD.id;
   END;
   `,
-  // Issue 25: when each token was last used (the console's Users page), to within a minute.
+  // When each token was last used (the console's Users page), to within a minute.
   `ALTER TABLE tokens ADD COLUMN last_used TEXT;`,
-  // Issue 22: what the admin granted a user beyond owning hooks, a JSON list (`["report"]`: may
+  // What the admin granted a user beyond owning hooks, a JSON list (`["report"]`: may
   // report requests made by anyone). NULL: none.
   `
   ALTER TABLE users ADD COLUMN permissions TEXT;
   `,
-  // Issue 25: the delivery log's selective filters (a status, one receiver status) as index range
+  // The delivery log's selective filters (a status, one receiver status) as index range
   // scans that also give the rows newest first; on `(hook_id, id)` alone they read the whole hook.
   `
   CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id);

@@ -87,7 +87,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
           'previous_valid_until = excluded.previous_valid_until',
       ),
       credentialRows: db.prepare(
-        `SELECT id, hook_id AS hookId, url AS text FROM deliveries WHERE id > ? AND ${URL_WITH_CREDENTIALS('url')} ORDER BY id LIMIT ?`,
+        `SELECT id, hook_id AS hookId, url AS text FROM deliveries WHERE id > ? AND ${URL_WITH_CREDENTIALS('url', 'instr')} ORDER BY id LIMIT ?`,
       ),
       replaceUrl: db.prepare('UPDATE deliveries SET url = ? WHERE id = ? AND url = ?'),
       storedSecrets: db.prepare(
@@ -140,7 +140,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
           r.traceParent ?? null,
         );
       }
-      // Attempt outcomes: a multi-row statement per chunk rather than two per outcome (issue 23).
+      // Attempt outcomes: a multi-row statement per chunk rather than two per outcome.
       if (batch.updates.length > 0) outcomes.writeStates(batch.updates);
       if (batch.attempts.length > 0) outcomes.writeAttempts(batch.attempts);
       for (const hookId of batch.deletedHooks) {

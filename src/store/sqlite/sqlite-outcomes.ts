@@ -1,6 +1,6 @@
 /**
  * Attempt outcomes written to SQLite as multi-row statements, per chunk of up to CHUNK outcomes
- * inside the batch's transaction (issue 23): the deliveries' new states as one
+ * inside the batch's transaction: the deliveries' new states as one
  * `UPDATE … FROM (VALUES …)` and their attempt records as one `INSERT … VALUES …`. A statement
  * per row cost about 17 µs per outcome, much of it setting up the console's rollup triggers once
  * per statement; the multi-row form does that once per chunk (docs/BENCHMARKS.md "Callback path:
@@ -31,7 +31,7 @@ export class SqliteOutcomes {
     this.chunked(dedupeUpdates(all), 7, this.updates, updateSql, putState);
   }
 
-  /** Writes the attempt records; a repeat of a (delivery, attempt) pair replaces it, as before. */
+  /** Writes the attempt records; a repeat of a (delivery, attempt) pair replaces it. */
   writeAttempts(rows: readonly AttemptRecord[]): void {
     this.chunked(rows, 9, this.attempts, attemptSql, putAttempt);
   }

@@ -106,7 +106,7 @@ export class SqliteStore implements Store, CredentialTable {
       listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
       credentialRows: db.prepare(
-        `SELECT id, id AS hookId, doc AS text FROM hooks WHERE id > ? AND ${HOOK_DOC_WITH_CREDENTIALS('doc')} ORDER BY id LIMIT ?`,
+        `SELECT id, id AS hookId, doc AS text FROM hooks WHERE id > ? AND ${HOOK_DOC_WITH_CREDENTIALS('doc', 'instr')} ORDER BY id LIMIT ?`,
       ),
       replaceDoc: db.prepare('UPDATE hooks SET doc = ? WHERE id = ? AND doc = ?'),
       insertSecret: db.prepare(

@@ -4,29 +4,10 @@
  * message or a nack is a retry; an exchange that does not exist, or a publish the broker forbids,
  * is a refusal. hookd never declares exchanges or queues: it publishes into what the operator made.
  */
-import {
-  Attempts,
-  type BrokerLink,
-  BrokerLinks,
-  connectFor,
-  describeBrokerUrl,
-} from '../broker-link/index.js';
-import type {
-  SendOutcome,
-  Transport,
-  TransportAttempt,
-  TransportContext,
-  TransportModule,
-} from '../transport.js';
+import { Attempts, type BrokerLink, BrokerLinks, connectFor } from '../broker-link/index.js';
+import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { AmqpConnection, classifyConnectError, type PublishResult } from './connection.js';
-import {
-  type AmqpTarget,
-  amqpReceiverKey,
-  checkAmqp,
-  escapeAmqpValue,
-  parseTarget,
-  SHORTSTR_MAX,
-} from './url.js';
+import { type AmqpTarget, amqpReceiverKey, parseTarget, SHORTSTR_MAX } from './url.js';
 
 function exchangeName(t: AmqpTarget): string {
   return t.exchange === '' ? '(default)' : t.exchange;
@@ -170,12 +151,6 @@ class AmqpTransport implements Transport {
   }
 }
 
-/** The RabbitMQ transport module: `amqp://USER:PASS@HOST:PORT/VHOST?exchange=NAME&routing_key=KEY`. */
-export const amqpTransport: TransportModule = {
-  schemes: ['amqp', 'amqps'],
-  receiverKey: amqpReceiverKey,
-  check: checkAmqp,
-  escapeValue: escapeAmqpValue,
-  describe: describeBrokerUrl,
-  create: (ctx) => new AmqpTransport(ctx),
-};
+export function createAmqpTransport(ctx: TransportContext): Transport {
+  return new AmqpTransport(ctx);
+}

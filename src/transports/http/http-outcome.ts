@@ -71,22 +71,25 @@ export function httpOutcome(r: AttemptResult, now: number): SendOutcome {
     };
   }
   const verdict = verdictFor(s);
-  const http =
-    r.error === null
-      ? { statusCode: s, responseBody: r.responseBody ?? '' }
-      : { statusCode: s, responseBody: r.responseBody ?? '', error: r.error };
+  const answer = {
+    answerCode: s,
+    answerText: r.responseBody ?? '',
+    ...(r.error !== null && { answerFault: r.error }),
+    ...(s === 401 && { unauthorized: true }),
+  };
   const text = statusLine(s);
-  if (verdict === 'succeeded') return { kind: 'delivered', text, latencyMs: r.latencyMs, http };
-  if (verdict === 'gone') return { kind: 'gone', text, latencyMs: r.latencyMs, http };
+  if (verdict === 'succeeded') return { kind: 'delivered', text, latencyMs: r.latencyMs, ...answer };
+  if (verdict === 'gone') return { kind: 'gone', text, latencyMs: r.latencyMs, ...answer };
   if (honoursRetryAfter(s)) {
     const retryAfterMs = parseRetryAfter(r.retryAfter, now);
     return {
       kind: 'retry',
       text,
       latencyMs: r.latencyMs,
-      http,
+      ...answer,
+      overloaded: true,
       ...(retryAfterMs !== undefined && { retryAfterMs }),
     };
   }
-  return { kind: s >= 500 ? 'retry' : 'refused', text, latencyMs: r.latencyMs, http };
+  return { kind: s >= 500 ? 'retry' : 'refused', text, latencyMs: r.latencyMs, ...answer };
 }

@@ -4,9 +4,11 @@
  * the URL's origin, so fairness, breakers, rate limits and verification key on what they always
  * did for HTTP.
  */
-import type { Agent, Dispatcher } from 'undici';
+import { type Agent, type Dispatcher, request } from 'undici';
 import type { TlsConnectOptions } from '../../client-tls/index.js';
 import type {
+  PreflightAnswer,
+  PreflightRequest,
   SendOutcome,
   Transport,
   TransportAttempt,
@@ -30,7 +32,7 @@ const MAX_TLS_POOLS = 1000;
 
 /** One pool of connections to every HTTP receiver, shared by all hooks. */
 export class HttpTransport implements Transport {
-  /** The connection pool to the receivers: the CloudEvents verification handshake uses it too. */
+  /** The connection pool to the receivers: preflights go out on it too. */
   readonly dispatcher: Agent;
   readonly #sender: Sender;
   readonly #targets = new Map<string, Target>();
@@ -92,6 +94,19 @@ export class HttpTransport implements Transport {
       body: a.body,
     });
     return httpOutcome(r, Date.now());
+  }
+
+  async preflight(r: PreflightRequest): Promise<PreflightAnswer> {
+    const res = await request(r.url, {
+      method: r.method as Dispatcher.HttpMethod,
+      dispatcher: this.dispatcher,
+      headers: r.headers,
+      headersTimeout: r.timeoutMs,
+      bodyTimeout: r.timeoutMs,
+      signal: AbortSignal.timeout(r.timeoutMs),
+    });
+    await res.body.dump().catch(() => undefined);
+    return { code: res.statusCode, headers: res.headers };
   }
 
   abortAll(): void {

@@ -27,7 +27,7 @@ export class CallbackTargetDeniedError extends Error {
 
   constructor(hostname: string, denial: AddressDenial) {
     // The message lands in the delivery log, which the hook's owner reads: for a host name it says
-    // the rule, never where the name pointed (else the refusal would be a DNS oracle). A literal is the owner's text.
+    // the rule, never where the name pointed (that would be a DNS oracle). A literal is the owner's text.
     const literal = isIP(hostname) !== 0;
     super(
       literal
@@ -54,7 +54,7 @@ export interface PinnedDispatcherOptions {
   connectTimeout?: number;
   /** Resolver returning every address of a name; default the system resolver. */
   lookup?: LookupAll;
-  /** Egress (src/egress/): connect through the egress proxy to the checked address. */
+  /** Connect through the egress proxy to the checked address. */
   tunnel?: Tunnel;
   /** A client certificate and private CA certificates for TLS connections (mutual TLS). */
   tls?: { cert?: string; key?: string; ca?: string };
@@ -120,7 +120,7 @@ export function createPinnedDispatcher(policy: AddressChecker, opts: PinnedDispa
 }
 
 /**
- * With an egress proxy, the connection goes through the egress proxy's CONNECT tunnel to the first checked
+ * The connection goes through the egress proxy's CONNECT tunnel to the first checked
  * address (the proxy, not hookd, reaches it); TLS to the target, when https, runs inside it.
  */
 function viaTunnel(

@@ -1,7 +1,7 @@
 // The public surface of transports/mqtt/: the MQTT 5 transport module (mqtt:, mqtts:).
 import { brokerReceiverKey, describeBrokerUrl } from '../broker-link/index.js';
+import { onFirstSend } from '../on-first-send.js';
 import type { TransportModule } from '../transport.js';
-import { createMqttTransport } from './mqtt-transport.js';
 import { checkMqttUrl, defaultPort, escapeTopicValue } from './mqtt-url.js';
 
 /** MQTT 5 (Mosquitto and others): topic templated from the URL path, QoS 1 PUBACK = delivered. */
@@ -11,5 +11,6 @@ export const mqttTransport: TransportModule = {
   check: checkMqttUrl,
   escapeValue: escapeTopicValue,
   describe: describeBrokerUrl,
-  create: createMqttTransport,
+  create: (ctx) =>
+    onFirstSend(ctx, 'MQTT', async () => (await import('./mqtt-transport.js')).createMqttTransport),
 };

@@ -4,29 +4,10 @@
  * The entry id is the receipt. A key of another type is a refusal; so is a command the user's
  * ACL forbids.
  */
-import {
-  Attempts,
-  type BrokerLink,
-  BrokerLinks,
-  connectFor,
-  describeBrokerUrl,
-} from '../broker-link/index.js';
-import type {
-  SendOutcome,
-  Transport,
-  TransportAttempt,
-  TransportContext,
-  TransportModule,
-} from '../transport.js';
+import { Attempts, type BrokerLink, BrokerLinks, connectFor } from '../broker-link/index.js';
+import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { classifyConnectError, closeRedis, openRedis, type RedisConnection } from './connection.js';
-import {
-  checkRedis,
-  escapeRedisValue,
-  parseTarget,
-  RESERVED_FIELD,
-  type RedisTarget,
-  redisReceiverKey,
-} from './url.js';
+import { parseTarget, RESERVED_FIELD, type RedisTarget, redisReceiverKey } from './url.js';
 
 type Result = Omit<SendOutcome, 'latencyMs'>;
 
@@ -128,13 +109,6 @@ class RedisTransport implements Transport {
   }
 }
 
-/** The Redis Streams transport module: `redis://USER:PASS@HOST:PORT/DB?stream=KEY&maxlen=N`. */
-export const redisTransport: TransportModule = {
-  schemes: ['redis'],
-  receiverKey: redisReceiverKey,
-  check: checkRedis,
-  escapeValue: escapeRedisValue,
-  reservedHeaders: [RESERVED_FIELD],
-  describe: describeBrokerUrl,
-  create: (ctx) => new RedisTransport(ctx),
-};
+export function createRedisTransport(ctx: TransportContext): Transport {
+  return new RedisTransport(ctx);
+}

@@ -5,6 +5,13 @@ import { parseJsonText, readInput } from '../../json-file.js';
 import type { Output } from '../../output.js';
 import { readSecret } from '../../secret-input.js';
 
+/** Where a hook file's fields are documented: the help of every command that reads one says it. */
+export const HOOK_FIELDS_HELP = `The hook's fields (PathPattern, Methods, Callback, CallbackContent, …), each with its default and
+rules: README.md, "The hook resource" (installed: node_modules/hookd/README.md), and the JSON
+Schema editors complete from, schema/hook.schema.json ("$schema" in the file). hookctl types
+lists the hook types; hookctl validate -f FILE checks a file without sending it.
+`;
+
 /**
  * Reads and parses `-f FILE` / `-f -`; invalid JSON is exit 2 with `FILE:LINE:COLUMN: …`.
  * `clientSecretFile` (`--client-secret-file`, `-`: standard input) fills `Auth.OAuth2.ClientSecret`,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
-import { printWarnings, readHookFile } from '../hook-file.js';
+import { HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
 import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface CreateOptions {
@@ -40,14 +40,15 @@ export function newCreateCommand(context: ContextFactory, run = runCreate): Comm
   return cmd
     .addHelpText(
       'after',
-      examples([
+      `${examples([
         'hookctl create -f hook.json',
         'id=$(hookctl create -f hook.json)',
         `echo '{"PathPattern":"/repositories/*/timeseries/(*)","Methods":["GET"],"Callback":"https://chat.example.com/hook"}' | hookctl create -f -`,
         'hookctl create -f hook.json -o json',
         'hookctl create -f hook.json --client-secret-file /run/secrets/oauth2-client',
         'hookctl create -f hook.json --client-cert client.crt --client-key client.key --ca-certs ca.crt',
-      ]),
+      ])}
+${HOOK_FIELDS_HELP}`,
     )
     .action(async (o: { file: string; clientSecretFile?: string } & TlsFiles, cmd: Command) =>
       run(

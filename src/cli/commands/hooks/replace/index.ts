@@ -4,7 +4,7 @@ import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
-import { printWarnings, readHookFile } from '../hook-file.js';
+import { HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
 import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface ReplaceOptions {
@@ -145,7 +145,8 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
 The file's Modified field is the version it was read at: it is sent as If-Match, and a hook
 changed since then is not overwritten (exit 1, "was changed on the server"). A file without
 Modified replaces unconditionally. Warnings about the stored hook are printed on stderr.
-`,
+
+${HOOK_FIELDS_HELP}`,
     )
     .action(
       async (
