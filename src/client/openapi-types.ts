@@ -500,6 +500,10 @@ export interface components {
             errors?: {
                 field: string;
                 message: string;
+                /** @description a syntax error's line in the body, from 1 */
+                line?: number;
+                /** @description a syntax error's column in the body, from 1 */
+                column?: number;
             }[];
         };
         /**
