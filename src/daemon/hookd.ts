@@ -142,7 +142,7 @@ async function assemble(
   // Endpoint verification (src/verification/).
   const verifyMode = verificationModeFor(() => subjects.hooks, config.callbackVerification);
   const deliveries = createDeliveries({
-    ...{ verifyMode, transports, subjects, config, opened, settings, faults, tracing, metrics, log },
+    ...{ transports, subjects, config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
   });
   pipeline = deliveries;
