@@ -1,7 +1,33 @@
 import { HOOK_SCHEMA } from '../hook/index.js';
 import { errors, hookIdParam as idParam, type OpenApiFragment, problem } from '../http-api/index.js';
 
-const hookBody = { content: { 'application/json': { schema: { $ref: '#/components/schemas/HookInput' } } } };
+const HOOK_EXAMPLE = {
+  Id: 'hk_01JD7W6R0V1X2Y3Z4A5B6C7D8E',
+  Name: 'timeseries-changed',
+  Owner: 'alice',
+  PathPattern: '/repositories/*/timeseries/(*)',
+  Methods: ['POST', 'PUT'],
+  Type: 1,
+  StatusCodeWhiteList: [200, 201],
+  Callback: 'https://receiver.example/timeseries/$1',
+  CallbackMethod: 'POST',
+  Persist: true,
+  Modified: '2026-11-22T12:00:00.000+00:00',
+  State: 'active',
+};
+const hookBody = {
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/HookInput' },
+      example: {
+        PathPattern: '/repositories/*/timeseries/(*)',
+        Methods: ['POST', 'PUT'],
+        Type: 1,
+        Callback: 'https://receiver.example/timeseries/$1',
+      },
+    },
+  },
+};
 const hookOut = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Hook' } } } };
 const etagHeader = {
   ETag: {
@@ -33,9 +59,13 @@ export function hooksOpenApi(): OpenApiFragment {
           responses: {
             '200': {
               description: 'Hooks ordered by Id; a `Link: <…>; rel="next"` header when more follow',
+              headers: {
+                Link: { description: 'The next page: `<…>; rel="next"`', schema: { type: 'string' } },
+              },
               content: {
                 'application/json': {
                   schema: { type: 'array', items: { $ref: '#/components/schemas/Hook' } },
+                  example: [HOOK_EXAMPLE],
                 },
               },
             },
@@ -111,17 +141,7 @@ export function hooksOpenApi(): OpenApiFragment {
               description: 'The hook types',
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      properties: {
-                        Type: { type: 'integer' },
-                        Name: { type: 'string' },
-                        Description: { type: 'string' },
-                      },
-                    },
-                  },
+                  schema: { type: 'array', items: { $ref: '#/components/schemas/HookType' } },
                 },
               },
             },
@@ -146,8 +166,21 @@ export function hooksOpenApi(): OpenApiFragment {
     },
     schemas: {
       HookInput: input,
+      HookType: {
+        type: 'object',
+        required: ['Type', 'Name'],
+        properties: {
+          Type: { type: 'integer' },
+          Name: { type: 'string' },
+          Description: { type: 'string' },
+        },
+        example: { Type: 1, Name: 'AfterCompletion', Description: 'Fires after the service answered' },
+      },
       Hook: {
         allOf: [{ $ref: '#/components/schemas/HookInput' }],
+        type: 'object',
+        required: ['Id', 'Owner', 'Type', 'Modified', 'State'],
+        example: HOOK_EXAMPLE,
         properties: {
           Id: { type: 'string' },
           Owner: { type: 'string' },
@@ -170,16 +203,28 @@ export function hooksOpenApi(): OpenApiFragment {
             },
             required: ['At', 'Result'],
           },
+          LastFilterError: {
+            type: 'object',
+            description:
+              "The Filter's last evaluation error in this hookd (a missing key, a wrong type): that request did not match. Absent while there has been none",
+            properties: {
+              At: { type: 'string', format: 'date-time' },
+              Error: { type: 'string' },
+            },
+            required: ['At', 'Error'],
+          },
         },
       },
       HookWithWarnings: {
         allOf: [{ $ref: '#/components/schemas/Hook' }],
+        type: 'object',
         properties: {
           Warnings: {
             type: 'array',
             description: "The lint's warnings (docs/API.md); absent when there are none",
             items: {
               type: 'object',
+              required: ['Field', 'Message'],
               properties: { Field: { type: 'string' }, Message: { type: 'string' } },
             },
           },

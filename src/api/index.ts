@@ -5,8 +5,9 @@
  */
 export { type DeliveryRouteDeps, deliveriesFeature, presentDelivery } from './deliveries.js';
 export { hooksFeature } from './hooks.js';
-export { type HookStateView, presentHook } from './present-hook.js';
+export { type HookStateView, presentHook, withLastFilterError } from './present-hook.js';
 export { type Reloadable, reloadFeature } from './reload.js';
 export { type ReportApiParts, reportFeature } from './report.js';
+export { contentOf } from './served-content.js';
 export { TAIL_FEATURE } from './tail-route.js';
 export { type UserRouteDeps, usersFeature } from './users.js';

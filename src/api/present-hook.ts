@@ -9,11 +9,22 @@ import { presentAuth } from '../oauth2/index.js';
 export interface HookStateView {
   (h: Hook): ShownHookState | undefined;
   verification?: (h: Hook) => { At: string; Result: string; NextAt?: string } | undefined;
+  /** The last evaluation error of the hook's Filter in this process (src/filter/). */
+  lastFilterError?: (h: Hook) => { At: string; Error: string } | undefined;
+}
+
+/** The view with each hook's LastFilterError as the match engine last saw it. */
+export function withLastFilterError<V extends HookStateView>(
+  view: V,
+  engine: { code: { lastFilterError(id: string): { At: string; Error: string } | undefined } },
+): V {
+  return Object.assign(view, { lastFilterError: (h: Hook) => engine.code.lastFilterError(h.Id) });
 }
 
 /** The API's view of a hook: fields in a fixed, readable order (Id first, server fields last). */
 export function presentHook(h: Hook, view?: HookStateView): Record<string, unknown> {
   const verification = view?.verification?.(h);
+  const filterError = h.Filter === undefined ? undefined : view?.lastFilterError?.(h);
   return {
     Id: h.Id,
     ...(h.Name !== undefined && { Name: h.Name }),
@@ -27,6 +38,8 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     CallbackMethod: h.CallbackMethod,
     ...(h.CallbackContent !== undefined && { CallbackContent: h.CallbackContent }),
     ...(h.ContentEscape !== undefined && { ContentEscape: h.ContentEscape }),
+    ...(h.Filter !== undefined && { Filter: h.Filter }),
+    ...(h.Transform !== undefined && { Transform: h.Transform }),
     CallbackContentMediaType: h.CallbackContentMediaType,
     Headers: h.Headers,
     Persist: h.Persist,
@@ -41,6 +54,7 @@ export function presentHook(h: Hook, view?: HookStateView): Record<string, unkno
     Modified: h.Modified,
     State: view?.(h) ?? h.State,
     ...(verification !== undefined && { VerificationResult: verification }),
+    ...(filterError !== undefined && { LastFilterError: filterError }),
     ...(h.DisabledReason !== undefined && { DisabledReason: h.DisabledReason }),
     ...(h.DisabledAt !== undefined && { DisabledAt: h.DisabledAt }),
   };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { HookdError } from '../errors/index.js';
-import { type ApiFeature, errors, principalOf, resource } from '../http-api/index.js';
+import { type ApiFeature, errors, json, principalOf, resource } from '../http-api/index.js';
 
 export interface Reloadable {
   /** Re-reads the configuration and applies it; throws a HookdError (and keeps the old one) when invalid. */
@@ -29,7 +29,17 @@ export function reloadFeature(daemon: Reloadable): ApiFeature {
           post: {
             summary: 'Re-read the configuration (admin only)',
             responses: {
-              '200': { description: '{"applied": [...], "restartRequired": [...]}' },
+              '200': {
+                description: 'The settings applied, and those that take a restart',
+                ...json({
+                  type: 'object',
+                  required: ['applied', 'restartRequired'],
+                  properties: {
+                    applied: { type: 'array', items: { type: 'string' } },
+                    restartRequired: { type: 'array', items: { type: 'string' } },
+                  },
+                }),
+              },
               ...errors(400, 401, 403),
             },
           },

@@ -1,4 +1,4 @@
-import { errors, type OpenApiFragment } from '../http-api/index.js';
+import { errors, json, type OpenApiFragment } from '../http-api/index.js';
 
 const servedSchema = {
   type: 'object',
@@ -18,9 +18,33 @@ const servedSchema = {
       type: 'string',
       description: 'Who made the request ($REQUEST_USER, Trigger.User); absent: anonymous',
     },
+    Headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: "The request's headers, for Filters and Transforms (request.headers)",
+    },
+    Body: {
+      description:
+        'The request body for Filters and Transforms (request.body): a JSON value, or a string (parsed as JSON when Headers says content-type: application/json)',
+    },
+    ResponseHeaders: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: "AfterCompletion: the response's headers (response.headers)",
+    },
+    ResponseBody: {
+      description: 'AfterCompletion: the response body (response.body), as Body; needs StatusCode',
+    },
   },
 };
-const served = { content: { 'application/json': { schema: servedSchema } } };
+const served = {
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/ServedRequest' },
+      example: { Method: 'POST', Path: '/repositories/r1/timeseries/t1', StatusCode: 201, User: 'alice' },
+    },
+  },
+};
 
 /** `/_hookd/match` and `/_hookd/report`: requests served without the proxy. */
 export const REPORT_OPENAPI: OpenApiFragment = {
@@ -33,7 +57,8 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         responses: {
           '200': {
             description:
-              'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide',
+              'The hooks that would fire and their callback requests; AfterCompletion entries carry their status lists, and `NeedsStatus: true` when no StatusCode was given and those lists decide. A hook with a Filter has `Filter: {Matched, Error}` (listed even when it does not match); one with a Transform has `Transform: {Payload, Headers, Skip, Error}`',
+            ...json({ type: 'array', items: { $ref: '#/components/schemas/MatchEntry' } }),
           },
           ...errors(400, 401, 403, 503),
         },
@@ -46,7 +71,13 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         requestBody: {
           content: {
             'application/json': {
-              schema: { oneOf: [servedSchema, { type: 'array', maxItems: 1000, items: servedSchema }] },
+              schema: {
+                oneOf: [
+                  { $ref: '#/components/schemas/ServedRequest' },
+                  { type: 'array', maxItems: 1000, items: { $ref: '#/components/schemas/ServedRequest' } },
+                ],
+              },
+              example: [{ Method: 'DELETE', Path: '/repositories/r1', StatusCode: 204, User: 'alice' }],
             },
           },
         },
@@ -68,7 +99,8 @@ export const REPORT_OPENAPI: OpenApiFragment = {
         ],
         responses: {
           '202': {
-            description: '{"accepted": N, "fired": M}',
+            description: 'How many requests were taken and how many callbacks they fired',
+            ...json({ $ref: '#/components/schemas/ReportResult' }),
             headers: {
               'Idempotent-Replayed': {
                 description:
@@ -78,6 +110,60 @@ export const REPORT_OPENAPI: OpenApiFragment = {
             },
           },
           ...errors(400, 401, 403, 409, 422, 503),
+        },
+      },
+    },
+  },
+  schemas: {
+    ServedRequest: servedSchema,
+    ReportResult: {
+      type: 'object',
+      required: ['accepted', 'fired'],
+      properties: {
+        accepted: { type: 'integer', minimum: 0 },
+        fired: { type: 'integer', minimum: 0, description: 'Callbacks queued' },
+      },
+      example: { accepted: 1, fired: 2 },
+    },
+    MatchEntry: {
+      type: 'object',
+      required: ['HookId', 'Type', 'Captures', 'Request'],
+      properties: {
+        HookId: { type: 'string' },
+        Type: { type: 'integer', enum: [0, 1] },
+        Captures: { type: 'array', items: { type: 'string' } },
+        StatusCodeWhiteList: { type: 'array', items: { type: 'integer' } },
+        StatusCodeBlackList: { type: 'array', items: { type: 'integer' } },
+        NeedsStatus: { type: 'boolean', enum: [true] },
+        Filter: {
+          type: 'object',
+          description: "The hook's Filter judged against the request (present when the hook has one)",
+          required: ['Matched', 'Error'],
+          properties: {
+            Matched: { type: 'boolean' },
+            Error: { type: ['string', 'null'], description: 'An evaluation error (no match)' },
+          },
+        },
+        Transform: {
+          type: 'object',
+          description: "The hook's Transform run on the rendered callback (present when the hook has one)",
+          required: ['Payload', 'Headers', 'Skip', 'Error'],
+          properties: {
+            Payload: { type: ['string', 'null'], description: 'The payload it set; null: unchanged' },
+            Headers: { type: 'object', additionalProperties: { type: 'string' } },
+            Skip: { type: 'boolean' },
+            Error: { type: ['string', 'null'] },
+          },
+        },
+        Request: {
+          type: 'object',
+          required: ['Method', 'Url', 'Headers'],
+          properties: {
+            Method: { type: 'string' },
+            Url: { type: 'string' },
+            Headers: { type: 'object', additionalProperties: { type: 'string' } },
+            Body: { type: 'string' },
+          },
         },
       },
     },

@@ -53,5 +53,9 @@ function reportApi(api: FastifyInstance, p: ReportApiParts): void {
     loops &&
     ((req: FastifyRequest) =>
       loops.inspect('POST', req.raw.url ?? '/', req.raw.rawHeaders).own !== undefined);
-  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone, own);
+  const hidden = p.config.identityHeader === undefined ? [] : [p.config.identityHeader.toLowerCase()];
+  triggerRoutes(api, p.engine, base, p.faults.unavailable, p.tracing, forAnyone, own, {
+    bodyLimit: p.config.filterBodyLimit,
+    hiddenHeaders: hidden,
+  });
 }

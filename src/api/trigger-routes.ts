@@ -4,11 +4,12 @@ import type { MatchEngine, Trigger } from '../engine/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
 import { principalOf, resource } from '../http-api/index.js';
 import type { Tracing } from '../tracing/index.js';
+import { CONTENT_FIELDS, contentErrors, contentOf, type ServedContent } from './served-content.js';
 
 const MAX_BATCH = 1000;
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
 
-interface ServedRequest {
+interface ServedRequest extends ServedContent {
   Method: string;
   Path: string;
   Query?: string;
@@ -40,7 +41,13 @@ export function triggerRoutes(
    * loop cut when it is. Absent: none is (a bare API in tests).
    */
   isOwnRequest?: (req: FastifyRequest) => boolean,
+  /** How much of a reported body the filters see (`--filter-body-limit`), and the hidden headers. */
+  content: { bodyLimit: number; hiddenHeaders: readonly string[] } = {
+    bodyLimit: 64 * 1024,
+    hiddenHeaders: [],
+  },
 ): void {
+  const inside = (s: ServedRequest) => contentOf(s, content.bodyLimit, content.hiddenHeaders);
   /** The owner whose hooks alone may fire for the caller's report; undefined: any owner's. */
   const reporterOf = async (req: FastifyRequest, served: ServedRequest[]): Promise<string | undefined> => {
     const caller = principalOf(req).user;
@@ -92,6 +99,7 @@ export function triggerRoutes(
             user: s.User ?? '',
             trace: span?.ref,
             ...(onlyOwner !== undefined && { onlyOwner }),
+            ...inside(s),
           };
           if (phase !== 'after') fired += await engine.fireAndWait('before', t);
           if (phase !== 'before')
@@ -123,6 +131,7 @@ export function triggerRoutes(
           uri: () => s.Uri ?? `${baseUri(req)}${path}${q ? `?${q}` : ''}`,
           user: s.User ?? '',
           ...(s.StatusCode !== undefined && { statusCode: s.StatusCode }),
+          ...inside(s),
         };
         const previews = await engine.preview(principalOf(req).user, t);
         return reply.send(
@@ -136,6 +145,17 @@ export function triggerRoutes(
               StatusCodeBlackList: p.hook.StatusCodeBlackList,
             }),
             ...(p.needsStatus && { NeedsStatus: true }),
+            ...(p.filter !== undefined && {
+              Filter: { Matched: p.filter.matched, Error: p.filter.error ?? null },
+            }),
+            ...(p.transform !== undefined && {
+              Transform: {
+                Payload: p.transform.payload ?? null,
+                Headers: p.transform.headers,
+                Skip: p.transform.skip,
+                Error: p.transform.error ?? null,
+              },
+            }),
             Request: {
               Method: p.request.method,
               Url: p.request.url,
@@ -162,13 +182,14 @@ function parseServed(item: unknown, at: string): ServedRequest | FieldError[] {
     return [
       {
         field: at || '(body)',
-        message: 'must be an object {Method, Path, Query?, StatusCode?, Phase?, Uri?, User?}',
+        message:
+          'must be an object {Method, Path, Query?, StatusCode?, Phase?, Uri?, User?, Headers?, Body?, ResponseHeaders?, ResponseBody?}',
       },
     ];
   }
   const o = item as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    if (!['Method', 'Path', 'Query', 'StatusCode', 'Phase', 'Uri', 'User'].includes(k))
+    if (!['Method', 'Path', 'Query', 'StatusCode', 'Phase', 'Uri', 'User', ...CONTENT_FIELDS].includes(k))
       errors.push({ field: f(k), message: 'is not a field of a served request' });
   }
   if (typeof o.Method !== 'string' || !METHOD.test(o.Method))
@@ -194,5 +215,6 @@ function parseServed(item: unknown, at: string): ServedRequest | FieldError[] {
     errors.push({ field: f('Uri'), message: 'must be an absolute URI' });
   if (o.User !== undefined && (typeof o.User !== 'string' || !isValidUserName(o.User)))
     errors.push({ field: f('User'), message: `must be a user name: ${USER_NAME_RULE}` });
+  errors.push(...contentErrors(o, f));
   return errors.length ? errors : (o as unknown as ServedRequest);
 }

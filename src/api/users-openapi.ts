@@ -94,11 +94,17 @@ export function usersOpenApi(): OpenApiFragment {
       },
       Token: {
         type: 'object',
+        required: ['Id', 'User', 'Label', 'Created'],
         properties: {
           Id: { type: 'string' },
           User: { type: 'string' },
           Label: { type: 'string' },
           Created: { type: 'string', format: 'date-time' },
+          LastUsed: {
+            type: 'string',
+            format: 'date-time',
+            description: 'To within a minute; absent: never used',
+          },
           Token: { type: 'string', description: 'The token itself: in the answer to its creation only' },
         },
       },

@@ -1,14 +1,32 @@
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import {
+  type CreatedNotificationEndpoint,
+  type Delivery,
+  type DeliveryFilter,
+  type Hook,
+  HookdClient,
+  HookdError,
+  type HookInput,
+  type HookType,
+  type HookWithWarnings,
+  MAX_PAGE,
+  type MatchEntry,
+  type NotificationEndpoint,
+  type NotificationEndpointInput,
+  type PortalLink,
+  type PortalLinkRequest,
+  type Secret,
+  type ServedRequest,
+  type TailEvent,
+  type TailOptions,
+  type Token,
+  type User,
+} from '../client/index.js';
 import { errorFromResponse, transportError } from './api-errors.js';
-import type {
-  BulkRedeliveryView,
-  DeliveryView,
-  HookTypeView,
-  HookView,
-  MatchView,
-  SecretView,
-} from './api-views.js';
-import { ApiError } from './exit-codes.js';
+import type { BulkRedeliveryView } from './api-views.js';
+import { ApiError, UnreachableError } from './exit-codes.js';
+
+export { MAX_PAGE };
 
 export interface ApiClientOptions {
   /** The server URL including the API base, e.g. `http://127.0.0.1:8470` or `https://h.example/api`. */
@@ -19,208 +37,143 @@ export interface ApiClientOptions {
   missingToken?: Error;
   /** Where the token came from, for the 401 message ("HOOKD_TOKEN", "profile default", a file). */
   tokenSource: string;
-  /** Per-request deadline for connecting, for the response headers and between body chunks. */
+  /** Per-request deadline; default 30 s. */
   timeoutMs?: number;
   /** --debug: one line per request and response (never the token). */
   debug?: (line: string) => void;
+  /** Where requests go: undefined in use, a MockAgent or a test's own agent in tests. */
+  dispatcher?: Dispatcher;
 }
-
-export interface ApiResponse<T> {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: T;
-}
-
-/** The largest page the API hands out (docs/API.md: `limit` 1–1000). */
-export const MAX_PAGE = 1000;
 
 /**
- * A thin client of the hookd API: JSON in and out, problem+json errors turned into `ApiError`
- * (exit 1) or `AuthError` (exit 4), transport failures into `UnreachableError` (exit 3).
+ * hookctl's side of hookd/client: the client's calls, with its failures turned into what hookctl
+ * exits with (in this one place): a problem answer into `ApiError` (exit 1) or `AuthError` (exit
+ * 4), no answer into `UnreachableError` (exit 3), each with its hint.
  */
 export class ApiClient {
   readonly server: string;
-  readonly #token: string | undefined;
+  /** The typed client underneath, for calls this class does not wrap. */
+  readonly hookd: HookdClient;
   readonly #missingToken: Error | undefined;
   readonly #tokenSource: string;
-  readonly #timeoutMs: number;
-  readonly #debug: ((line: string) => void) | undefined;
-  #agent: Agent | undefined;
-  #request: typeof import('undici').request | undefined;
 
   constructor(opts: ApiClientOptions) {
     this.server = opts.server.replace(/\/+$/, '');
-    this.#token = opts.token;
     this.#missingToken = opts.missingToken;
     this.#tokenSource = opts.tokenSource;
-    this.#timeoutMs = opts.timeoutMs ?? 30_000;
-    this.#debug = opts.debug;
+    this.hookd = new HookdClient({
+      baseUrl: this.server,
+      token: opts.token,
+      userAgent: 'hookctl',
+      // A command is run by a person who sees the error at once: no silent waiting.
+      retryUnavailableMs: 0,
+      ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }),
+      ...(opts.debug !== undefined && { debug: opts.debug }),
+      ...(opts.dispatcher !== undefined && { dispatcher: opts.dispatcher }),
+    });
   }
 
   /** Lets the process exit promptly: no idle keep-alive sockets left behind. */
-  async close(): Promise<void> {
-    await this.#agent?.close();
+  close(): Promise<void> {
+    return this.hookd.close();
   }
 
-  /** One API call. `path` is relative to the API base and already encoded. */
-  async call<T>(
-    method: Dispatcher.HttpMethod,
-    path: string,
-    body?: unknown,
-    extra: Record<string, string> = {},
-  ): Promise<ApiResponse<T>> {
-    return this.#send<T>(method, `${this.server}${path}`, path, body, extra);
-  }
-
-  async #send<T>(
-    method: Dispatcher.HttpMethod,
-    url: string,
-    path: string,
-    body?: unknown,
-    extra: Record<string, string> = {},
-  ): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = {
-      ...(this.#token !== undefined && { authorization: `Bearer ${this.#token}` }),
-      accept: 'application/json, application/problem+json',
-      'user-agent': 'hookctl',
-      ...extra,
-    };
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = JSON.stringify(body);
-      headers['content-type'] = 'application/json';
-    }
-    const started = performance.now();
-    this.#debug?.(`> ${method} ${url}${payload ? ` (${Buffer.byteLength(payload)} bytes)` : ''}`);
-    if (!this.#agent || !this.#request) {
-      // undici is loaded on first use: commands that never call the API start faster.
-      const undici = await import('undici');
-      this.#agent = new undici.Agent({ connect: { timeout: this.#timeoutMs }, keepAliveTimeout: 1000 });
-      this.#request = undici.request;
-    }
-    let res: Dispatcher.ResponseData;
-    let text: string;
+  /** Runs one client call; its HookdError becomes the error hookctl reports. */
+  async run<T>(call: (c: HookdClient) => Promise<T>): Promise<T> {
     try {
-      res = await this.#request(url, {
-        method,
-        headers,
-        body: payload,
-        dispatcher: this.#agent,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
-      });
-      text = await res.body.text();
+      return await call(this.hookd);
     } catch (e) {
-      throw this.#transportError(e);
+      throw e instanceof HookdError ? this.cliError(e) : e;
     }
-    this.#debug?.(
-      `< ${res.statusCode} ${res.headers['content-type'] ?? ''} (${Math.round(performance.now() - started)} ms)`,
-    );
-    const type = String(res.headers['content-type'] ?? '');
-    let parsed: unknown;
-    const looksJson = /json/i.test(type) || (type === '' && /^\s*[[{]/.test(text));
-    if (text !== '' && looksJson) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
+  }
+
+  /** What hookctl says for a failed call. */
+  cliError(e: HookdError): Error {
+    const path = e.request.replace(/^\S+ /, '');
+    if (e.status === 0) {
+      if (e.code === 'TIMEOUT')
+        return new UnreachableError(this.server, 'timed out waiting for the answer', e);
+      return transportError(this.server, e.cause ?? e);
+    }
+    if (e.status >= 200 && e.status < 300) {
+      return new ApiError(
+        e.status,
+        { detail: `the server at ${this.server} answered ${e.request} with something that is not JSON` },
+        'is this a hookd API? check --server / HOOKD_URL, including the API base path (e.g. …/api)',
+      );
+    }
+    if (e.status === 401 && this.#missingToken) return this.#missingToken;
+    const r = e.response ?? { contentType: 'application/problem+json', text: JSON.stringify(e.problem) };
+    return errorFromResponse(e.status, r.contentType, r.text, path, this.#tokenSource);
+  }
+
+  /** Every item of an async listing, up to `max`. */
+  async #collect<T>(items: (c: HookdClient) => AsyncIterable<T>, max: number): Promise<T[]> {
+    return this.run(async (c) => {
+      const out: T[] = [];
+      if (max <= 0) return out;
+      for await (const x of items(c)) {
+        out.push(x);
+        if (out.length >= max) break;
       }
-    }
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      if (text !== '' && parsed === undefined) {
-        throw new ApiError(
-          res.statusCode,
-          {
-            detail: `the server at ${this.server} answered ${method} ${path} with something that is not JSON (${type || 'no content type'})`,
-          },
-          'is this a hookd API? check --server / HOOKD_URL, including the API base path (e.g. …/api)',
-        );
-      }
-      return { status: res.statusCode, headers: res.headers, body: parsed as T };
-    }
-    if (res.statusCode === 401 && this.#missingToken) throw this.#missingToken;
-    throw errorFromResponse(res.statusCode, type, text, path, this.#tokenSource);
+      return out;
+    });
   }
 
-  #transportError(e: unknown): Error {
-    return transportError(this.server, e);
+  listHooks(max = Number.POSITIVE_INFINITY, pageSize = MAX_PAGE): Promise<Hook[]> {
+    return this.#collect((c) => c.hooks.list({ pageSize }), max);
   }
 
-  /** GETs every page of a `Link: rel="next"` listing, up to `max` items. */
-  async paginate<T>(
-    path: string,
-    max = Number.POSITIVE_INFINITY,
-    firstHeaders?: (h: ApiResponse<T[]>['headers']) => void,
-  ): Promise<T[]> {
-    const items: T[] = [];
-    let url: string | undefined = `${this.server}${path}`;
-    while (url !== undefined && items.length < max) {
-      const res: ApiResponse<T[]> = await this.#send<T[]>('GET', url, pathOf(url, this.server));
-      if (items.length === 0) firstHeaders?.(res.headers);
-      if (!Array.isArray(res.body)) {
-        throw new ApiError(res.status, { detail: `expected a JSON array from GET ${path}` });
-      }
-      items.push(...res.body);
-      const next = nextLink(res.headers.link);
-      // The Link target is a path with the API base: resolve it against the server's origin.
-      url = next === undefined ? undefined : new URL(next, this.server).href;
-    }
-    return items.slice(0, max);
-  }
-
-  listHooks(): Promise<HookView[]> {
-    return this.paginate<HookView>(`/hooks?limit=${MAX_PAGE}`);
-  }
-
-  async getHook(id: string): Promise<HookView> {
-    return (await this.call<HookView>('GET', `/hooks/${enc(id)}`)).body;
+  getHook(id: string): Promise<Hook> {
+    return this.run((c) => c.hooks.get(id));
   }
 
   /** The hook and its ETag (its version, for `If-Match`). */
-  async getHookVersioned(id: string): Promise<{ hook: HookView; etag: string | undefined }> {
-    const res = await this.call<HookView>('GET', `/hooks/${enc(id)}`);
-    const etag = res.headers.etag;
-    return { hook: res.body, etag: typeof etag === 'string' ? etag : undefined };
+  getHookVersioned(id: string): Promise<{ hook: Hook; etag: string | undefined }> {
+    return this.run((c) => c.hooks.getVersioned(id));
   }
 
-  async createHook(doc: unknown): Promise<HookView> {
-    return (await this.call<HookView>('POST', '/hooks', doc)).body;
+  createHook(doc: unknown): Promise<HookWithWarnings> {
+    return this.run((c) => c.hooks.create(doc as HookInput));
   }
 
   /** PUT; with `ifMatch`, only when the hook is still at that version (else 412). */
-  async replaceHook(id: string, doc: unknown, ifMatch?: string): Promise<HookView> {
-    const extra: Record<string, string> = ifMatch === undefined ? {} : { 'if-match': ifMatch };
-    return (await this.call<HookView>('PUT', `/hooks/${enc(id)}`, doc, extra)).body;
+  replaceHook(id: string, doc: unknown, ifMatch?: string): Promise<HookWithWarnings> {
+    return this.run((c) => c.hooks.replace(id, doc as HookInput, ifMatch === undefined ? {} : { ifMatch }));
   }
 
-  async secret(id: string): Promise<SecretView> {
-    return (await this.call<SecretView>('GET', `/hooks/${enc(id)}/secret`)).body;
+  /** Checks a hook document as create (or, with its Id, replace) would; nothing is stored. */
+  validateHook(doc: unknown): Promise<HookWithWarnings> {
+    return this.run((c) => c.hooks.validate(doc as HookInput));
   }
 
-  async rotateSecret(id: string): Promise<SecretView> {
-    return (await this.call<SecretView>('POST', `/hooks/${enc(id)}/secret/rotate`)).body;
+  enableHook(id: string): Promise<Hook> {
+    return this.run((c) => c.hooks.enable(id));
+  }
+
+  secret(id: string): Promise<Secret> {
+    return this.run((c) => c.secrets.get(id));
+  }
+
+  rotateSecret(id: string): Promise<Secret> {
+    return this.run((c) => c.secrets.rotate(id));
   }
 
   /** DELETE; with `ifMatch`, only when the hook is still at that version (else 412). */
-  async deleteHook(id: string, ifMatch?: string): Promise<void> {
-    await this.call(
-      'DELETE',
-      `/hooks/${enc(id)}`,
-      undefined,
-      ifMatch === undefined ? {} : { 'if-match': ifMatch },
-    );
+  deleteHook(id: string, ifMatch?: string): Promise<void> {
+    return this.run((c) => c.hooks.delete(id, ifMatch === undefined ? {} : { ifMatch }));
   }
 
-  async hookTypes(): Promise<HookTypeView[]> {
-    return (await this.call<HookTypeView[]>('GET', '/hooktypes')).body;
+  hookTypes(): Promise<HookType[]> {
+    return this.run((c) => c.hookTypes());
   }
 
-  async match(req: { Method: string; Path: string; StatusCode?: number }): Promise<MatchView[]> {
-    return (await this.call<MatchView[]>('POST', '/_hookd/match', req)).body;
+  match(req: ServedRequest): Promise<MatchEntry[]> {
+    return this.run((c) => c.hooks.match(req));
   }
 
-  async reload(): Promise<unknown> {
-    return (await this.call<unknown>('POST', '/_hookd/reload')).body;
+  reload(): Promise<unknown> {
+    return this.run((c) => c.reload());
   }
 
   deliveries(
@@ -229,46 +182,87 @@ export class ApiClient {
     max: number,
     /** Told the `Hookd-Receiver-Concurrency` header: the pace the hook's receiver sets now. */
     pace?: (header: string) => void,
-  ): Promise<DeliveryView[]> {
-    const q = new URLSearchParams();
-    if (filter.status) q.set('status', filter.status);
-    if (filter.since) q.set('since', filter.since);
-    if (filter.until) q.set('until', filter.until);
-    q.set('limit', String(Math.min(max, MAX_PAGE)));
-    return this.paginate<DeliveryView>(`/hooks/${enc(hookId)}/deliveries?${q}`, max, (h) => {
-      const v = h['hookd-receiver-concurrency'];
-      if (typeof v === 'string') pace?.(v);
-    });
+  ): Promise<Delivery[]> {
+    return this.#collect(
+      (c) =>
+        c.deliveries.list({
+          hook: hookId,
+          // The command checked the words; the server names any it does not know.
+          ...(filter as DeliveryFilter),
+          pageSize: Math.min(max, MAX_PAGE),
+          ...(pace !== undefined && { onReceiverPace: pace }),
+        }),
+      max,
+    );
   }
 
-  async redeliver(deliveryId: string): Promise<DeliveryView> {
-    return (await this.call<DeliveryView>('POST', `/_hookd/deliveries/${enc(deliveryId)}/redeliver`)).body;
+  redeliver(deliveryId: string): Promise<Delivery> {
+    return this.run((c) => c.deliveries.redeliver(deliveryId));
   }
 
-  async redeliverHook(
+  redeliverHook(
     hookId: string,
     filter: { status?: string; since?: string; until?: string; dryRun?: boolean },
   ): Promise<BulkRedeliveryView> {
-    return (await this.call<BulkRedeliveryView>('POST', `/hooks/${enc(hookId)}/redeliver`, filter)).body;
+    return this.run((c) => c.deliveries.redeliverAll(hookId, filter as never));
+  }
+
+  users(): Promise<User[]> {
+    return this.run((c) => c.users.list());
+  }
+
+  user(name: string): Promise<User> {
+    return this.run((c) => c.users.get(name));
+  }
+
+  addUser(user: User): Promise<User> {
+    return this.run((c) => c.users.add(user));
+  }
+
+  replaceUser(name: string, user: User): Promise<User> {
+    return this.run((c) => c.users.replace(name, user));
+  }
+
+  removeUser(name: string): Promise<void> {
+    return this.run((c) => c.users.remove(name));
+  }
+
+  tokens(user: string): Promise<Token[]> {
+    return this.run((c) => c.users.tokens.list(user));
+  }
+
+  createToken(user: string, label?: string): Promise<Token> {
+    return this.run((c) => c.users.tokens.create(user, label === undefined ? {} : { Label: label }));
+  }
+
+  revokeToken(user: string, id: string): Promise<void> {
+    return this.run((c) => c.users.tokens.revoke(user, id));
+  }
+
+  portalLink(request: PortalLinkRequest): Promise<PortalLink> {
+    return this.run((c) => c.portalLinks.create(request));
+  }
+
+  notificationEndpoints(): Promise<NotificationEndpoint[]> {
+    return this.run((c) => c.notifications.list());
+  }
+
+  addNotificationEndpoint(endpoint: NotificationEndpointInput): Promise<CreatedNotificationEndpoint> {
+    return this.run((c) => c.notifications.create(endpoint));
+  }
+
+  /** The live tail (hookd/client's, reconnecting across restarts); its failures as hookctl's. */
+  async *tail(opts: TailOptions): AsyncGenerator<TailEvent, void, undefined> {
+    try {
+      yield* this.hookd.tail(opts);
+    } catch (e) {
+      throw e instanceof HookdError ? this.cliError(e) : e;
+    }
+  }
+
+  removeNotificationEndpoint(id: string): Promise<void> {
+    return this.run((c) => c.notifications.delete(id));
   }
 }
 
-function enc(id: string): string {
-  return encodeURIComponent(id);
-}
-
-function pathOf(url: string, server: string): string {
-  return url.startsWith(server) ? url.slice(server.length) : new URL(url).pathname;
-}
-
-/** The target of `rel="next"` in a Link header, if any. */
-export function nextLink(header: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(header) ? header.join(', ') : header;
-  if (!text) return undefined;
-  for (const part of text.split(/,(?=\s*<)/)) {
-    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
-    const rel = m ? /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(m[2]!) : null;
-    if (m && rel && rel[1]!.toLowerCase().split(/\s+/).includes('next')) return m[1];
-  }
-  return undefined;
-}
+export { nextLink } from '../client/index.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Dispatcher } from 'undici';
 import { defaultDataDir } from '../util/index.js';
 import { ApiClient } from './api-client.js';
 import { AuthError, UsageError } from './exit-codes.js';
@@ -29,6 +30,11 @@ export interface CliDeps {
   env: NodeJS.ProcessEnv;
   /** The home directory (config dir fallback); defaults to os.homedir(). */
   home?: string;
+  /**
+   * Where the API client's requests go (hookd/client's `dispatcher`): undefined in use; a test's
+   * undici MockAgent, to check the requests a command makes and what it prints for given answers.
+   */
+  dispatcher?: Dispatcher;
   /** Subscribes to SIGINT/SIGTERM; returns the unsubscribe function (tail uses it to exit 0). */
   onSignal?: (handler: (signal: NodeJS.Signals) => void) => () => void;
 }
@@ -209,6 +215,7 @@ export class CliContext {
       tokenSource: creds.source,
       ...(creds.missing && { missingToken: creds.missing }),
       ...(this.globals.debug && { debug: (line: string) => this.debug(line) }),
+      ...(this.deps.dispatcher !== undefined && { dispatcher: this.deps.dispatcher }),
     });
     this.#clients.push(client);
     return client;

@@ -117,7 +117,8 @@ function retryable(e: unknown): boolean {
   return true;
 }
 
-function defaultOnSignal(handler: (signal: NodeJS.Signals) => void): () => void {
+/** SIGINT and SIGTERM, for a command that streams until stopped. */
+export function defaultOnSignal(handler: (signal: NodeJS.Signals) => void): () => void {
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
   return () => {

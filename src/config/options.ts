@@ -1,5 +1,6 @@
 import { CLUSTER_OPTIONS, DELIVERY_OPTIONS } from './options/cluster.js';
 import { CORE_OPTIONS } from './options/core.js';
+import { FILTER_OPTIONS } from './options/filters.js';
 import { IDENTITY_CHECKS, IDENTITY_OPTIONS as IDENTITY_TABLE } from './options/identity.js';
 import { OPERATOR_OPTIONS, OPS_CHECKS, OPS_OPTIONS } from './options/ops.js';
 import { PORTAL_OPTIONS } from './options/portal.js';
@@ -21,6 +22,7 @@ export const OPTION_TABLE = {
   ...OPS_OPTIONS,
   ...PORTAL_OPTIONS,
   ...SEMANTICS_OPTIONS,
+  ...FILTER_OPTIONS,
 } as const;
 
 /** The config's values as the table makes them (config.ts adds what is not an option). */

@@ -17,6 +17,8 @@ export const FORM_FIELDS = [
   'CallbackContentMediaType',
   'CallbackContent',
   'ContentEscape',
+  'Filter',
+  'Transform',
   'RetrySchedule',
   'RateLimit',
   'Auth',
@@ -53,6 +55,8 @@ export function formToHook(f: Form): Record<string, unknown> {
   if (f.CallbackContentMediaType) hook.CallbackContentMediaType = f.CallbackContentMediaType;
   if (f.CallbackContent) hook.CallbackContent = f.CallbackContent;
   if (f.ContentEscape && f.ContentEscape !== 'none') hook.ContentEscape = f.ContentEscape;
+  if (f.Filter?.trim()) hook.Filter = f.Filter;
+  if (f.Transform?.trim()) hook.Transform = f.Transform;
   if (f.RetrySchedule?.trim()) hook.RetrySchedule = numbers(f.RetrySchedule);
   const perSecond = numbers(f.RateLimitPerSecond);
   const burst = numbers(f.RateLimitBurst);
@@ -136,6 +140,8 @@ export function hookToForm(h: Hook): Form {
     CallbackContentMediaType: h.CallbackContentMediaType,
     CallbackContent: h.CallbackContent ?? '',
     ContentEscape: h.ContentEscape ?? 'none',
+    Filter: h.Filter ?? '',
+    Transform: h.Transform ?? '',
     RetrySchedule: h.RetrySchedule?.join(', ') ?? '',
     RateLimitPerSecond: h.RateLimit ? String(h.RateLimit.PerSecond) : '',
     RateLimitBurst: h.RateLimit ? String(h.RateLimit.Burst) : '',
@@ -167,6 +173,8 @@ export const EMPTY_FORM: Form = {
   CallbackContentMediaType: '',
   CallbackContent: '',
   ContentEscape: 'none',
+  Filter: '',
+  Transform: '',
   RetrySchedule: '',
   RateLimitPerSecond: '',
   RateLimitBurst: '',
@@ -210,6 +218,8 @@ const LABELS: Record<string, string> = {
   CallbackContentMediaType: 'Body media type',
   CallbackContent: 'Body template (empty: the JSON event document)',
   ContentEscape: 'Chat markup escaping of substituted values',
+  Filter: 'Filter: a CEL expression that must be true (empty: every request)',
+  Transform: 'Transform: function transform(event) { … } (empty: the callback as rendered)',
   RetrySchedule: 'Retry schedule, seconds (empty: the daemon’s)',
   RateLimitPerSecond: 'Rate limit: callbacks per second (empty: none)',
   RateLimitBurst: 'Rate limit: burst (empty: one second’s worth)',
@@ -308,6 +318,8 @@ ${select(
   'ContentEscape',
   CONTENT_ESCAPES.map((m) => [m, ESCAPE_LABELS[m]]),
 )}
+${area('Filter', 2)}
+${area('Transform', 6)}
 ${input('RetrySchedule', 'text', html` placeholder="0, 5, 300"`)}
 <fieldset class="field wide rate"><legend>Rate limit (optional)</legend>
 <div class="pair"><div class="field"><label for="f-RateLimitPerSecond">${LABELS.RateLimitPerSecond}</label>

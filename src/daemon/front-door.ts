@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { withLastFilterError } from '../api/index.js';
 import type { HookdConfig } from '../config/index.js';
 import { type ConsoleDeps, consoleServedHere } from '../console/index.js';
 import type { DeliveryPipeline } from '../delivery/index.js';
@@ -65,6 +66,7 @@ export function reverseProxyFor(p: FrontDoorParts): ReverseProxy | undefined {
     closing: p.draining,
     ...p.identity.proxy,
     recorded: () => deliveries.settled(),
+    filterBodyLimit: config.filterBodyLimit,
     loops: p.loops,
     ...(tracing && { tracing }),
   });
@@ -73,7 +75,10 @@ export function reverseProxyFor(p: FrontDoorParts): ReverseProxy | undefined {
 /** The HTTP app: every API feature (src/http-api/), the console when on, the proxy behind them. */
 export function frontDoorApp(p: FrontDoorParts, proxy: ReverseProxy | undefined): Promise<App> {
   const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
-  const hookStateView = unverifiedState(p.verifyMode, () => deliveries.verifier);
+  const hookStateView = withLastFilterError(
+    unverifiedState(p.verifyMode, () => deliveries.verifier),
+    engine,
+  );
   const consoleDeps: ConsoleDeps | undefined = consoleDepsOf(p, hookStateView);
   return buildApp({
     config,

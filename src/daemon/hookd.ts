@@ -169,8 +169,18 @@ async function assemble(
     redactUri: settings.redactUri,
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     callbackEscape: (callback) => transports.escapeFor(callback),
+    code: {
+      transform: {
+        limits: {
+          timeMs: config.transformTimeLimit,
+          memoryBytes: config.transformMemoryLimit,
+          outputBytes: config.transformOutputLimit,
+        },
+      },
+    },
   });
-  metrics.observe({ hooks: () => engine.size });
+  metrics.observe({ hooks: () => engine.size, filterErrors: () => engine.code.filterErrors });
+  life.defer('transforms', () => engine.code.close());
   // Auto-disable, operational notifications and their routes (src/notifications/). They stop
   // after the pipeline has drained, so that its last attempts still count.
   const operations: Operations = new Operations({

@@ -101,6 +101,8 @@ export class Outbox {
       }
       const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets, source);
       d.nextAttempt = now + firstDelay(e.hookId);
+      if (e.failure !== undefined)
+        Object.assign(d, { status: 'failed', lastError: e.failure, nextAttempt: null });
       commit.insert(d);
       out.push(d);
     }

@@ -4,6 +4,7 @@
  * sending are apart on purpose: the engine decides and renders, delivery makes it durable and
  * sends it.
  */
+import type { BodyCopy } from '../filter/index.js';
 import type { TraceRef } from '../tracing/index.js';
 
 export interface CallbackRequest {
@@ -35,6 +36,11 @@ export interface FiredEvent {
   request: CallbackRequest;
   /** The triggering request's span, when tracing is on (src/tracing/). */
   trace?: TraceRef;
+  /**
+   * Set when the hook's Transform failed ("Transform: exceeded 50 ms"): the delivery is recorded
+   * as failed with this cause and never sent, so that the owner sees it and can redeliver.
+   */
+  failure?: string;
 }
 
 /** Where fired events go: the delivery pipeline (durable outbox, retries) in the daemon. */
@@ -75,4 +81,15 @@ export interface Trigger {
    * listeners"). Absent: every owner's, as for proxied requests.
    */
   onlyOwner?: string;
+  /** The request's headers as a filter sees them (lower-case, credentials left out); lazy. */
+  headers?: () => Record<string, string>;
+  /** The copy of the request body, for the hooks that read it (src/filter/). */
+  requestBody?: BodyCopy;
+  /** After completion: the response's headers (lazy) and the copy of its body. */
+  response?: { headers: () => Record<string, string>; body?: BodyCopy };
+  /**
+   * BeforeCompletion hooks that read the request body fire once it has arrived: `skip` leaves
+   * them out (the request has just arrived), `only` fires just them (its body is complete).
+   */
+  bodyReaders?: 'skip' | 'only';
 }

@@ -1,22 +1,10 @@
-import {
-  BEFORE_COMPLETION,
-  type Hook,
-  internHook,
-  isoTimestamp,
-  TemplateSizeError,
-  type UrlValueEscape,
-} from '../hook/index.js';
-import {
-  hasBody,
-  hasStatusLists,
-  methodFires,
-  statusFires,
-  storedPattern,
-  TemplateCache,
-} from './compiled-hook.js';
+import { BEFORE_COMPLETION, type Hook, internHook, type UrlValueEscape } from '../hook/index.js';
+import { hasStatusLists, methodFires, statusFires, storedPattern, TemplateCache } from './compiled-hook.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
+import { filterInput, HookCode, type HookCodeOptions, previewOf, TransformedSink } from './hook-code.js';
 import { HookSetObservers } from './hook-set-observers.js';
 import { type Match, MatchIndex } from './match-index.js';
+import { renderCallback } from './render-callback.js';
 
 export type { Trigger } from './fired-event.js';
 
@@ -47,6 +35,8 @@ export interface EngineOptions {
    * its transports, so that the engine knows none of them.
    */
   callbackEscape?: (callback: string) => UrlValueEscape | undefined;
+  /** Filters and transforms (src/filter/, src/transform/): error reporting, sandbox limits. */
+  code?: HookCodeOptions;
 }
 
 export type ScopeVerdict = 'in' | 'out' | 'own';
@@ -68,6 +58,10 @@ export interface Preview {
   request: CallbackRequest;
   /** No status was given and the hook's status lists decide: it fires for some statuses only. */
   needsStatus?: true;
+  /** The hook's Filter judged (only when it has one). */
+  filter?: { matched: boolean; error?: string };
+  /** What the hook's Transform made of the callback (only when it has one and the filter matched). */
+  transform?: { payload?: string; headers: Record<string, string>; skip: boolean; error?: string };
 }
 
 /**
@@ -86,6 +80,10 @@ export class MatchEngine {
    */
   private readonly disabled = new Map<string, Hook>();
   private readonly templates: TemplateCache;
+  /** Filters and transforms: `bodyNeeds`, each hook's `lastFilterError`, the error count. */
+  readonly code: HookCode;
+  /** Callbacks of hooks with a Transform: sent once it has run. */
+  private readonly transformed: TransformedSink;
   /** Told of every change to the hook set (`changes.observe`): the workers follow it so. */
   readonly changes = new HookSetObservers();
 
@@ -94,6 +92,8 @@ export class MatchEngine {
     private readonly opts: EngineOptions = {},
   ) {
     this.templates = new TemplateCache(opts.maxBodyBytes, opts.callbackEscape);
+    this.code = new HookCode({ ...opts.code, ...(opts.now !== undefined && { now: opts.now }) });
+    this.transformed = new TransformedSink(sink, this.code, opts);
   }
 
   /**
@@ -104,6 +104,7 @@ export class MatchEngine {
     this.indexes.before.clear();
     this.indexes.after.clear();
     this.disabled.clear();
+    this.code.cleared();
     // Nothing to replace in emptied indexes (Ids are unique across the stores).
     for (const h of hooks) this.add(internHook(h));
     this.changes.loaded();
@@ -127,6 +128,7 @@ export class MatchEngine {
       return;
     }
     this.indexFor(hook.Type).set(hook.Id, storedPattern(hook), hook);
+    this.code.added(hook, hook.Type === BEFORE_COMPLETION ? 'before' : 'after');
   }
 
   hookDeleted(id: string): void {
@@ -135,6 +137,7 @@ export class MatchEngine {
   }
 
   private remove(id: string): void {
+    this.code.removed(id);
     if (!this.indexes.before.delete(id) && !this.indexes.after.delete(id)) this.disabled.delete(id);
   }
 
@@ -164,6 +167,11 @@ export class MatchEngine {
     yield* this.disabled.keys();
   }
 
+  /** Resolves once the transforms running now have handed their callbacks to the sink. */
+  settled(): Promise<void> {
+    return this.transformed.settled();
+  }
+
   /** Whether any hook could fire in this phase: lets the proxy skip all trigger work. */
   watches(phase: Phase): boolean {
     return this.indexes[phase].size > 0 && (this.opts.enabled?.() ?? true);
@@ -185,7 +193,9 @@ export class MatchEngine {
   /** As `fire`, and waits for what had to wait (the request's user, an owner's scopes): how many fired. */
   async fireAndWait(phase: Phase, trigger: Trigger): Promise<number> {
     const f = this.fireNow(phase, trigger);
-    return f.now + (f.later === undefined ? 0 : await f.later);
+    const n = f.now + (f.later === undefined ? 0 : await f.later);
+    await this.transformed.settled();
+    return n;
   }
 
   private fireNow(phase: Phase, trigger: Trigger): Firing {
@@ -198,6 +208,8 @@ export class MatchEngine {
       const h = m.value;
       if (!methodFires(h, trigger.method)) continue;
       if (trigger.onlyOwner !== undefined && h.Owner !== trigger.onlyOwner) continue;
+      if (trigger.bodyReaders !== undefined && (trigger.bodyReaders === 'only') !== this.code.waitsForBody(h))
+        continue;
       if (phase === 'after' && trigger.statusCode !== undefined && !statusFires(h, trigger.statusCode))
         continue;
       matches[n++] = m;
@@ -292,9 +304,12 @@ export class MatchEngine {
       ...(trigger.statusCode !== undefined && { statusCode: trigger.statusCode }),
       ...(user !== '' && { user }),
     };
+    let transforms = 0;
     for (const m of hits) {
       const h = m.value;
       if (ownOnly?.has(m) && h.Owner !== user) continue;
+      const input = () => filterInput(trigger, uri, m.captures, user);
+      if (!this.code.passes(h, input).matched) continue;
       const request = this.render(h, m.captures, trigger, uri, firedAt, user);
       if (!request) continue;
       const e: FiredEvent = {
@@ -307,7 +322,11 @@ export class MatchEngine {
         request,
       };
       if (trigger.trace !== undefined) e.trace = trigger.trace;
-      events.push(e);
+      if (h.Transform === undefined) events.push(e);
+      else {
+        transforms++;
+        this.transformed.send(h, e, input());
+      }
     }
     if (events.length > 0) {
       try {
@@ -320,7 +339,7 @@ export class MatchEngine {
       }
       this.opts.onFired?.(phase, events.length);
     }
-    return events.length;
+    return events.length + transforms;
   }
 
   /**
@@ -345,8 +364,14 @@ export class MatchEngine {
           continue;
         const t = phase === 'before' ? { ...trigger, statusCode: undefined } : trigger;
         const request = this.render(h, m.captures, t, uri, now, trigger.user ?? '');
-        if (request)
-          out.push({ hook: h, captures: m.captures, request, ...(needsStatus && { needsStatus }) });
+        if (!request) continue;
+        const p: Preview = { hook: h, captures: m.captures, request, ...(needsStatus && { needsStatus }) };
+        const input = filterInput(t, uri, m.captures, trigger.user ?? '');
+        if (h.Filter !== undefined) p.filter = this.code.filterOf(h)!.evaluate(input);
+        if (h.Transform !== undefined && p.filter?.matched !== false) {
+          p.transform = previewOf(await this.code.transform(h, input, request));
+        }
+        out.push(p);
       }
     }
     return out;
@@ -360,37 +385,7 @@ export class MatchEngine {
     at: Date,
     user: string,
   ): CallbackRequest | undefined {
-    const request: CallbackRequest = {
-      method: hook.CallbackMethod,
-      url: hook.Callback,
-      headers: { ...hook.Headers },
-    };
-    if (t.loop !== undefined) request.headers['cdn-loop'] = t.loop;
-    const url = this.templates.url(hook);
-    const body = hasBody(hook);
-    if (url === undefined && !body) return request;
-    const ctx = {
-      requestPath: t.path,
-      requestUri: uri,
-      requestMethod: t.method,
-      requestUser: user,
-      statusCode: t.statusCode,
-      hookId: hook.Id,
-      hookType: hook.Type,
-      timestamp: isoTimestamp(at),
-      captures,
-    };
-    if (url !== undefined) request.url = url.render(ctx);
-    if (!body) return request;
-    try {
-      request.body = this.templates.of(hook).render(ctx);
-    } catch (err) {
-      if (!(err instanceof TemplateSizeError)) throw err;
-      this.opts.onRenderError?.(hook, err);
-      return undefined;
-    }
-    request.headers['content-type'] = hook.CallbackContentMediaType;
-    return request;
+    return renderCallback(this.templates, hook, captures, t, uri, at, user, this.opts.onRenderError);
   }
 
   private indexFor(type: Hook['Type']): MatchIndex<Hook> {

@@ -36,7 +36,7 @@ export interface FieldError {
   field: string;
   /** The rule it broke, phrased for a person, with a hint where one helps. */
   message: string;
-  /** Where in the body's text, for a syntax error: 1-based, as editors and `hookctl` count. */
+  /** Where in the field's or the body's text the problem is (a syntax error, a Filter, a Transform): 1-based, as editors and `hookctl` count. */
   line?: number;
   column?: number;
 }

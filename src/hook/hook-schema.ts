@@ -132,6 +132,22 @@ export const HOOK_SCHEMA = {
       description:
         "Endpoint verification: cloudevents performs the CloudEvents validation handshake (OPTIONS with WebHook-Request-Origin) before the callback origin's first delivery; until it succeeds the hook is State unverified and its deliveries wait. Left out: the daemon's --callback-verification (default off).",
     },
+    Filter: {
+      type: 'string',
+      maxLength: 4096,
+      description:
+        'A CEL expression that must be true for the hook to fire, judged after PathPattern, Methods and the status lists. Reads request.method, .path, .uri, .query, .queryAll, .headers, .user, .body, .bodyTruncated, captures, and for Type 1 response.status, .headers, .body. An evaluation error is no match, shown as LastFilterError.',
+      examples: ['request.body.quality == "bad" && request.query.unit == "kWh"'],
+    },
+    Transform: {
+      type: 'string',
+      maxLength: 65536,
+      description:
+        'JavaScript, function transform(event) { … }, run in a WebAssembly sandbox once per delivery: event has request, response, captures, hook, payload and callback; the returned object may set payload, headers (merged) or skip: true.',
+      examples: [
+        'function transform(event) {\n  return { payload: { text: "bad reading at " + event.request.path } };\n}',
+      ],
+    },
     Id: { description: 'Server-set; ignored in input.' },
     Owner: { description: 'Server-set; ignored in input.' },
     Modified: { description: 'Server-set; ignored in input.' },
@@ -139,6 +155,7 @@ export const HOOK_SCHEMA = {
     DisabledReason: { description: 'Server-set; ignored in input.' },
     DisabledAt: { description: 'Server-set; ignored in input.' },
     VerificationResult: { description: 'Server-set; ignored in input.' },
+    LastFilterError: { description: 'Server-set; ignored in input.' },
     Warnings: { description: 'Server-set (create/replace answers); ignored in input.' },
   },
 } as const;

@@ -70,6 +70,16 @@ export interface HookConfig {
    * (src/hook/content-escape.ts): `slack`, `mattermost`, `discord`, `markdown`. Absent: `none`.
    */
   ContentEscape?: ContentEscape;
+  /**
+   * A CEL expression (src/filter/) that must be true for the hook to fire, after PathPattern,
+   * Methods and the status lists. Absent: every request they select.
+   */
+  Filter?: string;
+  /**
+   * A JavaScript `function transform(event)` (src/transform/) run in a sandbox once per delivery:
+   * it may replace the payload, add headers or skip the delivery. Absent: the rendered callback.
+   */
+  Transform?: string;
 }
 
 /** A hook's `Ordering`: `Key` is a template as `CallbackContent` (`$1`…`$n`, `$REQUEST_PATH`, …). */
@@ -135,6 +145,7 @@ export const READ_ONLY_FIELDS = [
   'DisabledReason',
   'DisabledAt',
   'VerificationResult',
+  'LastFilterError',
 ] as const;
 
 /** `Modified` format: ISO 8601, milliseconds, `+00:00` rather than `Z` (the seed asks for an offset). */

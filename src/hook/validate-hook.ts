@@ -1,8 +1,10 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { checkTls } from '../client-tls/index.js';
 import { type FieldError, HookdError } from '../errors/index.js';
+import { compileFilter } from '../filter/index.js';
 import { checkAuth } from '../oauth2/index.js';
 import { checkSignature, HOOKD_SET_HEADERS, schemeHeader } from '../signing/index.js';
+import { checkTransform } from '../transform/index.js';
 import { didYouMean, suggest } from '../util/index.js';
 import { CALLBACK_METHODS, type CallbackMethod, type HookConfig, type HookTypeId } from './hook.js';
 import { NAME_RULE } from './hook-name.js';
@@ -160,6 +162,8 @@ export async function validateHook(
     errors.push(...lint.errors);
   }
 
+  errors.push(...(await checkCode(doc, ok, type)));
+
   const headers: Record<string, string> = {};
   if (ok('Headers')) {
     const seen = new Set<string>();
@@ -243,7 +247,35 @@ export async function validateHook(
   if (signature?.config) config.Signature = signature.config;
   if (tls?.tls) config.Tls = tls.tls;
   if (auth?.auth) config.Auth = auth.auth;
+  if (typeof doc.Filter === 'string') config.Filter = doc.Filter;
+  if (typeof doc.Transform === 'string') config.Transform = doc.Transform;
   return config;
+}
+
+/** Filter (CEL) and Transform (JavaScript): compiled now, so that a mistake is a 400 with its place. */
+async function checkCode(
+  doc: Record<string, unknown>,
+  ok: (field: string) => boolean,
+  type: HookTypeId,
+): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  const at = (r: { line?: number; column?: number }) =>
+    r.line === undefined ? {} : { line: r.line, column: r.column ?? 1 };
+  if (ok('Filter')) {
+    const c = compileFilter(doc.Filter as string);
+    if (!c.ok) errors.push({ field: 'Filter', message: c.message, ...at(c) });
+    else if (type === 0 && c.filter.readsResponse)
+      errors.push({
+        field: 'Filter',
+        message:
+          'reads response, which a Type 0 (BeforeCompletion) hook does not have: it fires before the response exists; use Type 1',
+      });
+  }
+  if (ok('Transform')) {
+    const c = await checkTransform(doc.Transform as string);
+    if (!c.ok) errors.push({ field: 'Transform', message: c.message, ...at(c) });
+  }
+  return errors;
 }
 
 function describe(e: ErrorObject): FieldError {

@@ -13,6 +13,7 @@ const types = [
 
 const endpointSchema = {
   type: 'object',
+  required: ['Id', 'Owner', 'Url', 'Events', 'Created'],
   properties: {
     Id: { type: 'string', description: 'ne_…' },
     Owner: { type: 'string' },
@@ -80,6 +81,8 @@ export const NOTIFICATION_OPENAPI_PATHS: Record<string, PathItem> = {
             'application/json': {
               schema: {
                 allOf: [endpointSchema],
+                type: 'object',
+                required: ['Secret'],
                 properties: { Secret: { type: 'string', description: 'whsec_…' } },
               },
             },
@@ -104,7 +107,17 @@ export const NOTIFICATION_OPENAPI_PATHS: Record<string, PathItem> = {
     parameters: [idParam],
     get: {
       summary: "The endpoint's last 100 notification deliveries, newest first (same shape as a hook's)",
-      responses: { '200': { description: 'Deliveries' }, ...errors(401, 404, 503) },
+      responses: {
+        '200': {
+          description: 'Deliveries',
+          content: {
+            'application/json': {
+              schema: { type: 'array', items: { $ref: '#/components/schemas/Delivery' } },
+            },
+          },
+        },
+        ...errors(401, 404, 503),
+      },
     },
   },
 };

@@ -19,6 +19,8 @@ export interface MetricsSources {
   breakers?: () => Iterable<{ scope?: string; destination: string; state: 'closed' | 'half-open' | 'open' }>;
   hooks?: () => number;
   tailClients?: () => number;
+  /** Filter evaluation errors since start (each one a hook that did not fire). */
+  filterErrors?: () => number;
 }
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -142,6 +144,18 @@ export class Metrics {
     gauge('hookd_outbox_depth', 'Deliveries waiting for an attempt', sources.outboxDepth);
     gauge('hookd_hooks', 'Hooks in the match index', sources.hooks);
     gauge('hookd_tail_clients', 'Connected live-tail clients', sources.tailClients);
+    if (sources.filterErrors) {
+      const read = sources.filterErrors;
+      new Counter({
+        name: 'hookd_filter_errors_total',
+        help: "Filter evaluations that failed (a missing key, a wrong type): each counted as no match and shown as the hook's LastFilterError",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    }
     if (sources.breakers) {
       const read = sources.breakers;
       new Gauge({

@@ -48,6 +48,7 @@ export const PORTAL_LINKS_OPENAPI: OpenApiFragment = {
             description: 'The link: open it once (an iframe src) before ExpiresAt',
             ...json({
               type: 'object',
+              required: ['Url', 'ExpiresAt', 'User', 'Scopes', 'ReadOnly'],
               properties: {
                 Url: { type: 'string' },
                 ExpiresAt: { type: 'string', format: 'date-time' },

@@ -19,7 +19,12 @@ export function openApiFeature(base: string, features: readonly ApiFeature[]): A
           get: {
             summary: 'This document',
             security: [],
-            responses: { '200': { description: 'OpenAPI 3.1' } },
+            responses: {
+              '200': {
+                description: 'OpenAPI 3.1',
+                content: { 'application/json': { schema: { type: 'object' } } },
+              },
+            },
           },
         },
       },
@@ -30,16 +35,19 @@ export function openApiFeature(base: string, features: readonly ApiFeature[]): A
 
 const problemSchema = {
   type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {
-    type: { type: 'string' },
+    type: { type: 'string', description: 'urn:hookd:problem:<code in kebab case>' },
     title: { type: 'string' },
     status: { type: 'integer' },
     detail: { type: 'string' },
-    code: { type: 'string' },
+    code: { type: 'string', description: 'The stable error code (docs/API.md "Errors")' },
     errors: {
       type: 'array',
+      description: 'One entry per invalid field',
       items: {
         type: 'object',
+        required: ['field', 'message'],
         properties: {
           field: { type: 'string' },
           message: { type: 'string' },
@@ -48,6 +56,14 @@ const problemSchema = {
         },
       },
     },
+  },
+  example: {
+    type: 'urn:hookd:problem:validation-failed',
+    title: 'Invalid hook',
+    status: 400,
+    detail: 'the hook has 1 error(s)',
+    code: 'VALIDATION_FAILED',
+    errors: [{ field: 'Callback', message: 'must be an absolute http: or https: URL' }],
   },
 };
 
@@ -62,7 +78,7 @@ export function assembleOpenApi(base: string, features: readonly ApiFeature[]): 
   for (const f of features) {
     for (const [path, item] of Object.entries(f.openApi?.paths ?? {})) {
       if (paths[path]) throw new Error(`OpenAPI path ${path} of ${f.name} is described twice`);
-      paths[path] = item;
+      paths[path] = withOperationIds(path, item);
     }
     for (const [name, schema] of Object.entries(f.openApi?.schemas ?? {})) {
       if (schemas[name]) throw new Error(`OpenAPI schema ${name} of ${f.name} is described twice`);
@@ -74,6 +90,7 @@ export function assembleOpenApi(base: string, features: readonly ApiFeature[]): 
     info: {
       title: 'hookd',
       version: '1',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Webhook management API of hookd. Metrics (GET /metrics), liveness (GET /healthz) and readiness (GET /readyz) are not part of it: they are served on the operations listener (--ops-listen, default 127.0.0.1:8471), apart from the proxied service.',
     },
@@ -92,4 +109,24 @@ export function assembleOpenApi(base: string, features: readonly ApiFeature[]): 
       schemas,
     },
   };
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * Each operation named (`operationId`) from its method and path, `post /hooks/{id}/enable` →
+ * `postHooksIdEnable`, unless its feature named it: generators and linters key operations by it,
+ * and one rule for every feature keeps the names unique.
+ */
+function withOperationIds(path: string, item: PathItem): PathItem {
+  const words = path
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  const out: PathItem = { ...item };
+  for (const m of METHODS) {
+    const op = item[m] as Record<string, unknown> | undefined;
+    if (op !== undefined && op.operationId === undefined) out[m] = { operationId: m + words.join(''), ...op };
+  }
+  return out;
 }

@@ -6,10 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { setsOwnCookie } from '../edge/index.js';
+import type { BodyRecorder } from '../filter/index.js';
 import { HOP_BY_HOP, withoutListed } from './proxy-request-headers.js';
 
 /** Fires a request's AfterCompletion hooks; a promise when the end of its response must wait for it. */
-export type AfterCompletion = (statusCode: number) => Promise<void> | undefined;
+export type AfterCompletion = (statusCode: number, headers?: readonly string[]) => Promise<void> | undefined;
 
 /** Answers a request whose upstream exchange failed (502/504, src/server/proxy.ts). */
 export type ExchangeFailed = (
@@ -76,6 +77,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private settled = false;
   /** The client went away before undici connected the request: abort it as soon as it does. */
   private abandoned = false;
+  /** The response headers as sent, for AfterCompletion filters. */
+  private headers: string[] | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -84,6 +87,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     private readonly onStatus: ((status: number) => void) | undefined,
     private readonly closing: (() => boolean) | undefined,
     private readonly after: AfterCompletion | undefined,
+    /** Set when a hook reads the response body: the copy kept of it. */
+    private readonly copy?: BodyRecorder,
   ) {
     res.on('close', () => {
       if (this.settled || res.writableFinished) return;
@@ -108,7 +113,10 @@ export class Exchange implements Dispatcher.DispatchHandler {
     // The raw list keeps the upstream's spelling and order; undici's parsed object is the fallback.
     const raw = controller.rawHeaders;
     const headers = responseHeaders(Array.isArray(raw) ? raw : flatten(parsed));
-    if (this.after !== undefined) this.remaining = contentLength(headers);
+    if (this.after !== undefined) {
+      this.remaining = contentLength(headers);
+      this.headers = headers;
+    }
     // Draining: this answer ends its keep-alive connection, so the client reconnects elsewhere.
     if (this.closing?.()) headers.push('connection', 'close');
     this.res.writeHead(statusCode, headers);
@@ -116,6 +124,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.copy?.add(chunk);
     if (this.remaining >= 0) {
       this.remaining -= chunk.length;
       if (this.remaining <= 0) {
@@ -132,7 +141,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     this.settled = true;
     // A client that went away gets nothing, and fires nothing (as before: no completed response).
-    const wait = this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode) : undefined;
+    this.copy?.end();
+    const wait =
+      this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode, this.headers) : undefined;
     if (wait === undefined) this.end();
     else void wait.then(this.end);
   }

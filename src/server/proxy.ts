@@ -47,6 +47,8 @@ export interface ProxyOptions {
   tracing?: Tracing;
   /** The loop guard (src/loops/): hookd's own requests fire nothing; too many passes are refused. */
   loops?: LoopGuard;
+  /** How much of a body is kept for the hooks that read it (`--filter-body-limit`; default 64 KiB). */
+  filterBodyLimit?: number;
 }
 
 /**
@@ -130,9 +132,17 @@ export class ReverseProxy {
         path: this.prefix + url,
         method: method as Dispatcher.HttpMethod,
         headers: forward.headers,
-        body: forward.hasBody ? req : null,
+        body: forward.hasBody ? (fired?.body ?? req) : null,
       },
-      new Exchange(req, res, this.failed, this.opts.onStatus, this.opts.closing, fired?.after),
+      new Exchange(
+        req,
+        res,
+        this.failed,
+        this.opts.onStatus,
+        this.opts.closing,
+        fired?.after,
+        fired?.responseCopy,
+      ),
     );
   };
 

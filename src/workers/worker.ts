@@ -75,6 +75,15 @@ export async function runWorker(
     onFired: (phase, n) => metrics.fired(phase, n),
     onSinkError: (err) => log.error({ err }, 'recording callbacks fired for an identified request failed'),
     callbackEscape: (callback) => transports.escapeFor(callback),
+    code: {
+      transform: {
+        limits: {
+          timeMs: cfg.transformTimeLimit,
+          memoryBytes: cfg.transformMemoryLimit,
+          outputBytes: cfg.transformOutputLimit,
+        },
+      },
+    },
   });
 
   let gathering: Hook[] = [];
@@ -169,6 +178,7 @@ export async function runWorker(
         onStatus: (status) => metrics.proxied(status),
         closing: () => draining,
         recorded: () => sink.recorded(),
+        filterBodyLimit: cfg.filterBodyLimit,
         // hookd's own requests fire nothing here either (the primary's key).
         loops: new LoopGuard(LoopMarker.fromKey(process.env[ENV_LOOP_KEY] ?? ''), (kind) =>
           metrics.loopCut(kind),

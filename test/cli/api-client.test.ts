@@ -26,7 +26,7 @@ describe('ApiClient against hookd with --api-base /api', () => {
   });
 
   it('follows Link: rel="next" across pages, resolving the link against the server', async () => {
-    const all = await client.paginate<{ Id: string }>('/hooks?limit=1');
+    const all = await client.listHooks(Number.POSITIVE_INFINITY, 1);
     assert.deepEqual(
       all.map((h) => h.Id),
       ids,
@@ -34,7 +34,7 @@ describe('ApiClient against hookd with --api-base /api', () => {
   });
 
   it('stops at max items', async () => {
-    const two = await client.paginate<{ Id: string }>('/hooks?limit=1', 2);
+    const two = await client.listHooks(2, 1);
     assert.deepEqual(
       two.map((h) => h.Id),
       ids.slice(0, 2),

@@ -138,6 +138,8 @@ export async function runInProcess(
     home?: string;
     /** Terminal width (default 120). */
     columns?: number;
+    /** The API client's dispatcher: an undici MockAgent answering as the test says. */
+    dispatcher?: CliDeps['dispatcher'];
   },
 ): Promise<InProcess> {
   const stdout = new Sink(opts.tty, opts.columns);
@@ -147,6 +149,7 @@ export async function runInProcess(
     env: opts.env,
     ...(opts.home && { home: opts.home }),
     ...(opts.onSignal && { onSignal: opts.onSignal }),
+    ...(opts.dispatcher && { dispatcher: opts.dispatcher }),
   });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

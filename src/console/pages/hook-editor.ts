@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contentOf } from '../../api/index.js';
 import { MatchEngine, type Preview } from '../../engine/index.js';
 import { type FieldError, HookdError } from '../../errors/index.js';
+import { DEFAULT_FILTER_BODY_LIMIT } from '../../filter/index.js';
 import type { Hook, HookConfig } from '../../hook/index.js';
 import { type LintInput, lintHook } from '../../hook/index.js';
 import {
@@ -147,6 +149,7 @@ ${jsonView(doc, true)}`,
       uri: () => `${deps.reportBase(req)}${path}`,
       user: (f.User ?? '').trim(),
       ...(status !== undefined && { statusCode: status }),
+      ...tryContent(f.TryHeaders, f.TryBody, f.TryResponseBody),
     };
     const saved = await deps.engine.preview(ctx.user, trigger);
     // The hook in the editor, as it stands (when it validates): judged by an engine of its own.
@@ -165,7 +168,11 @@ ${jsonView(doc, true)}`,
         };
         const one = new MatchEngine({ accept: () => undefined });
         one.load([hook]);
-        draft = await one.preview(ctx.user, trigger);
+        try {
+          draft = await one.preview(ctx.user, trigger);
+        } finally {
+          await one.code.close();
+        }
       } catch (err) {
         if (!validationErrors(err)) throw err;
         draftNote = html`<p class="hint">The hook in the form is not included: it has errors to fix first.</p>`;
@@ -189,9 +196,13 @@ ${previews.map(
     d ? html`The hook in this form` : html`<a href="${root}/hooks/${seg(pv.hook.Id)}">${pv.hook.Id}</a>`
   } · ${pv.hook.PathPattern}</h3>
 <p><strong>${pv.request.method}</strong> <code>${pv.request.url}</code></p>
-<pre class="json">${Object.entries(pv.request.headers)
+${pv.filter === undefined ? '' : html`<p class="${pv.filter.error ? 'error' : pv.filter.matched ? 'ok' : 'hint'}">Filter: ${pv.filter.matched ? 'matched' : pv.filter.error ? `no match (error: ${pv.filter.error})` : 'no match: it does not fire'}</p>`}
+${pv.transform?.error ? html`<p class="error">${pv.transform.error}</p>` : pv.transform?.skip ? html`<p class="hint">Transform: skip (nothing is sent)</p>` : ''}
+<pre class="json">${Object.entries({ ...pv.request.headers, ...pv.transform?.headers })
     .map(([k, v]) => `${k}: ${v}`)
-    .join('\n')}${pv.request.body !== undefined ? `\n\n${pv.request.body}` : ''}</pre></article>`,
+    .join(
+      '\n',
+    )}${(pv.transform?.payload ?? pv.request.body) !== undefined ? `\n\n${pv.transform?.payload ?? pv.request.body}` : ''}</pre></article>`,
 )}`,
     );
   });
@@ -258,9 +269,37 @@ function dryRunPanel(root: string, csrf: string): Html {
 <label for="dr-path">Path</label> <input id="dr-path" name="Path" placeholder="/repositories/r1/items/7">
 <label for="dr-status">Status</label> <input id="dr-status" name="StatusCode" inputmode="numeric" size="4" placeholder="200">
 <label for="dr-user">Requested by</label> <input id="dr-user" name="User" size="10" placeholder="anonymous">
+<label for="dr-headers">Request headers</label> <textarea id="dr-headers" name="TryHeaders" rows="2" spellcheck="false" placeholder="Content-Type: application/json"></textarea>
+<label for="dr-body">Request body</label> <textarea id="dr-body" name="TryBody" rows="3" spellcheck="false" placeholder='{"quality": "bad"}'></textarea>
+<label for="dr-rbody">Response body</label> <textarea id="dr-rbody" name="TryResponseBody" rows="2" spellcheck="false" placeholder='{"Points": 1440}'></textarea>
 <button type="submit">Try</button>
 </form>
 <div id="dry-result" role="status" aria-live="polite"></div></section>`;
+}
+
+/**
+ * The "try it" box's headers ("Name: value" per line) and bodies, as a report's content: the
+ * filter and the transform of each hook judge them (a body that parses as JSON is JSON).
+ */
+function tryContent(headers = '', body = '', responseBody = '') {
+  const list: Record<string, string> = {};
+  for (const line of headers.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0) list[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+  }
+  const value = (t: string): unknown => {
+    if (t.trim() === '') return undefined;
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      return t;
+    }
+  };
+  return contentOf(
+    { Headers: list, Body: value(body), ResponseBody: value(responseBody) },
+    DEFAULT_FILTER_BODY_LIMIT,
+    [],
+  );
 }
 
 /** An edit that leaves the write-only OAuth2 client secret (or the client key) empty keeps the stored one. */

@@ -1,4 +1,4 @@
-import type { HookView } from '../../api-views.js';
+import type { HookWarningsView } from '../../api-views.js';
 import type { CliContext } from '../../context.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseJsonText, readInput } from '../../json-file.js';
@@ -41,6 +41,27 @@ export async function readHookFile(
 }
 
 /** The server's lint warnings of a stored hook, on stderr (stdout stays the Id or the JSON). */
-export function printWarnings(out: Output, hook: Pick<HookView, 'Warnings'>, prefix = ''): void {
-  for (const w of hook.Warnings ?? []) out.warn(`${prefix}${w.Field}: ${w.Message}`);
+export function printWarnings(out: Output, hook: { Warnings?: unknown }, prefix = ''): void {
+  // A hook the server answered with for create, replace or validate: its lint's shape.
+  const warnings = hook.Warnings as HookWarningsView['Warnings'];
+  for (const w of warnings ?? []) out.warn(`${prefix}${w.Field}: ${w.Message}`);
+}
+
+/**
+ * `--transform-file FILE|-`: the hook's Transform (JavaScript) from a file of its own, so that it
+ * is edited as code rather than as one JSON string.
+ */
+export async function fillTransform(
+  doc: unknown,
+  transformFile: string | undefined,
+  file: string,
+  ctx: CliContext,
+  usage: string,
+): Promise<void> {
+  if (transformFile === undefined) return;
+  if (transformFile === '-' && file === '-')
+    throw new UsageError('-f - and --transform-file - both read standard input', { usage });
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new UsageError('--transform-file needs the hook file to hold a JSON object', { usage });
+  (doc as Record<string, unknown>).Transform = (await readInput(transformFile, ctx.io, usage)).text;
 }

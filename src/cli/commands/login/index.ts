@@ -50,6 +50,7 @@ export async function runLogin(_opts: LoginOptions, ctx: CliContext): Promise<vo
     token,
     tokenSource: 'standard input',
     ...(ctx.globals.debug && { debug: (line: string) => ctx.debug(line) }),
+    ...(ctx.deps.dispatcher !== undefined && { dispatcher: ctx.deps.dispatcher }),
   });
   try {
     await client.hookTypes();

@@ -3,6 +3,7 @@ import { withoutPassword } from '../../../util/index.js';
 import type { MatchView } from '../../api-views.js';
 import { type ContextFactory, examples, intArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
+import { readInput } from '../../json-file.js';
 import type { Column } from '../../output.js';
 import { typeName } from '../hooks/hook-columns.js';
 
@@ -12,6 +13,66 @@ export interface MatchOptions {
   status?: number;
   /** Who made the request (the API's `User`); absent: anonymous. */
   user?: string;
+  /** `--header 'Name: value'`, repeatable: the request's headers, for Filters and Transforms. */
+  headers?: string[];
+  /** `--body FILE|-`: the request body. */
+  body?: string;
+  responseHeaders?: string[];
+  /** `--response-body FILE`: the response body (with --status). */
+  responseBody?: string;
+}
+
+const USAGE = 'hookctl match METHOD PATH [--status N] [--header "Name: value"]… [--body FILE|-]';
+
+function headerArg(v: string, previous: string[] = []): string[] {
+  const colon = v.indexOf(':');
+  if (colon <= 0) throw new InvalidArgumentError('give a header as "Name: value".');
+  return [...previous, v];
+}
+
+function headerObject(list: string[] | undefined): Record<string, string> | undefined {
+  if (list === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    const colon = h.indexOf(':');
+    const name = h.slice(0, colon).trim();
+    out[name] = name in out ? `${out[name]}, ${h.slice(colon + 1).trim()}` : h.slice(colon + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * A body file as the API takes it: with a content type the text as it is (the server parses it
+ * as JSON when the type says so); without one, JSON text is sent as the JSON value it holds.
+ */
+async function bodyOf(
+  file: string,
+  headers: Record<string, string> | undefined,
+  ctx: CliContext,
+): Promise<unknown> {
+  const { text } = await readInput(file, ctx.io, USAGE);
+  const typed = Object.keys(headers ?? {}).some((k) => k.toLowerCase() === 'content-type');
+  if (typed) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function filterText(m: MatchView): string {
+  const f = m.Filter as { Matched: boolean; Error: string | null } | undefined;
+  if (f === undefined) return '';
+  if (f.Matched) return 'matched';
+  return f.Error ? `error: ${f.Error}` : 'no match';
+}
+
+function transformText(m: MatchView): string {
+  const t = m.Transform as { Skip: boolean; Error: string | null; Payload: string | null } | undefined;
+  if (t === undefined) return '';
+  if (t.Error) return t.Error;
+  if (t.Skip) return 'skip';
+  return t.Payload === null ? 'unchanged' : 'payload';
 }
 
 const METHOD = /^(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
@@ -40,6 +101,8 @@ function columns(wide: boolean): Column<MatchView>[] {
       paint: (t, m, c) => (m.NeedsStatus ? c.yellow(t) : t),
     },
     { header: 'CAPTURES', value: (m) => (m.Captures ?? []).join(',') },
+    { header: 'FILTER', value: filterText, paint: (t, _m, c) => (t.startsWith('error') ? c.red(t) : t) },
+    { header: 'TRANSFORM', value: transformText, shrink: true },
     {
       header: 'CALLBACK',
       // A table is seen over shoulders and pasted into tickets: no password in it (-o json keeps the URL).
@@ -47,7 +110,8 @@ function columns(wide: boolean): Column<MatchView>[] {
       shrink: true,
     },
   ];
-  if (wide) cols.push({ header: 'BODY', value: (m) => m.Request?.Body ?? '', shrink: true });
+  const payload = (m: MatchView) => (m.Transform as { Payload?: string | null } | undefined)?.Payload;
+  if (wide) cols.push({ header: 'BODY', value: (m) => payload(m) ?? m.Request?.Body ?? '', shrink: true });
   return cols;
 }
 
@@ -63,7 +127,16 @@ export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<voi
     Path: opts.path,
     ...(opts.status !== undefined && { StatusCode: opts.status }),
     ...(opts.user !== undefined && { User: opts.user }),
-  };
+  } as Record<string, unknown> & { Method: string; Path: string };
+  if (opts.body === '-' && opts.responseBody === '-')
+    throw new InvalidArgumentError('--body - and --response-body - cannot both read standard input.');
+  const headers = headerObject(opts.headers);
+  const responseHeaders = headerObject(opts.responseHeaders);
+  if (headers !== undefined) body.Headers = headers;
+  if (responseHeaders !== undefined) body.ResponseHeaders = responseHeaders;
+  if (opts.body !== undefined) body.Body = await bodyOf(opts.body, headers, ctx);
+  if (opts.responseBody !== undefined)
+    body.ResponseBody = await bodyOf(opts.responseBody, responseHeaders, ctx);
   const matches = await (await ctx.client()).match(body);
   if (out.format === 'json') return out.json(matches);
   if (matches.length === 0) {
@@ -111,24 +184,58 @@ export function newMatchCommand(context: ContextFactory, run = runMatch): Comman
       '--user <name>',
       'who makes the request (default: anonymous); hooks of owners with the scope "own" fire only for their own requests',
     )
+    .option(
+      '--header <line>',
+      'a request header, "Name: value" (repeatable); Filters read request.headers',
+      headerArg,
+    )
+    .option(
+      '--body <file>',
+      'the request body from FILE (- for standard input); JSON unless a --header gives another content-type',
+    )
+    .option(
+      '--response-header <line>',
+      'a response header, "Name: value" (repeatable), with --status',
+      headerArg,
+    )
+    .option('--response-body <file>', 'the response body from FILE, with --status')
     .addHelpText(
       'after',
       examples([
         'hookctl match GET /repositories/r1/timeseries/ts1',
+        "hookctl match POST '/repositories/r1/timeseries/ts1/data?unit=kWh' --header 'Content-Type: application/json' --body write.json",
+        'hookctl match PUT /repositories/r1/data --status 200 --response-body answer.json -o json',
         'hookctl match GET /repositories/alice/items/1 --user alice',
         'hookctl match GET /repositories/r1/timeseries/ts1 --status 401',
         'hookctl match PUT /repositories/r1/timeseries/ts1/data --status 204 -o json',
       ]),
     )
-    .action(async (method: string, path: string, o: { status?: number; user?: string }, cmd: Command) =>
-      run(
-        {
-          method,
-          path,
-          ...(o.status !== undefined && { status: o.status }),
-          ...(o.user !== undefined && { user: o.user }),
+    .action(
+      async (
+        method: string,
+        path: string,
+        o: {
+          status?: number;
+          user?: string;
+          header?: string[];
+          body?: string;
+          responseHeader?: string[];
+          responseBody?: string;
         },
-        context(cmd),
-      ),
+        cmd: Command,
+      ) =>
+        run(
+          {
+            method,
+            path,
+            ...(o.status !== undefined && { status: o.status }),
+            ...(o.user !== undefined && { user: o.user }),
+            ...(o.header !== undefined && { headers: o.header }),
+            ...(o.body !== undefined && { body: o.body }),
+            ...(o.responseHeader !== undefined && { responseHeaders: o.responseHeader }),
+            ...(o.responseBody !== undefined && { responseBody: o.responseBody }),
+          },
+          context(cmd),
+        ),
     );
 }

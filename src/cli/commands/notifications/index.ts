@@ -1,31 +1,28 @@
 import { Command, Option } from 'commander';
+import type { NotificationEndpoint, NotificationEndpointInput } from '../../../client/index.js';
 import { suggest } from '../../../util/index.js';
-import { NOTIFICATION_TYPES, type NotificationEndpointFields } from '../../../wire/index.js';
+import { NOTIFICATION_TYPES } from '../../../wire/index.js';
 import { type ContextFactory, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { ApiError, exitCodeOf, formatError, ReportedError } from '../../exit-codes.js';
 import type { Column } from '../../output.js';
 
 /** A notification endpoint as the API returns it (`Secret` only in the answer to `add`). */
-export interface NotificationEndpointView extends NotificationEndpointFields {
-  Secret?: string;
-}
-
-const PATH = '/_hookd/notifications';
+export type NotificationEndpointView = NotificationEndpoint & { Secret?: string };
 
 function columns(): Column<NotificationEndpointView>[] {
   return [
     { header: 'ID', value: (e) => e.Id, paint: (t, _e, c) => c.cyan(t) },
     { header: 'URL', value: (e) => e.Url, shrink: true },
     { header: 'EVENTS', value: (e) => e.Events.join(',') },
-    { header: 'DESCRIPTION', value: (e) => e.Description, shrink: true },
+    { header: 'DESCRIPTION', value: (e) => e.Description ?? '', shrink: true },
     { header: 'CREATED', value: (e) => e.Created },
   ];
 }
 
 export async function runList(ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
-  const list = (await (await ctx.client()).call<NotificationEndpointView[]>('GET', PATH)).body;
+  const list: NotificationEndpointView[] = await (await ctx.client()).notificationEndpoints();
   if (out.format === 'json') return out.json(list);
   out.table(columns(), list);
 }
@@ -44,7 +41,7 @@ export async function runAdd(opts: AddOptions, ctx: CliContext): Promise<void> {
   if (opts.description !== undefined) body.Description = opts.description;
   let e: NotificationEndpointView;
   try {
-    e = (await (await ctx.client()).call<NotificationEndpointView>('POST', PATH, body)).body;
+    e = await (await ctx.client()).addNotificationEndpoint(body as NotificationEndpointInput);
   } catch (err) {
     throw err instanceof ApiError ? withEventHint(err, opts.events ?? []) : err;
   }
@@ -82,7 +79,7 @@ export async function runRemove(ids: string[], ctx: CliContext): Promise<void> {
   let failed: ApiError | undefined;
   for (const id of ids) {
     try {
-      await client.call('DELETE', `${PATH}/${encodeURIComponent(id)}`);
+      await client.removeNotificationEndpoint(id);
       out.info(`removed ${id}`);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;

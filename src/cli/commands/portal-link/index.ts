@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { PortalLinkRequest } from '../../../client/index.js';
 import { type ContextFactory, collect, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 
@@ -9,15 +10,6 @@ export interface PortalLinkOptions {
   /** Portal scopes (hooks:write, secrets, test, redeliver, live); empty: all of them. */
   scopes: string[];
   readOnly?: boolean;
-}
-
-/** A link as `POST /_hookd/portal-links` answers it. */
-interface PortalLinkView {
-  Url: string;
-  ExpiresAt: string;
-  User: string;
-  Scopes: string[];
-  ReadOnly: boolean;
 }
 
 /**
@@ -31,14 +23,13 @@ export async function runPortalLink(opts: PortalLinkOptions, ctx: CliContext): P
     .flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
-  const link = (
-    await client.call<PortalLinkView>('POST', '/_hookd/portal-links', {
-      User: opts.user,
-      ...(opts.ttl !== undefined && { Ttl: opts.ttl }),
-      ...(scopes.length > 0 && { Scopes: scopes }),
-      ...(opts.readOnly && { ReadOnly: true }),
-    })
-  ).body;
+  const link = await client.portalLink({
+    User: opts.user,
+    ...(opts.ttl !== undefined && { Ttl: opts.ttl }),
+    // The server names a scope it does not know, with the closest one.
+    ...(scopes.length > 0 && { Scopes: scopes as NonNullable<PortalLinkRequest['Scopes']> }),
+    ...(opts.readOnly && { ReadOnly: true }),
+  });
   if (out.format === 'json') return out.json(link);
   out.out.write(`${link.Url}\n`);
   out.info(

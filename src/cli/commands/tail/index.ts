@@ -4,7 +4,7 @@ import { type ContextFactory, collect, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
 import { answerText, callbackText, triggerText } from '../../notation.js';
 import type { Output } from '../../output.js';
-import { keepConnected, openSocket } from '../../reconnecting-socket.js';
+import { defaultOnSignal } from '../../reconnecting-socket.js';
 
 export const TAIL_STATUSES = ['2xx', '3xx', '4xx', '5xx', 'failed'] as const;
 
@@ -35,15 +35,6 @@ interface TailEvent {
 
 /** A hook as `listen` and the console name it: `hook/NAME` when it has a Name, else its Id. */
 export type HookLabels = ReadonlyMap<string, string>;
-
-/** `ws://host:port/base/_hookd/tail?hook=…&status=…` from the server URL. */
-export function tailUrl(server: string, opts: TailOptions): string {
-  const url = new URL(`${server.replace(/\/+$/, '')}/_hookd/tail`);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  for (const h of opts.hooks) url.searchParams.append('hook', h);
-  if (opts.status) url.searchParams.set('status', opts.status);
-  return url.href;
-}
 
 function clock(iso: string | undefined): string {
   const d = iso ? new Date(iso) : new Date();
@@ -111,14 +102,7 @@ class LabelCache {
   }
 }
 
-async function printEvent(text: string, out: Output, ctx: CliContext, labels: LabelCache): Promise<void> {
-  let event: TailEvent;
-  try {
-    event = JSON.parse(text) as TailEvent;
-  } catch {
-    ctx.debug(`ignored a frame that is not JSON: ${text.slice(0, 200)}`);
-    return;
-  }
+async function printEvent(event: TailEvent, out: Output, labels: LabelCache): Promise<void> {
   if (out.format === 'json') {
     // Re-serialised so that each event is exactly one line, whatever the server's whitespace.
     out.out.write(`${JSON.stringify(event)}\n`);
@@ -135,36 +119,34 @@ async function printEvent(text: string, out: Output, ctx: CliContext, labels: La
 }
 
 /**
- * Streams fired callbacks until Ctrl-C (exit 0). The first connection must succeed (else exit 3,
- * 4 or 1 as for any command); after that, drops are retried with backoff for as long as it takes,
- * since hookd restarting is the usual cause.
+ * Streams fired callbacks until Ctrl-C (exit 0), through hookd/client's tail: the first
+ * connection must succeed (else exit 3, 4 or 1 as for any command); after that, drops are retried
+ * with backoff for as long as it takes, since hookd restarting is the usual cause.
  */
 export async function runTail(opts: TailOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
   const server = await ctx.server();
-  const creds = await ctx.token(server.url);
-  const url = tailUrl(server.url, opts);
-  if (opts.hooks.length > 0) {
-    // The stream cannot say "no such hook": without this, a mistyped Id streams nothing forever.
-    const client = await ctx.client();
-    for (const id of opts.hooks) await client.getHook(id);
+  const client = await ctx.client();
+  // The stream cannot say "no such hook": without this, a mistyped Id streams nothing forever.
+  for (const id of opts.hooks) await client.getHook(id);
+  const labels = new LabelCache(() => client.listHooks());
+  const stop = new AbortController();
+  const unsubscribe = (ctx.deps.onSignal ?? defaultOnSignal)(() => stop.abort());
+  try {
+    for await (const event of client.tail({
+      hooks: opts.hooks,
+      ...(opts.status !== undefined && { status: opts.status as (typeof TAIL_STATUSES)[number] }),
+      signal: stop.signal,
+      onConnect: (first) =>
+        out.info(first ? `Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)` : 'reconnected'),
+      onDrop: () => out.info('reconnecting…'),
+    })) {
+      // One at a time, in arrival order: a line may wait for the hooks' names to be read.
+      await printEvent(event as TailEvent, out, labels);
+    }
+  } finally {
+    unsubscribe();
   }
-  // Loaded here: only tail needs a WebSocket client, and every other command starts faster.
-  const { default: WebSocketClass } = await import('ws');
-  const labels = new LabelCache(async () => (await ctx.client()).listHooks());
-  // One at a time, in arrival order: a line may wait for the hooks' names to be read.
-  let printing = Promise.resolve();
-  const print = (text: string) => {
-    printing = printing.then(() => printEvent(text, out, ctx, labels));
-  };
-  const target = { url, path: '/_hookd/tail', server: server.url, creds };
-  await keepConnected(ctx, {
-    stopReason: 'hookctl tail stopped',
-    connect: () => openSocket(WebSocketClass, target, ctx, print, { info: undefined }),
-    connected: (_conn, first) =>
-      out.info(first ? `Ready! Streaming callbacks from ${server.url} (Ctrl-C to quit)` : 'reconnected'),
-    dropped: () => out.info('reconnecting…'),
-  });
 }
 
 /** `hookctl tail [--hook ID…] [--status 2xx|3xx|4xx|5xx|failed] [-o json]`. */

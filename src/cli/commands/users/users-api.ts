@@ -1,65 +1,34 @@
+import type { Token, User } from '../../../client/index.js';
 import type { ApiClient } from '../../api-client.js';
 import { UsageError } from '../../exit-codes.js';
 import type { Column } from '../../output.js';
 
-/** A user as `/_hookd/users` shows it. */
-export interface UserView {
-  Name: string;
-  Scopes: string[];
-  /** What the admin granted beyond owning hooks (`report`); absent from daemons that predate permissions. */
-  Permissions?: string[];
-  Created?: string;
-}
+/** A user as `/_hookd/users` shows it; its Permissions as words the server checks. */
+export type UserView = Omit<User, 'Permissions'> & { Permissions?: string[] };
 
 /** A token as `/_hookd/users/{name}/tokens` shows it (`Token` only in the answer to its creation). */
-export interface TokenView {
-  Id: string;
-  User: string;
-  Label: string;
-  Created: string;
-  Token?: string;
-}
-
-/** hookd's reserved prefix: users and tokens live under it (docs/API.md "Users and tokens"). */
-const USERS = '/_hookd/users';
-const enc = encodeURIComponent;
+export type TokenView = Token;
 
 /** The users and tokens calls, on the shared client (admin only, except reading oneself). */
 export const usersApi = {
-  list: async (c: ApiClient) => (await c.call<UserView[]>('GET', USERS)).body,
-  get: async (c: ApiClient, name: string) => (await c.call<UserView>('GET', `${USERS}/${enc(name)}`)).body,
-  add: async (c: ApiClient, name: string, scopes?: string[], permissions?: string[]) =>
-    (
-      await c.call<UserView>('POST', USERS, {
-        Name: name,
-        ...(scopes !== undefined && { Scopes: scopes }),
-        ...(permissions !== undefined && { Permissions: permissions }),
-      })
-    ).body,
-  setScopes: async (c: ApiClient, name: string, scopes: string[], permissions?: string[]) =>
-    (
-      await c.call<UserView>('PUT', `${USERS}/${enc(name)}`, {
-        Name: name,
-        Scopes: scopes,
-        ...(permissions !== undefined && { Permissions: permissions }),
-      })
-    ).body,
-  remove: async (c: ApiClient, name: string) => {
-    await c.call('DELETE', `${USERS}/${enc(name)}`);
-  },
-  tokens: async (c: ApiClient, name: string) =>
-    (await c.call<TokenView[]>('GET', `${USERS}/${enc(name)}/tokens`)).body,
-  createToken: async (c: ApiClient, name: string, label?: string) =>
-    (
-      await c.call<TokenView>(
-        'POST',
-        `${USERS}/${enc(name)}/tokens`,
-        label === undefined ? {} : { Label: label },
-      )
-    ).body,
-  revokeToken: async (c: ApiClient, name: string, id: string) => {
-    await c.call('DELETE', `${USERS}/${enc(name)}/tokens/${enc(id)}`);
-  },
+  list: (c: ApiClient): Promise<UserView[]> => c.users(),
+  get: (c: ApiClient, name: string): Promise<UserView> => c.user(name),
+  add: (c: ApiClient, name: string, scopes?: string[], permissions?: string[]): Promise<UserView> =>
+    c.addUser({
+      Name: name,
+      ...(scopes !== undefined && { Scopes: scopes }),
+      ...(permissions !== undefined && { Permissions: permissions as User['Permissions'] }),
+    } as User),
+  setScopes: (c: ApiClient, name: string, scopes: string[], permissions?: string[]): Promise<UserView> =>
+    c.replaceUser(name, {
+      Name: name,
+      Scopes: scopes,
+      ...(permissions !== undefined && { Permissions: permissions as User['Permissions'] }),
+    }),
+  remove: (c: ApiClient, name: string) => c.removeUser(name),
+  tokens: (c: ApiClient, name: string) => c.tokens(name),
+  createToken: (c: ApiClient, name: string, label?: string) => c.createToken(name, label),
+  revokeToken: (c: ApiClient, name: string, id: string) => c.revokeToken(name, id),
 };
 
 export const USER_COLUMNS: Column<UserView>[] = [

@@ -20,7 +20,7 @@ export async function runEnable(opts: EnableOptions, ctx: CliContext): Promise<v
   const enabled: HookView[] = [];
   for (const id of opts.ids) {
     try {
-      const hook = (await client.call<HookView>('POST', `/hooks/${encodeURIComponent(id)}/enable`)).body;
+      const hook: HookView = await client.enableHook(id);
       enabled.push(hook);
       if (out.format !== 'json') out.info(`enabled ${id}`);
     } catch (e) {

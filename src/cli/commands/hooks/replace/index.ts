@@ -4,7 +4,7 @@ import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
-import { HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
+import { fillTransform, HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
 import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
 
 export interface ReplaceOptions {
@@ -16,6 +16,8 @@ export interface ReplaceOptions {
   clientSecretFile?: string;
   /** Fill Tls from these files (`-`: standard input). */
   tls?: TlsFiles;
+  /** Fills Transform from this JavaScript file (`-`: standard input). */
+  transformFile?: string;
 }
 
 /** The file's `Id`, when it names a hook other than the one being replaced. */
@@ -76,6 +78,7 @@ export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise
   const out = ctx.output('table');
   const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
   await fillTls(doc, opts.tls ?? {}, opts.file, ctx, opts.usage);
+  await fillTransform(doc, opts.transformFile, opts.file, ctx, opts.usage);
   const source = opts.file === '-' ? 'standard input' : opts.file;
   let ifMatch: string | undefined;
   if (!opts.force) {
@@ -129,6 +132,10 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
       "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
     )
     .option(
+      '--transform-file <file>',
+      "the hook's Transform (function transform(event) { … }) from a JavaScript file; - reads standard input",
+    )
+    .option(
       '--force',
       "replace even if the file's Modified is older than the hook's (If-Match) or its Id is another hook's",
     );
@@ -139,6 +146,7 @@ export function newReplaceCommand(context: ContextFactory, run = runReplace): Co
       `${examples([
         'hookctl get hk_01jd3k… > hook.json   # edit, then:',
         'hookctl replace hk_01jd3k… -f hook.json',
+        'hookctl replace hk_01jd3k… -f hook.json --transform-file chat-message.js',
         "hookctl get hk_01jd3k… | jq '.Persist = false' | hookctl replace hk_01jd3k… -f -",
         'hookctl edit hk_01jd3k…              # the same in one step',
       ])}
@@ -151,7 +159,7 @@ ${HOOK_FIELDS_HELP}`,
     .action(
       async (
         id: string,
-        o: { file: string; force?: boolean; clientSecretFile?: string } & TlsFiles,
+        o: { file: string; force?: boolean; clientSecretFile?: string; transformFile?: string } & TlsFiles,
         cmd: Command,
       ) =>
         run(
@@ -161,6 +169,7 @@ ${HOOK_FIELDS_HELP}`,
             force: o.force === true,
             usage: usageOf(cmd),
             ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+            ...(o.transformFile !== undefined && { transformFile: o.transformFile }),
             tls: tlsFilesOf(o),
           },
           context(cmd),

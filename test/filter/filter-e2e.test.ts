@@ -1,0 +1,271 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import {
+  createHook,
+  type Receiver,
+  send,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
+
+// Filters through a real hookd in front of a real upstream: each hook below selects by what is
+// inside the request (query, headers, JSON body) or its response, and the upstream must receive
+// every body byte for byte whether or not a hook copies it.
+
+let upstream: Upstream;
+let receiver: Receiver;
+let d: TestDaemon;
+
+before(async () => {
+  upstream = await startUpstream();
+  receiver = await startReceiver();
+  d = await startHookd({ upstream: upstream.url });
+});
+
+after(async () => {
+  await d?.close();
+  await receiver?.close();
+  await upstream?.close();
+});
+
+async function hook(path: string, extra: Record<string, unknown>) {
+  return createHook(d, {
+    PathPattern: path,
+    Methods: ['*'],
+    Callback: `${receiver.url}${path.replaceAll('(*)', 'x').replaceAll('*', 'y')}`,
+    CallbackContent: '{"uri": "$REQUEST_URI"}',
+    ...extra,
+  });
+}
+
+describe('Filter end to end', () => {
+  it('selects on the query, a header and the JSON body; others do not fire', async () => {
+    const q = await hook('/q/*', { Filter: 'request.query.unit == "kWh"' });
+    const h = await hook('/h/*', {
+      Filter: '"x-tenant" in request.headers && request.headers["x-tenant"] == "acme"',
+    });
+    const b = await hook('/b/*', { Filter: 'request.body.quality == "bad"', Methods: ['POST'] });
+    receiver.reset();
+    await fetch(`${d.url}/q/1?unit=kWh`).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/q/2?unit=MWh`).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/h/1`, { headers: { 'x-tenant': 'acme' } }).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/h/2`, { headers: { 'x-tenant': 'other' } }).then((r) => r.arrayBuffer());
+    const post = (path: string, body: string, type = 'application/json') =>
+      fetch(`${d.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body }).then((r) =>
+        r.arrayBuffer(),
+      );
+    await post('/b/1', JSON.stringify({ quality: 'bad', value: 3 }));
+    await post('/b/2', JSON.stringify({ quality: 'good', value: 3 }));
+    await post('/b/3', 'quality: bad', 'text/plain');
+    await receiver.waitFor(3);
+    await new Promise((r) => setTimeout(r, 400));
+    const uris = receiver.calls.map((c) => new URL(JSON.parse(c.body).uri as string).pathname).sort();
+    assert.deepEqual(uris, ['/b/1', '/h/1', '/q/1']);
+    for (const x of [q, h, b]) await api(d.url, d.token, 'DELETE', `/hooks/${x.Id}`);
+  });
+
+  it('the upstream receives byte-identical bodies with and without a body-reading hook (large, chunked, over the limit)', async () => {
+    const reader = await hook('/big/*', { Filter: 'request.body.kind == "x"', Methods: ['POST'] });
+    const big = Buffer.alloc(300 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7) % 251;
+    const json = Buffer.from(JSON.stringify({ kind: 'x', pad: 'y'.repeat(1000) }));
+    const bodies = [big, json];
+    const sendChunked = (path: string, body: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        const req = httpRequest(
+          `${d.url}${path}`,
+          { method: 'POST', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
+        req.on('error', reject);
+        // Written in pieces with pauses: a chunked body that arrives over time.
+        let at = 0;
+        const next = () => {
+          if (at >= body.length) return void req.end();
+          req.write(body.subarray(at, at + 16 * 1024));
+          at += 16 * 1024;
+          setTimeout(next, 2);
+        };
+        next();
+      });
+    receiver.reset();
+    for (const [i, body] of bodies.entries()) {
+      for (const path of [`/big/${i}`, `/plain/${i}`]) {
+        upstream.reset();
+        await sendChunked(path, body);
+        const seen = upstream.requests[0]!;
+        assert.equal(
+          seen.headers['transfer-encoding'],
+          'chunked',
+          `${path}: ${JSON.stringify(seen.headers)} ${seen.url}`,
+        );
+        await new Promise((r) => setTimeout(r, 20));
+        assert.ok(
+          seen.body && Buffer.compare(seen.body, body) === 0,
+          `${path}: the upstream got the same bytes`,
+        );
+        upstream.reset();
+        const r = await send(`${d.url}${path}`, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(r.status, 200);
+        assert.equal(JSON.parse(r.body).bodyBytes, body.length);
+        assert.ok(Buffer.compare(upstream.requests[0]!.body!, body) === 0);
+      }
+    }
+    // The small JSON body fired (twice: chunked and with a length); the 300 KiB one is over the
+    // 64 KiB limit, so its body is null and the filter's error is no match.
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(receiver.calls.length, 2);
+    for (const c of receiver.calls) assert.equal(new URL(JSON.parse(c.body).uri).pathname, '/big/1');
+    await api(d.url, d.token, 'DELETE', `/hooks/${reader.Id}`);
+  });
+
+  it('BeforeCompletion: a body filter fires once the body has arrived; a hook reading no body fires on arrival', async () => {
+    const reader = await hook('/early/*', { Type: 0, Methods: ['POST'], Filter: 'request.body.n > 2' });
+    const plain = await hook('/early/(*)', { Type: 0, Methods: ['POST'], Filter: 'captures[0] == "1"' });
+    receiver.reset();
+    await new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        `${d.url}/early/1`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.write('{"n": ');
+      // The body is held back: the hook that reads no body has fired meanwhile, the other has not.
+      void receiver.waitFor(1).then(async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(receiver.calls.length, 1);
+        req.end('3}');
+      }, reject);
+    });
+    const calls = await receiver.waitFor(2);
+    assert.equal(calls.length, 2);
+    for (const x of [reader, plain]) await api(d.url, d.token, 'DELETE', `/hooks/${x.Id}`);
+  });
+
+  it('request.bodyTruncated tells a filter the body was over the limit', async () => {
+    const t = await hook('/trunc/*', { Filter: 'request.bodyTruncated', Methods: ['POST'] });
+    receiver.reset();
+    await send(`${d.url}/trunc/1`, { method: 'POST', body: Buffer.alloc(70 * 1024, 0x41) });
+    await send(`${d.url}/trunc/2`, { method: 'POST', body: 'small' });
+    await receiver.waitFor(1);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      receiver.calls.map((c) => new URL(JSON.parse(c.body).uri).pathname),
+      ['/trunc/1'],
+    );
+    await api(d.url, d.token, 'DELETE', `/hooks/${t.Id}`);
+  });
+
+  it('AfterCompletion: response status, headers and JSON body', async () => {
+    const s = await hook('/status/*', { Type: 1, Filter: 'response.status >= 500' });
+    const rb = await hook('/rb/*', {
+      Type: 1,
+      Filter:
+        'response.headers["content-type"].startsWith("application/json") && response.body.method == "PUT"',
+    });
+    receiver.reset();
+    await fetch(`${d.url}/status/503`).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/status/404`).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/rb/1`, { method: 'PUT', body: 'x' }).then((r) => r.arrayBuffer());
+    await fetch(`${d.url}/rb/2`, { method: 'POST', body: 'x' }).then((r) => r.arrayBuffer());
+    await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    const uris = receiver.calls.map((c) => new URL(JSON.parse(c.body).uri).pathname).sort();
+    assert.deepEqual(uris, ['/rb/1', '/status/503']);
+    for (const x of [s, rb]) await api(d.url, d.token, 'DELETE', `/hooks/${x.Id}`);
+  });
+
+  it('credentials and cookies are invisible to a filter', async () => {
+    const c = await hook('/cred/*', {
+      Filter:
+        '!("authorization" in request.headers) && !("cookie" in request.headers) && !("proxy-authorization" in request.headers) && request.headers["x-seen"] == "1"',
+    });
+    receiver.reset();
+    await fetch(`${d.url}/cred/1`, {
+      headers: {
+        authorization: 'Bearer s3cret',
+        cookie: 'a=b',
+        'proxy-authorization': 'Basic x',
+        'x-seen': '1',
+      },
+    }).then((r) => r.arrayBuffer());
+    await receiver.waitFor(1);
+    // The upstream still got them: hiding is the filter's view only.
+    assert.equal(upstream.requests.at(-1)!.headers.authorization, 'Bearer s3cret');
+    await api(d.url, d.token, 'DELETE', `/hooks/${c.Id}`);
+  });
+
+  it('create-time errors name Filter with line:column and the closest name', async () => {
+    const bad = async (Filter: string, Type = 0) => {
+      const r = await api<{ errors: { field: string; message: string; line?: number; column?: number }[] }>(
+        d.url,
+        d.token,
+        'POST',
+        '/hooks',
+        { PathPattern: '/e/*', Methods: ['GET'], Callback: `${receiver.url}/e`, Type, Filter },
+      );
+      assert.equal(r.status, 400, r.text);
+      const e = r.body.errors.find((x) => x.field === 'Filter');
+      assert.ok(e, r.text);
+      return e;
+    };
+    const typo = await bad('requst.path == "/"');
+    assert.equal(typo.message, "undeclared reference to 'requst' at 1:1; did you mean 'request'?");
+    const field = await bad('request.method == "GET" &&\n  request.bdy.x == 1');
+    assert.match(
+      field.message,
+      /undeclared reference to 'request\.bdy' at 2:3; did you mean 'request\.body'\?/,
+    );
+    assert.deepEqual([field.line, field.column], [2, 3]);
+    const syntax = await bad('request.path ==\n');
+    assert.match(syntax.message, /syntax error at \d+:\d+/);
+    const resp = await bad('response.status == 500', 0);
+    assert.match(resp.message, /Type 0/);
+    const deep = await bad(`${'['.repeat(40)}true${']'.repeat(40)}`);
+    assert.match(deep.message, /nests deeper than 32/);
+    // Macros bind their own names: `h` is known inside exists().
+    const ok = await createHook(d, {
+      PathPattern: '/e/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/e`,
+      Filter: 'request.queryAll.exists(k, k == "a") && captures.size() >= 0',
+    });
+    await api(d.url, d.token, 'DELETE', `/hooks/${ok.Id}`);
+  });
+
+  it('an evaluation error is no match, counted and shown as LastFilterError', async () => {
+    const h = await hook('/err/*', { Filter: 'request.query.missing == "x"' });
+    receiver.reset();
+    await fetch(`${d.url}/err/1`).then((r) => r.arrayBuffer());
+    const got = await api<{ LastFilterError?: { At: string; Error: string } }>(
+      d.url,
+      d.token,
+      'GET',
+      `/hooks/${h.Id}`,
+    );
+    assert.ok(got.body.LastFilterError, got.text);
+    assert.match(got.body.LastFilterError.Error, /missing/);
+    assert.ok(!Number.isNaN(Date.parse(got.body.LastFilterError.At)));
+    const metrics = await fetch(`${d.opsUrl}/metrics`).then((r) => r.text());
+    const m = /^hookd_filter_errors_total (\d+)/m.exec(metrics);
+    assert.ok(m && Number(m[1]) >= 1, 'hookd_filter_errors_total counts it');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(receiver.calls.length, 0);
+    await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+  });
+});

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import {
+  createHook,
+  type Receiver,
+  startReceiver,
+  startUpstream,
+  type Upstream,
+} from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
+
+// Transforms through a real hookd in front of a real upstream, and the dry run and the report
+// API with request content. Hostile transforms fail their own deliveries, saying why, while a
+// healthy hook on the same requests keeps delivering.
+
+let upstream: Upstream;
+let receiver: Receiver;
+let d: TestDaemon;
+
+before(async () => {
+  upstream = await startUpstream();
+  receiver = await startReceiver();
+  d = await startHookd({ upstream: upstream.url });
+});
+
+after(async () => {
+  await d?.close();
+  await receiver?.close();
+  await upstream?.close();
+});
+
+interface Delivery {
+  Status: string;
+  LastError: string | null;
+  Request: { Body: string | null };
+}
+
+const deliveriesOf = async (id: string) =>
+  (await api<Delivery[]>(d.url, d.token, 'GET', `/hooks/${id}/deliveries`)).body;
+
+describe('Transform end to end', () => {
+  it('builds a chat message from the JSON the upstream answered, with a header; skip sends nothing', async () => {
+    const chat = await createHook(d, {
+      PathPattern: '/repositories/(*)/data',
+      Methods: ['PUT'],
+      Type: 1,
+      Callback: `${receiver.url}/chat`,
+      Filter: 'response.status == 200',
+      Transform: `function transform(event) {
+  const answer = event.response.body;
+  if (answer.bodyBytes === 0) return { "skip": true };
+  return {
+    payload: { text: "Repository " + event.captures[0] + ": " + answer.bodyBytes + " bytes written by " + event.request.method },
+    headers: { "X-Chat-Channel": "alerts" },
+  };
+}`,
+    });
+    receiver.reset();
+    await fetch(`${d.url}/repositories/r1/data`, { method: 'PUT', body: 'abcd' }).then((r) =>
+      r.arrayBuffer(),
+    );
+    await fetch(`${d.url}/repositories/r2/data`, { method: 'PUT' }).then((r) => r.arrayBuffer());
+    const [call] = await receiver.waitFor(1);
+    assert.deepEqual(JSON.parse(call!.body), { text: 'Repository r1: 4 bytes written by PUT' });
+    assert.equal(call!.headers['x-chat-channel'], 'alerts');
+    assert.equal(call!.headers['content-type'], 'application/json');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(receiver.calls.length, 1, 'the skipped one sent nothing');
+    // What was recorded is what was sent: a redelivery sends the transformed payload again.
+    const [rec] = await deliveriesOf(chat.Id);
+    assert.equal(rec!.Request.Body, call!.body);
+    await api(d.url, d.token, 'DELETE', `/hooks/${chat.Id}`);
+  });
+
+  it('hostile transforms fail their deliveries with the cause; a healthy hook keeps delivering', async () => {
+    const hostile: [string, string, RegExp][] = [
+      ['while', 'while (true) {}', /^Transform: exceeded 50 ms$/],
+      [
+        'alloc',
+        'const a = []; for (;;) a.push([a.length, {}]);',
+        /^Transform: exceeded (the memory limit of 16 MiB|50 ms)$/,
+      ],
+      [
+        'recursion',
+        'function f(n) { return f(n + 1) + 1; } return f(0);',
+        /^Transform: (InternalError: stack overflow|exceeded 50 ms)/,
+      ],
+      [
+        'big',
+        'return { payload: "x".repeat(10 * 1024 * 1024) };',
+        /^Transform: (RangeError: the returned object is over 1 MiB|exceeded)/,
+      ],
+      [
+        'throw',
+        '\n  return { payload: event.nothing.x };',
+        /^Transform: (TypeError: cannot read property 'x' of undefined at line 3|exceeded 50 ms)$/,
+      ],
+      ['require', 'return { payload: require("fs") };', /ReferenceError|exceeded 50 ms/],
+      ['process', 'return { payload: process.env };', /ReferenceError|exceeded 50 ms/],
+      ['fetch', 'globalThis.fetch("http://127.0.0.1:1/"); return {};', /TypeError|exceeded 50 ms/],
+      ['import', 'return import("node:fs");', /promise|exceeded 50 ms/],
+    ];
+    const hooks: { Id: string }[] = [];
+    for (const [name, body] of hostile)
+      hooks.push(
+        await createHook(d, {
+          PathPattern: '/hostile/*',
+          Methods: ['GET'],
+          Callback: `${receiver.url}/hostile/${name}`,
+          Transform: `function transform(event) {\n${body}\n}`,
+        }),
+      );
+    const healthy = await createHook(d, {
+      PathPattern: '/hostile/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/healthy`,
+    });
+    receiver.reset();
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${d.url}/hostile/${i}`);
+      assert.equal(r.status, 200, 'the proxied request is answered');
+      await r.arrayBuffer();
+    }
+    await receiver.waitFor(3);
+    assert.ok(
+      receiver.calls.every((c) => c.url === '/healthy'),
+      'only the healthy hook delivered',
+    );
+    for (const [i, [name, , want]] of hostile.entries()) {
+      const list = await until(`${name}: 3 failed deliveries`, async () => {
+        const l = await deliveriesOf(hooks[i]!.Id);
+        return l.length === 3 && l;
+      });
+      for (const x of list) {
+        assert.equal(x.Status, 'failed', name);
+        assert.match(x.LastError ?? '', want, name);
+      }
+    }
+    // hookd is still serving.
+    assert.equal((await fetch(`${d.url}/hostile/after`)).status, 200);
+    for (const h of [...hooks, healthy]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+  });
+
+  it('a Transform that does not compile is 400 naming Transform with line and column', async () => {
+    const r = await api<{ errors: { field: string; message: string; line?: number }[] }>(
+      d.url,
+      d.token,
+      'POST',
+      '/hooks',
+      {
+        PathPattern: '/t/*',
+        Methods: ['GET'],
+        Callback: `${receiver.url}/t`,
+        Transform: 'function transform(event) {\n  return { payload: };\n}',
+      },
+    );
+    assert.equal(r.status, 400);
+    const e = r.body.errors.find((x) => x.field === 'Transform');
+    assert.ok(e, r.text);
+    assert.match(e.message, /^SyntaxError: .* at 2:\d+$/);
+    assert.equal(e.line, 2);
+  });
+});
+
+describe('dry run and report with request content', () => {
+  it('/_hookd/match answers Filter {Matched, Error} and Transform {Payload, Headers, Skip, Error} per hook', async () => {
+    const f = await createHook(d, {
+      PathPattern: '/m/*',
+      Methods: ['POST'],
+      Callback: `${receiver.url}/m`,
+      Filter: 'request.body.quality == "bad" && request.headers["x-unit"] == "kWh"',
+      Transform:
+        'function transform(e) { return { payload: { q: e.request.body.quality, id: e.hook.Id }, headers: { "X-Q": "1" } }; }',
+    });
+    const ask = (extra: Record<string, unknown>) =>
+      api<{ HookId: string; Filter?: unknown; Transform?: unknown }[]>(
+        d.url,
+        d.token,
+        'POST',
+        '/_hookd/match',
+        {
+          Method: 'POST',
+          Path: '/m/1',
+          ...extra,
+        },
+      );
+    const hit = await ask({ Headers: { 'X-Unit': 'kWh' }, Body: { quality: 'bad' } });
+    assert.equal(hit.status, 200, hit.text);
+    const mine = hit.body.find((x) => x.HookId === f.Id)!;
+    assert.deepEqual(mine.Filter, { Matched: true, Error: null });
+    assert.deepEqual(mine.Transform, {
+      Payload: JSON.stringify({ q: 'bad', id: f.Id }),
+      Headers: { 'X-Q': '1' },
+      Skip: false,
+      Error: null,
+    });
+    // A string body is JSON when the headers say so.
+    const text = await ask({
+      Headers: { 'X-Unit': 'kWh', 'content-type': 'application/json' },
+      Body: '{"quality": "bad"}',
+    });
+    assert.deepEqual(text.body.find((x) => x.HookId === f.Id)!.Filter, { Matched: true, Error: null });
+    const miss = await ask({ Headers: { 'X-Unit': 'MWh' }, Body: { quality: 'bad' } });
+    const m = miss.body.find((x) => x.HookId === f.Id)!;
+    assert.deepEqual(m.Filter, { Matched: false, Error: null });
+    assert.equal(m.Transform, undefined);
+    const err = await ask({ Headers: { 'X-Unit': 'kWh' } });
+    const e = err.body.find((x) => x.HookId === f.Id)!.Filter as { Matched: boolean; Error: string };
+    assert.equal(e.Matched, false);
+    assert.match(e.Error, /no such key|not found|null/);
+    await api(d.url, d.token, 'DELETE', `/hooks/${f.Id}`);
+  });
+
+  it('/_hookd/report fires a body filter with Body, and an AfterCompletion one with ResponseBody', async () => {
+    const b = await createHook(d, {
+      PathPattern: '/r/*',
+      Methods: ['POST'],
+      Type: 0,
+      Callback: `${receiver.url}/rb`,
+      Filter: 'request.body.quality == "bad"',
+    });
+    const a = await createHook(d, {
+      PathPattern: '/r/*',
+      Methods: ['POST'],
+      Type: 1,
+      Callback: `${receiver.url}/ra`,
+      Filter: 'response.body.ok == false && response.headers["x-kind"] == "k"',
+    });
+    receiver.reset();
+    const rep = async (body: Record<string, unknown>) => {
+      const r = await api<{ fired: number }>(d.url, d.token, 'POST', '/_hookd/report', {
+        Method: 'POST',
+        Path: '/r/1',
+        ...body,
+      });
+      assert.equal(r.status, 202, r.text);
+      return r.body.fired;
+    };
+    assert.equal(await rep({ Body: { quality: 'good' } }), 0);
+    assert.equal(await rep({ Body: { quality: 'bad' } }), 1);
+    assert.equal(
+      await rep({
+        Phase: 'after',
+        StatusCode: 200,
+        ResponseHeaders: { 'X-Kind': 'k' },
+        ResponseBody: { ok: false },
+      }),
+      1,
+    );
+    const bad = await api(d.url, d.token, 'POST', '/_hookd/report', {
+      Method: 'POST',
+      Path: '/r/1',
+      Headers: [],
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /Headers/);
+    const calls = await receiver.waitFor(2);
+    assert.deepEqual(calls.map((c) => c.url).sort(), ['/ra', '/rb']);
+    for (const h of [a, b]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+  });
+});
