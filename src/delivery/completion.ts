@@ -11,7 +11,7 @@ import { attemptMessage, type DeliveryEvents } from './delivery-events.js';
 import { attemptRecord } from './delivery-log.js';
 import type { Outbox } from './outbox.js';
 import { attemptEffect } from './outcome.js';
-import type { HookStateView } from './pipeline-options.js';
+import type { DeliveryPlans } from './plan/index.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -22,11 +22,9 @@ export interface CompletionHost {
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
   readonly logger: Logger;
-  readonly hookState: HookStateView;
-  /** Hooks disabled by a 410 here, until the hook state says so itself. */
-  readonly gone: Set<string>;
+  readonly plans: DeliveryPlans;
   closed(): boolean;
-  scheduleOf(hookId: string): RetrySchedule;
+  scheduleOf(d: Delivery): RetrySchedule;
 }
 
 export class Completion {
@@ -39,7 +37,7 @@ export class Completion {
     d.attempts++;
     d.lastStatusCode = r.statusCode;
     d.lastError = r.error;
-    const effect = attemptEffect(d, o, this.h.scheduleOf(d.hookId), now);
+    const effect = attemptEffect(d, o, this.h.scheduleOf(d), now);
     d.status = effect.status;
     d.nextAttempt = effect.nextAttempt;
     d.lastError ??= effect.defaultError;
@@ -80,17 +78,12 @@ export class Completion {
 
   /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
   private disable(hookId: string): void {
-    if (this.h.gone.has(hookId)) return;
-    this.h.gone.add(hookId);
+    if (!this.h.plans.disable(hookId)) return;
     this.h.logger.warn({ hookId }, 'receiver answered 410 Gone; hook disabled');
     for (const d of this.h.live.values()) {
       if (d.hookId === hookId && !d.active && d.status === 'pending') {
         this.endUnsent(d, 'not sent: the hook was disabled (its receiver answered 410 Gone)');
       }
     }
-    this.h.hookState.disable(hookId).then(
-      () => this.h.gone.delete(hookId),
-      (err: unknown) => this.h.logger.error({ err, hookId }, 'disabling the hook failed'),
-    );
   }
 }

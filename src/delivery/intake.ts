@@ -21,7 +21,7 @@ export interface IntakeHost {
   readonly logger: Logger;
   closed(): boolean;
   /** The first attempt's delay for a hook's schedule. */
-  firstDelay(hookId: string): number;
+  firstDelay(d: Delivery): number;
   /** Puts a pending delivery where it waits. */
   enqueue(d: Delivery, now: number): void;
 }
