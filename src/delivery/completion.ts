@@ -3,7 +3,9 @@
  * the delivery's new state, its retry or end, the attempt record and state written together, the
  * `attempt` event; and deliveries ended unsent, and hooks disabled by a 410.
  */
+
 import type { Logger } from 'pino';
+import type { LiveDeliveries } from '../ordering/index.js';
 import type { SendOutcome } from '../transports/index.js';
 import { recordedAttempt } from './attempt-result.js';
 import type { Delivery } from './delivery.js';
@@ -17,7 +19,7 @@ import type { Scheduler } from './scheduler.js';
 
 /** What completion works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
 export interface CompletionHost {
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
@@ -57,7 +59,7 @@ export class Completion {
     if (d.status === 'pending') {
       if (!this.h.closed()) this.h.scheduler.add(d);
     } else {
-      this.h.live.delete(d.id);
+      this.h.live.remove(d.id);
       d.headers = undefined;
     }
     if (this.h.events.has('attempt'))
@@ -72,7 +74,7 @@ export class Completion {
     d.lastError = reason;
     this.h.scheduler.remove(d);
     this.h.outbox.update(d);
-    this.h.live.delete(d.id);
+    this.h.live.remove(d.id);
     d.headers = undefined;
   }
 

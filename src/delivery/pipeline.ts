@@ -5,9 +5,11 @@
  * → outcome (retry policy) → delivery log and event bus. Each of those has a module of its own;
  * this class holds the deliveries in memory and the order of the steps.
  */
+
 import pino, { type Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
+import type { LiveDeliveries } from '../ordering/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
@@ -57,7 +59,7 @@ export class DeliveryPipeline implements FiredEventSink {
   readonly signing: SigningSecrets;
   /** Each receiver's adaptive concurrency limit (src/pace/): what metrics and pages show. */
   readonly pace: ReceiverPace;
-  private readonly live: Map<string, Delivery>;
+  private readonly live: LiveDeliveries<Delivery>;
   // Ordering per key and endpoint verification (semantics.ts).
   private readonly semantics: DeliverySemantics;
   private readonly outbox: Outbox;
@@ -176,7 +178,7 @@ export class DeliveryPipeline implements FiredEventSink {
     const pending = await this.outbox.loadPending();
     for (const d of pending) {
       if (this.live.has(d.id)) continue;
-      this.live.set(d.id, d);
+      this.live.add(d);
       this.scheduler.add(d);
     }
     if (pending.length > 0) this.logger.info({ pending: pending.length }, 'resuming pending deliveries');

@@ -3,7 +3,7 @@
  * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
  * whether a due delivery may go now; each lets a held one go again through `release`.
  */
-import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
+import { KeyQueues, LiveDeliveries, sharedStoreCheck } from '../ordering/index.js';
 import type { DeliveryStore } from '../store/index.js';
 import type { TransportSet } from '../transports/index.js';
 import { EndpointVerifier } from '../verification/index.js';
@@ -29,7 +29,7 @@ export interface SemanticsHost {
 export class DeliverySemantics {
   readonly order: KeyQueues<Delivery>;
   /** The live deliveries, told to the key queues as they come and go. */
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   /** Endpoint verification; undefined when no hook can ask for it. */
   readonly verifier: EndpointVerifier<Delivery> | undefined;
   private readonly transports: TransportSet;
@@ -51,7 +51,7 @@ export class DeliverySemantics {
         (hookId, trigger) => plans.planOf(hookId).orderingKey?.(trigger),
       ),
     );
-    this.live = new OrderedLiveMap(this.order);
+    this.live = new LiveDeliveries(this.order);
     this.transports = host.transports;
     const transports = host.transports;
     this.verifier =
