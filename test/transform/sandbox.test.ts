@@ -107,6 +107,29 @@ describe('transform sandbox', () => {
     assert.deepEqual(out, { skip: false, payload: 'undefined,undefined,function', headers: {} });
   });
 
+  it('a transform that hit a limit runs apart: a healthy one is not queued behind its runs', async () => {
+    const q = new Transformer({ limits: { timeMs: 50 } });
+    try {
+      const runaway = source('while (true) {}');
+      const healthy = source('return { payload: "ok" };');
+      assert.deepEqual(await q.run(healthy, EVENT), { skip: false, payload: 'ok', headers: {} });
+      assert.deepEqual(await q.run(runaway, EVENT), { error: 'Transform: exceeded 50 ms' });
+      assert.ok(q.isQuarantined(runaway));
+      const order: string[] = [];
+      const runs = Array.from({ length: 8 }, () => q.run(runaway, EVENT).then(() => order.push('runaway')));
+      const ok = q.run(healthy, EVENT).then((r) => {
+        order.push('healthy');
+        return r;
+      });
+      await Promise.all([...runs, ok]);
+      assert.deepEqual(await ok, { skip: false, payload: 'ok', headers: {} });
+      assert.equal(order[0], 'healthy', order.join());
+      assert.ok(!q.isQuarantined(healthy));
+    } finally {
+      await q.close();
+    }
+  });
+
   it('create-time check: syntax errors with line and column, a missing function, literal reserved headers', async () => {
     const syntax = await checkTransform('function transform(e) {\n  return e.x +;\n}');
     assert.ok(!syntax.ok);
