@@ -47,9 +47,7 @@ export class Transformer {
 
   async run(source: string, event: TransformEvent): Promise<TransformOutcome> {
     const apart = this.#suspect(source);
-    const pool = apart
-      ? (this.#quarantine ??= new TransformPool(this.limits, 1))
-      : (this.#pool ??= new TransformPool(this.limits, this.#threads));
+    const pool = apart ? this.#quarantinePool() : this.#mainPool();
     const r = await pool.run(source, JSON.stringify(event));
     if (!r.ok && r.error.startsWith('exceeded')) {
       this.#suspects.delete(source);
@@ -64,6 +62,16 @@ export class Transformer {
   /** Whether the source runs in the quarantine (it hit a limit lately). */
   isQuarantined(source: string): boolean {
     return this.#suspect(source);
+  }
+
+  #mainPool(): TransformPool {
+    this.#pool ??= new TransformPool(this.limits, this.#threads);
+    return this.#pool;
+  }
+
+  #quarantinePool(): TransformPool {
+    this.#quarantine ??= new TransformPool(this.limits, 1);
+    return this.#quarantine;
   }
 
   #suspect(source: string): boolean {
