@@ -77,6 +77,11 @@ describe('transform sandbox', () => {
     ['fetch', 'return { payload: globalThis.fetch("http://127.0.0.1/") };', /TypeError: not a function/],
     ['import()', 'return import("fs");', /Transform: TypeError: transform returned a promise/],
     [
+      'callback',
+      'return { callback: { url: "http://evil.example/" } };',
+      /transform returned "callback", which is not payload, headers or skip/,
+    ],
+    [
       'reserved header',
       'return { headers: { ["webhook-" + "signature"]: "v1,x" } };',
       /header "webhook-signature" is set by hookd/,

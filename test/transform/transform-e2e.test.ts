@@ -179,7 +179,7 @@ describe('Transform end to end', () => {
     for (const h of [...hooks, healthy, shaped]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 
-  it('escape attempts see nothing of the host, and no run sees another run or hook', async () => {
+  it('escape attempts see nothing of the host, no run sees another run or hook, the Callback stays', async () => {
     // Each run says what it sees before it pollutes: the second request must find it all fresh,
     // and so must the other hook, which runs in the same thread between them.
     const probe = `function transform(event) {
@@ -189,6 +189,8 @@ describe('Transform end to end', () => {
   Object.prototype.polluted = event.hook.Id;
   globalThis.kept = event.hook.Id;
   Array.prototype.push = null;
+  // The Callback is the hook's: changing the event's copy of it sends nothing elsewhere.
+  event.callback.url = "http://127.0.0.1:1/elsewhere";
   return { payload: seen };
 }`;
     const a = await createHook(d, {
