@@ -38,6 +38,7 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
 ${fields(hook, deps.hookStateView?.(hook) ?? hook.State, paceOf(deps, hook), deps.hookStateView?.verification?.(hook))}
+${codeOf(hook, deps.engine.code.lastFilterError(hook.Id))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -196,6 +197,16 @@ ${
 }
 <dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
 <dt>Modified</dt><dd>${time(hook.Modified)}</dd>
+</dl>`;
+}
+
+/** The hook's Filter and Transform, and the filter's last evaluation error (an error is no match). */
+function codeOf(hook: Hook, lastError: { At: string; Error: string } | undefined): Html {
+  if (hook.Filter === undefined && hook.Transform === undefined) return html``;
+  return html`<dl class="facts hook-code">
+${hook.Filter === undefined ? '' : html`<dt>Filter</dt><dd><pre class="json" tabindex="0" aria-label="Filter">${hook.Filter}</pre></dd>`}
+${lastError === undefined || hook.Filter === undefined ? '' : html`<dt>Last filter error</dt><dd class="error last-filter-error">${lastError.Error} (${time(lastError.At)}): the request did not fire the hook</dd>`}
+${hook.Transform === undefined ? '' : html`<dt>Transform</dt><dd><pre class="json" tabindex="0" aria-label="Transform">${hook.Transform}</pre></dd>`}
 </dl>`;
 }
 
