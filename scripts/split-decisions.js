@@ -4,10 +4,15 @@
 // docs/DECISIONS.md as a short index and docs/decisions/README.md as the full one. Safe to run
 // again: a branch that appended sections to docs/DECISIONS.md gets them moved the same way, and
 // an index with no new section is left as it is. `--check` writes nothing and exits 1 when a
-// section waits to be moved (CI can tell a forgotten run).
+// section waits to be moved (CI can tell a forgotten run). A record has the sections
+// `## Context`, `## Decision`, `## Consequences` (and `## Figures` when there are measurements):
+// a section written with `### Context` … headings keeps them; one written as plain paragraphs
+// and bullets is recut by scripts/decision-record.js, and a section that gives nothing for
+// Context or Consequences is refused, naming what to add.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shape } from './decision-record.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INDEX = join(root, 'docs', 'DECISIONS.md');
@@ -100,6 +105,22 @@ if (process.argv.includes('--check')) {
   process.exit(0);
 }
 
+// Every section is shaped before anything is written, so a refused one leaves the files as they were.
+const shaped = new Map();
+for (const section of move) {
+  const moved = moveBody(section.lines)
+    .join('\n')
+    .replace(/^\n+|\n+$/g, '');
+  const { body, missing } = shape(moved);
+  if (missing.length > 0) {
+    console.error(
+      `docs/DECISIONS.md "${section.heading}": no ${missing.join(' and no ')}; give the section ${missing.map((m) => `### ${m}`).join(' and ')} (beside ### Decision)`,
+    );
+    process.exit(1);
+  }
+  shaped.set(section, body);
+}
+
 mkdirSync(DIR, { recursive: true });
 const have = records();
 let next = have.reduce((n, r) => Math.max(n, r.number), 0) + 1;
@@ -110,9 +131,7 @@ for (const section of move) {
   for (let n = 2; taken.has(`${slug}.md`); n++) slug = `${slugOf(title)}-${n}`;
   taken.add(`${slug}.md`);
   const number = String(next++).padStart(4, '0');
-  const body = moveBody(section.lines)
-    .join('\n')
-    .replace(/^\n+|\n+$/g, '');
+  const body = shaped.get(section);
   const code = codeOf(body);
   const head = [
     `# ${number}. ${title}`,
@@ -130,7 +149,7 @@ const list = all.map((r) => `- [${String(r.number).padStart(4, '0')}. ${r.title}
 const intro = preamble.join('\n').replace(/\n+$/, '');
 writeFileSync(
   INDEX,
-  `${intro}\n\n## The records\n\n${INDEX_MARK}\nEach decision is a record of its own under [docs/decisions/](decisions/README.md): the question,\nwhat hookd does and why, and the figures behind it where there are some. To add one, write the next\n\`docs/decisions/NNNN-slug.md\`, or append a \`## Title\` section to this file and run\n\`node scripts/split-decisions.js\`, which moves it into a record and lists it here.\n\n${list.join('\n')}\n`,
+  `${intro}\n\n## The records\n\n${INDEX_MARK}\nEach decision is a record of its own under [docs/decisions/](decisions/README.md): the question,\nwhat hookd does and why, and the figures behind it where there are some. To add one, write the next\n\`docs/decisions/NNNN-slug.md\`, or append a \`## Title\` section to this file (with \`### Context\`, \`### Decision\`,\n\`### Consequences\` and, where there are measurements, \`### Figures\`) and run\n\`node scripts/split-decisions.js\`, which moves it into a record and lists it here.\n\n${list.join('\n')}\n`,
 );
 writeFileSync(
   join(DIR, 'README.md'),
