@@ -46,7 +46,8 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
             headers: {
               Link: { description: 'The next page: `<…>; rel="next"`', schema: { type: 'string' } },
               'Hookd-Receiver-Concurrency': {
-                description: 'The pace the hook\'s receiver sets now: `limit=N; max=M; receiver="…"`',
+                description:
+                  "The pace the hook's receiver sets now: `limit=N; max=M; receiver=\"…\"`, and below the maximum why: `; state=ramping` (climbing from its start at a quarter of the maximum) or `; state=lowered; after*=UTF-8''…` (RFC 8187, percent-encoded: what the receiver did: `429 Too Many Requests`, `answers above 2× its 12 ms baseline`, `time-outs`)",
                 schema: { type: 'string' },
               },
             },

@@ -4,6 +4,7 @@ import { DELIVERY_ID_SHAPE, isTestRequest, triggerMessage } from '../delivery/in
 import { type FieldError, HookdError } from '../errors/index.js';
 import { type Hook, isoTimestamp } from '../hook/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
+import type { PaceNote } from '../pace/index.js';
 import type { HookService } from '../service/index.js';
 import { publicKeyOf } from '../signing/index.js';
 import {
@@ -52,8 +53,11 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         // The pace its receiver sets now (src/pace/): `hookctl deliveries` prints it.
         const receiver = pipeline.pace?.receiverOf(hook.Callback);
         if (receiver !== undefined && pipeline.pace !== undefined) {
-          const { limit, max } = pipeline.pace.current(receiver);
-          reply.header('Hookd-Receiver-Concurrency', `limit=${limit}; max=${max}; receiver="${receiver}"`);
+          const { limit, max, note } = pipeline.pace.current(receiver);
+          reply.header(
+            'Hookd-Receiver-Concurrency',
+            `limit=${limit}; max=${max}; receiver="${receiver}"${noteParams(note)}`,
+          );
         }
         if (page.next !== undefined) {
           const params = new URLSearchParams();
@@ -312,4 +316,15 @@ function parseRedeliveryFilter(body: unknown): RedeliveryFilter {
 /** The delivery log, redelivery and the signing secrets. */
 export function deliveriesFeature(deps: DeliveryRouteDeps): ApiFeature {
   return { name: 'deliveries', register: (api) => deliveryRoutes(api, deps), openApi: DELIVERIES_OPENAPI };
+}
+
+/**
+ * Why the limit is below the maximum, as header parameters: `; state=ramping` or
+ * `; state=lowered; after*=UTF-8''…` (RFC 8187: the words hold a `×`, and a header is Latin-1).
+ */
+function noteParams(note: PaceNote | undefined): string {
+  if (note === undefined) return '';
+  return note.state === 'ramping'
+    ? '; state=ramping'
+    : `; state=lowered; after*=UTF-8''${encodeURIComponent(note.after)}`;
 }

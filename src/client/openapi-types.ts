@@ -1818,7 +1818,7 @@ export interface operations {
                 headers: {
                     /** @description The next page: `<…>; rel="next"` */
                     Link?: string;
-                    /** @description The pace the hook's receiver sets now: `limit=N; max=M; receiver="…"` */
+                    /** @description The pace the hook's receiver sets now: `limit=N; max=M; receiver="…"`, and below the maximum why: `; state=ramping` (climbing from its start at a quarter of the maximum) or `; state=lowered; after*=UTF-8''…` (RFC 8187, percent-encoded: what the receiver did: `429 Too Many Requests`, `answers above 2× its 12 ms baseline`, `time-outs`) */
                     "Hookd-Receiver-Concurrency"?: string;
                     [name: string]: unknown;
                 };

@@ -131,8 +131,14 @@ ${log}
 function paceOf(deps: PageDeps, hook: Hook): Html | string {
   const receiver = deps.pipeline.pace.receiverOf(hook.Callback);
   if (receiver === undefined) return '';
-  const { limit, max } = deps.pipeline.pace.current(receiver);
-  const why = limit < max ? ' (it answered slowly or asked for less)' : '';
+  const { limit, max, note } = deps.pipeline.pace.current(receiver);
+  // Only a limit the receiver's answers lowered is a warning; the start-up ramp is not.
+  const why =
+    note === undefined
+      ? ''
+      : note.state === 'ramping'
+        ? html` <span class="pace-note hint">(ramping up)</span>`
+        : html` <span class="pace-note warn">lowered after ${note.after}</span>`;
   return html`<dt>Receiver pace</dt><dd class="receiver-pace">at most <span class="pace-limit">${limit}</span> of ${max} attempts at once${why}</dd>`;
 }
 
