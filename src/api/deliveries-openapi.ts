@@ -140,6 +140,11 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
         NextAttempt: { type: ['string', 'null'], format: 'date-time' },
         LastStatusCode: { type: ['integer', 'null'] },
         LastError: { type: ['string', 'null'] },
+        LastReceipt: {
+          type: 'string',
+          description:
+            "A delivered broker callback (no HTTP status): the broker's receipt in words, e.g. `confirmed by 127.0.0.1:5672, exchange ts.events, routing key ts.ts1`",
+        },
         Trigger: ref('Trigger'),
         Test: { type: 'boolean', enum: [true], description: "A test event's (the console's)" },
         Request: {

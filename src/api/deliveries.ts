@@ -5,6 +5,7 @@ import { type FieldError, HookdError } from '../errors/index.js';
 import { type Hook, isoTimestamp } from '../hook/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
 import type { PaceNote } from '../pace/index.js';
+import { lastReceipts, receiptOf } from '../receipts/index.js';
 import type { HookService } from '../service/index.js';
 import { publicKeyOf } from '../signing/index.js';
 import {
@@ -68,7 +69,9 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
             if (typeof q[k] === 'string') params.set(k, q[k] as string);
           reply.header('Link', `<${prefix}/hooks/${hook.Id}/deliveries?${params.toString()}>; rel="next"`);
         }
-        return reply.send(page.items.map(presentDelivery));
+        // A broker delivery's outcome is its receipt, read from its attempts (src/receipts/).
+        const receipts = await lastReceipts(pipeline.reads, page.items);
+        return reply.send(page.items.map((d) => presentDelivery(d, receipts.get(d.id))));
       },
     },
     { events: true },
@@ -84,7 +87,12 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         if (!found) throw deliveryNotFound(id);
         await ownHook(hooks, req, found.delivery.hookId, id);
         return reply.send({
-          ...presentDelivery(found.delivery),
+          ...presentDelivery(
+            found.delivery,
+            found.delivery.status === 'succeeded' && found.delivery.lastStatusCode === null
+              ? receiptOf(found.attempts)
+              : undefined,
+          ),
           AttemptLog: [...found.attempts.map(presentAttempt), ...((await deps.listenerAttempts?.(id)) ?? [])],
         });
       },
@@ -167,7 +175,7 @@ interface LiveView {
 }
 
 /** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
-export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
+export function presentDelivery(d: DeliveryRecord, receipt?: string): Record<string, unknown> {
   return {
     Id: d.id,
     HookId: d.hookId,
@@ -177,6 +185,8 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     NextAttempt: d.nextAttempt === null ? null : isoTimestamp(new Date(d.nextAttempt)),
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
+    // A broker's delivery has no status: its receipt says it arrived ("confirmed by …").
+    ...(receipt !== undefined && { LastReceipt: receipt }),
     Trigger: triggerMessage(d.trigger),
     // A test event from the console says so, so that nobody takes it for real traffic.
     ...(isTestRequest(d.request.headers) && { Test: true }),

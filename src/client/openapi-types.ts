@@ -855,6 +855,8 @@ export interface components {
             NextAttempt?: string | null;
             LastStatusCode?: number | null;
             LastError?: string | null;
+            /** @description A delivered broker callback (no HTTP status): the broker's receipt in words, e.g. `confirmed by 127.0.0.1:5672, exchange ts.events, routing key ts.ts1` */
+            LastReceipt?: string;
             Trigger: components["schemas"]["Trigger"];
             /**
              * @description A test event's (the console's)

@@ -281,7 +281,11 @@
       outcome.textContent = '';
       const status = e.Outcome === 'retrying' ? 'retrying' : e.Outcome;
       outcome.appendChild(badge(status, `${e.Outcome}${e.StatusCode !== null ? ` ${e.StatusCode}` : ''}`));
-      const detail = e.StatusCode === null && e.Error ? e.Error : `${Math.round(e.LatencyMs)} ms`;
+      // A broker row has no status: its receipt says where the message went ("confirmed by …").
+      const detail =
+        e.StatusCode === null && e.Error
+          ? e.Error
+          : `${e.StatusCode === null && e.Receipt ? `${e.Receipt} · ` : ''}${Math.round(e.LatencyMs)} ms`;
       outcome.append(` ${detail}`);
       row.querySelector('.attempts').textContent = String(e.Attempt);
       row.dataset.outcome = e.Outcome;

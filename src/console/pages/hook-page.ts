@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE, isTestRequest } from '../../delivery/index.js';
 import type { Hook } from '../../hook/index.js';
 import { lintHook } from '../../hook/index.js';
+import { lastReceipts } from '../../receipts/index.js';
 import {
   DELIVERY_STATUSES,
   type DeliveryQuery,
@@ -223,6 +224,7 @@ async function logSection(deps: PageDeps, hook: Hook, q: Record<string, string>)
   if (rs) query.receiverStatus = rs;
   if (q.after && DELIVERY_ID_SHAPE.test(q.after)) query.after = q.after;
   const pg = await deps.pipeline.list(hook.Id, query);
+  const receipts = await lastReceipts(deps.pipeline, pg.items);
   const params = new URLSearchParams();
   for (const k of ['status', 'since', 'until', 'path', 'receiver']) if (q[k]) params.set(k, q[k]!);
   const self = `${root}/hooks/${seg(hook.Id)}?${params.toString()}`;
@@ -241,7 +243,7 @@ ${pg.items.map(
     d,
   ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" title="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
-<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
+<td>${statusBadge(d.status, d.lastStatusCode)}${receipts.has(d.id) ? html` <span class="receipt">${receipts.get(d.id)!}</span>` : ''}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,
 )}
 </tbody></table></div>`

@@ -29,8 +29,13 @@ function columns(wide: boolean): Column<DeliveryView>[] {
     { header: 'TRIGGER [UPSTREAM]', value: (d) => triggerText(d.Trigger), shrink: true },
     {
       header: 'LAST ANSWER',
-      // A broker's delivery has no status: its state says it was delivered.
-      value: (d) => answerText(d.LastStatusCode, d.LastError, d.Status === 'succeeded' ? 'delivered' : null),
+      // A broker's delivery has no status: its receipt says it arrived (`confirmed by …`).
+      value: (d) =>
+        answerText(
+          d.LastStatusCode,
+          d.LastError,
+          d.LastReceipt ?? (d.Status === 'succeeded' ? 'delivered' : null),
+        ),
       shrink: true,
     },
   ];
