@@ -7,13 +7,18 @@
  * Direct, 64 in flight, the same body and Standard Webhooks headers, every acknowledgement
  * awaited: amqplib on a confirm channel (persistent, mandatory), node-redis `XADD`, mqtt.js QoS 1
  * (headers as user properties), nats.js to JetStream (`Nats-Msg-Id` and headers). Through hookd:
- * requests proxied to an upstream, each firing a hook whose Callback is the broker URL with `$1`
- * in the routing key, stream key, topic or subject, 64 requests in flight; the time runs from the
- * first request until the consumer has every message.
+ * requests, each firing a hook whose Callback is the broker URL with `$1`
+ * in the routing key, stream key, topic or subject, fed as `POST /_hookd/report` of 100 requests (so
+ * that the rate is delivery's, not the proxy's); the time runs from the first report until the
+ * consumer has every message, and hookd's CPU per callback is read from /proc beside that of an
+ * HTTP callback fed the same way.
  *
- *   node dist/bench/broker-callbacks.js [messages=5000] [brokers=amqp,redis,mqtt,nats]
+ *   node dist/bench/broker-callbacks.js [messages=5000] [brokers=amqp,redis,mqtt,nats] [rounds=1]
  */
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect as natsConnect, headers as natsHeaders } from '@nats-io/transport-node';
 import { connect as amqpConnect } from 'amqplib';
@@ -28,11 +33,13 @@ import {
   redisTransport,
   type TransportModule,
 } from '../src/transports/index.js';
-import { startHookd, startUpstream, tempDir } from './lib/peers.js';
-import { sleep } from './lib/process.js';
+import { tempDir } from './lib/peers.js';
+import { cpuSeconds, sleep } from './lib/process.js';
+import { startQuietHookd } from './lib/quiet-hookd.js';
+import { fmt, table } from './lib/stats.js';
 
-const N = Number(process.argv[2] ?? 5000);
-const ONLY = (process.argv[3] ?? 'amqp,redis,mqtt,nats').split(',');
+/** Messages per figure; set by runBrokerBench. */
+let N = 5000;
 const WINDOW = 64;
 const BODY = '{"path": "/repositories/r1/timeseries/ts1"}';
 const SECRET = newSigningSecret();
@@ -260,39 +267,83 @@ async function transportAlone(module: TransportModule, url: string, done: () => 
   return N / s;
 }
 
-async function throughHookd(callback: string, done: () => Promise<boolean>): Promise<number> {
-  const upstream = await startUpstream(undefined);
+/** Requests per `POST /_hookd/report`, as the queue bench feeds hookd: the rate is delivery's. */
+const BATCH = 100;
+
+/**
+ * Callbacks/s and hookd's CPU µs per callback for a hook whose Callback is `callback`, fed as
+ * reports of BATCH requests (4 reports in flight), from the first report until `done`.
+ */
+async function throughHookd(
+  callback: string,
+  n: number,
+  done: () => Promise<boolean>,
+): Promise<{ perSecond: number; cpuUs: number }> {
   const dataDir = tempDir('broker');
-  const hookd = await startHookd({
-    core: undefined,
+  const hookd = await startQuietHookd({
     dataDir,
-    upstream: upstream.url,
     extraArgs: ['--callback-schemes', 'http,https,amqp,redis,mqtt,nats'],
   });
+  const auth = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
   try {
     const res = await fetch(`${hookd.url}/hooks`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' },
+      headers: auth,
       body: JSON.stringify({
         PathPattern: '/repositories/*/timeseries/(*)',
-        Methods: ['GET'],
+        Methods: ['POST'],
+        Type: 1,
         Callback: callback,
         CallbackContent: '{"path": "$REQUEST_PATH"}',
       }),
     });
     if (res.status !== 201) throw new Error(`creating the hook: ${res.status} ${await res.text()}`);
+    const batch = JSON.stringify(
+      Array.from({ length: BATCH }, () => ({
+        Method: 'POST',
+        Path: '/repositories/r1/timeseries/ts1',
+        StatusCode: 201,
+      })),
+    );
+    const cpu0 = cpuSeconds(hookd.running.pid);
     const t0 = performance.now();
-    await windowed(N, async () => {
-      const r = await fetch(`${hookd.url}/repositories/r1/timeseries/ts1`);
-      await r.arrayBuffer();
-    });
+    let next = 0;
+    const batches = Math.ceil(n / BATCH);
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches) {
+          next++;
+          const r = await fetch(`${hookd.url}/_hookd/report`, { method: 'POST', headers: auth, body: batch });
+          if (r.status !== 202) throw new Error(`report answered ${r.status}: ${await r.text()}`);
+        }
+      }),
+    );
     await until('the callbacks', done);
-    return N / ((performance.now() - t0) / 1000);
+    const s = (performance.now() - t0) / 1000;
+    const sent = batches * BATCH;
+    return { perSecond: sent / s, cpuUs: ((cpuSeconds(hookd.running.pid) - cpu0) * 1e6) / sent };
   } finally {
-    await hookd.stop();
-    await upstream.stop();
+    await hookd.running.stop(15_000);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The HTTP callback the broker rows are held against: a receiver answering 200 at once. */
+async function httpReceiver(): Promise<{ url: string; count(): number; close(): Promise<void> }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    count: () => count,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }
 
 const MAKERS: Record<string, () => Promise<Broker>> = {
@@ -302,35 +353,135 @@ const MAKERS: Record<string, () => Promise<Broker>> = {
   nats: natsBroker,
 };
 
-async function main(): Promise<void> {
-  const results: Record<string, { direct: number; transport: number; hookd: number; ratio: number }> = {};
-  for (const name of ONLY) {
-    const make = MAKERS[name];
-    if (make === undefined)
-      throw new Error(`unknown broker ${name} (known: ${Object.keys(MAKERS).join(',')})`);
-    const b = await make();
-    try {
-      const direct = await b.direct();
-      let before = await b.aloneCount();
-      const transport = await transportAlone(
-        b.module,
-        b.aloneUrl,
-        async () => (await b.aloneCount()) - before >= N,
-      );
-      before = await b.hookdCount();
-      const hookd = await throughHookd(b.hookdUrl, async () => (await b.hookdCount()) - before >= N);
-      results[b.name] = { direct, transport, hookd, ratio: hookd / direct };
-    } finally {
-      await b.cleanup();
-    }
-  }
-  for (const [name, r] of Object.entries(results)) {
-    console.log(
-      `${name}: direct ${r.direct.toFixed(0)} msg/s, transport alone ${r.transport.toFixed(0)} msg/s, ` +
-        `through hookd ${r.hookd.toFixed(0)} callbacks/s, ratio ${r.ratio.toFixed(2)}`,
-    );
-  }
-  console.log(JSON.stringify({ messages: N, window: WINDOW, results }));
+export interface BrokerRow {
+  broker: string;
+  /** The broker's own client publishing the same messages, msg/s (median of the rounds). */
+  direct: number;
+  /** The transport module alone (no proxy, no outbox), msg/s. */
+  transport: number;
+  /** Through hookd, fed as reports, callbacks/s. */
+  hookd: number;
+  /** hookd's CPU µs per callback. */
+  cpuUs: number;
+  /** hookd / direct. */
+  ratio: number;
+  /** cpuUs / the HTTP callback's cpuUs in the same rounds. */
+  cpuVsHttp: number;
 }
 
-await main();
+export interface BrokerBenchResult {
+  messages: number;
+  rounds: number;
+  http: { perSecond: number; cpuUs: number };
+  rows: BrokerRow[];
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Rounds interleave the HTTP callback and each broker's three figures; medians are kept. */
+export async function runBrokerBench(opts: {
+  messages: number;
+  brokers: string[];
+  rounds: number;
+  log?: (line: string) => void;
+}): Promise<BrokerBenchResult> {
+  N = opts.messages;
+  const log = opts.log ?? (() => undefined);
+  const http: { perSecond: number; cpuUs: number }[] = [];
+  const per = new Map<string, { direct: number; transport: number; hookd: number; cpuUs: number }[]>();
+  const rx = await httpReceiver();
+  try {
+    for (let r = 0; r < opts.rounds; r++) {
+      const base = rx.count();
+      http.push(await throughHookd(rx.url, N, async () => rx.count() - base >= N));
+      for (const name of opts.brokers) {
+        const make = MAKERS[name];
+        if (make === undefined)
+          throw new Error(`unknown broker ${name} (known: ${Object.keys(MAKERS).join(',')})`);
+        const b = await make();
+        try {
+          const direct = await b.direct();
+          let before = await b.aloneCount();
+          const transport = await transportAlone(
+            b.module,
+            b.aloneUrl,
+            async () => (await b.aloneCount()) - before >= N,
+          );
+          before = await b.hookdCount();
+          const through = await throughHookd(b.hookdUrl, N, async () => (await b.hookdCount()) - before >= N);
+          const list = per.get(name) ?? [];
+          list.push({ direct, transport, hookd: through.perSecond, cpuUs: through.cpuUs });
+          per.set(name, list);
+          log(
+            `  round ${r + 1}: ${name} direct ${direct.toFixed(0)}/s, alone ${transport.toFixed(0)}/s, ` +
+              `hookd ${through.perSecond.toFixed(0)}/s at ${through.cpuUs.toFixed(0)} µs (HTTP ${http.at(-1)!.cpuUs.toFixed(0)} µs)`,
+          );
+        } finally {
+          await b.cleanup();
+        }
+      }
+    }
+  } finally {
+    await rx.close();
+  }
+  const httpCpu = median(http.map((h) => h.cpuUs));
+  return {
+    messages: N,
+    rounds: opts.rounds,
+    http: { perSecond: median(http.map((h) => h.perSecond)), cpuUs: httpCpu },
+    rows: [...per].map(([broker, xs]) => {
+      const m = (f: (x: (typeof xs)[number]) => number) => median(xs.map(f));
+      return {
+        broker,
+        direct: m((x) => x.direct),
+        transport: m((x) => x.transport),
+        hookd: m((x) => x.hookd),
+        cpuUs: m((x) => x.cpuUs),
+        ratio: median(xs.map((x) => x.hookd / x.direct)),
+        cpuVsHttp: median(xs.map((x, i) => x.cpuUs / http[i]!.cpuUs)),
+      };
+    }),
+  };
+}
+
+export function formatBrokerBench(r: BrokerBenchResult): string {
+  return [
+    table(
+      [
+        'broker',
+        'own client msg/s',
+        'transport alone msg/s',
+        'through hookd callbacks/s',
+        '× own client',
+        'hookd CPU µs/callback',
+        '× HTTP callback',
+      ],
+      r.rows.map((x) => [
+        x.broker,
+        fmt(x.direct, 0),
+        fmt(x.transport, 0),
+        fmt(x.hookd, 0),
+        `${fmt(x.ratio, 2)}×`,
+        fmt(x.cpuUs, 0),
+        `${fmt(x.cpuVsHttp, 2)}×`,
+      ]),
+    ),
+    '',
+    `${r.messages} messages per figure, ${r.rounds} interleaved rounds (medians); triggers fed as reports of ${BATCH} requests; ` +
+      `an HTTP callback through hookd the same way: ${fmt(r.http.perSecond, 0)}/s at ${fmt(r.http.cpuUs, 0)} µs CPU.`,
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await runBrokerBench({
+    messages: Number(process.argv[2] ?? 5000),
+    brokers: (process.argv[3] ?? 'amqp,redis,mqtt,nats').split(','),
+    rounds: Number(process.argv[4] ?? 1),
+    log: (l) => console.log(l),
+  });
+  console.log(formatBrokerBench(r));
+  console.log(JSON.stringify(r));
+}

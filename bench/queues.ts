@@ -31,8 +31,9 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
-import { freePort, HOOKD_BIN, tempDir } from './lib/peers.js';
-import { cpuByComm, cpuSeconds, type Running, sleep, start } from './lib/process.js';
+import { tempDir } from './lib/peers.js';
+import { cpuByComm, cpuSeconds, sleep } from './lib/process.js';
+import { startQuietHookd } from './lib/quiet-hookd.js';
 import { fmt, table } from './lib/stats.js';
 
 export interface QueueBenchOptions {
@@ -323,62 +324,6 @@ async function freshDatabase(opts: QueueBenchOptions): Promise<{ url: string; dr
   };
 }
 
-/**
- * A hookd logging warnings only (a line per callback would be part of what is measured); ready
- * when its hook API answers the admin token that bootstrap wrote.
- */
-async function startQuietHookd(
-  dataDir: string,
-  databaseUrl?: string,
-  profileDir?: string,
-  bin = HOOKD_BIN,
-): Promise<{ url: string; token: string; running: Running }> {
-  const port = await freePort();
-  const running = await start(
-    process.execPath,
-    [
-      ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-      bin,
-      ...(databaseUrl ? ['--database-url', databaseUrl] : []),
-      '--data-dir',
-      dataDir,
-      '--listen',
-      `127.0.0.1:${port}`,
-      '--allow-callback-net',
-      '127.0.0.0/8',
-      '--log-level',
-      'warn',
-    ],
-    {
-      // The operations listener on a free port: its fixed default would collide between instances
-      // (a variable, which a hookd without that option ignores).
-      env: { ...process.env, HOOKD_OPS_LISTEN: '127.0.0.1:0', HOOKD_CONSOLE_LISTEN: '127.0.0.1:0' },
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    let token = '';
-    try {
-      token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
-    } catch {
-      // not written yet
-    }
-    const ok =
-      token !== '' &&
-      (await fetch(`${url}/hooks`, { headers: { authorization: `Bearer ${token}` } })
-        .then((r) => r.status === 200)
-        .catch(() => false));
-    if (ok) return { url, token, running };
-    if (running.proc.exitCode !== null) throw new Error(`hookd exited: ${running.stderr()}`);
-    if (Date.now() > deadline) {
-      await running.stop(1000);
-      throw new Error(`hookd not ready within 60 s: ${running.stderr()}`);
-    }
-    await sleep(50);
-  }
-}
-
 const body = (t: number) => ({ t: t.toFixed(3), note: 'x'.repeat(200) });
 
 const raw: Contender = {
@@ -427,7 +372,12 @@ function hookdContender(
     async setup(receiverUrl, opts) {
       const dataDir = tempDir('queues');
       const db = postgres ? await freshDatabase(opts) : undefined;
-      const hookd = await startQuietHookd(dataDir, db?.url, opts.profileDir, bin);
+      const hookd = await startQuietHookd({
+        dataDir,
+        ...(db && { databaseUrl: db.url }),
+        ...(opts.profileDir && { profileDir: opts.profileDir }),
+        ...(bin && { bin }),
+      });
       const auth = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
       const created = await fetch(`${hookd.url}/hooks`, {
         method: 'POST',

@@ -5,7 +5,8 @@
  *
  * Flags:
  *   --quick             smoke-sized run (seconds, not a measurement; used by the test suite)
- *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster, queues, workers
+ *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster, queues, workers,
+ *                       triggers, brokers
  *   --out FILE          Markdown file to write (default docs/BENCHMARKS.md); --json FILE likewise
  *   --no-pin            do not pin processes to cores
  *   --no-setup          do not apt-get install missing wrk/nginx
@@ -17,6 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BrokerBenchResult, formatBrokerBench, runBrokerBench } from './broker-callbacks.js';
 import {
   type ClusterBenchResult,
   clusterBenchSkipReason,
@@ -32,6 +34,7 @@ import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.
 import { type ContenderResult, formatQueueBench, type QueueBenchResult, runQueueBench } from './queues.js';
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
+import { formatTriggerCost, runTriggerCostBench, type TriggerCostResult } from './trigger-cost.js';
 import { formatWorkersBench, runWorkersBench, type WorkersBenchResult } from './workers.js';
 
 export const SECTIONS = [
@@ -43,6 +46,8 @@ export const SECTIONS = [
   'cluster',
   'queues',
   'workers',
+  'triggers',
+  'brokers',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -55,6 +60,8 @@ export const TITLES: Record<Section, string> = {
   cluster: '6. Cluster (PostgreSQL)',
   queues: '7. Queue peers (BullMQ, pg-boss, graphile-worker)',
   workers: '8. Workers (--workers 2 vs one process)',
+  triggers: '9. Trigger cost (CPU per callback at 1,000/s)',
+  brokers: "10. Broker callbacks (against each broker's own client)",
 };
 
 export interface BenchOptions {
@@ -125,6 +132,8 @@ const PARAMS = {
     cluster: { rounds: 3 },
     queues: { callbacks: 20_000, warmup: 2_000, rounds: 5, rate: 1000, seconds: 5 },
     workers: { rounds: 5, durationS: 5, warmupS: 2, connections: 50, cpuQuota: 0.25 },
+    triggers: { rate: 1000, seconds: 5, rounds: 5 },
+    brokers: { messages: 5000, brokers: ['amqp', 'mqtt', 'nats', 'redis'], rounds: 3 },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -146,6 +155,8 @@ const PARAMS = {
     cluster: { callbacks: 1000, warmup: 200, rounds: 1, instances: [1, 2] },
     queues: { callbacks: 300, warmup: 100, rounds: 1, rate: 100, seconds: 1 },
     workers: { rounds: 1, durationS: 1, warmupS: 0, connections: 10, cpuQuota: 0 },
+    triggers: { rate: 100, seconds: 1, rounds: 1 },
+    brokers: { messages: 200, brokers: ['amqp', 'mqtt', 'nats', 'redis'], rounds: 1 },
   },
 };
 
@@ -225,15 +236,27 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
   });
 
   // bench/dispatch.ts is another module: its result is read defensively.
+  type Through = { perSecond?: number; cpuUsPerCallback?: number };
   const dispatch = outcomes.find((o) => o.section === 'dispatch' && o.status === 'ok')?.result as
-    | { raw?: { perSecond?: number }; durable?: { perSecond?: number }; options?: { rounds?: number } }
+    | { raw?: Through; durable?: Through; options?: { rounds?: number } }
     | undefined;
   const raw = dispatch?.raw?.perSecond;
   const durable = dispatch?.durable?.perSecond;
   const judged = typeof raw === 'number' && typeof durable === 'number' && raw > 0;
+  const rawCpu = dispatch?.raw?.cpuUsPerCallback;
+  const durableCpu = dispatch?.durable?.cpuUsPerCallback;
+  const cpuJudged = typeof rawCpu === 'number' && typeof durableCpu === 'number' && rawCpu > 0;
   rows.push({
     section: 'dispatch',
-    target: 'durable outbox ≥ 0.5× the raw undici ceiling',
+    target: "durable callback CPU ≤ 2× raw undici's",
+    measured: cpuJudged
+      ? `${fmt(durableCpu / rawCpu, 2)}× (${fmt(durableCpu, 0)} µs vs ${fmt(rawCpu, 0)} µs)`
+      : 'not measured',
+    ...(cpuJudged && (dispatch?.options?.rounds ?? 0) >= 5 && { met: durableCpu / rawCpu <= 2 }),
+  });
+  rows.push({
+    section: 'dispatch',
+    target: 'SQLite ≥ 0.5× raw undici on one core',
     measured: judged
       ? `${fmt(durable / raw, 2)}× (${fmt(durable, 0)}/s vs ${fmt(raw, 0)}/s)`
       : dispatch
@@ -305,6 +328,12 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
     ...(full && {
       met: full.summary.rssBytes.median <= 200 * 1048576 && full.summary.startMs.median <= 1000,
     }),
+  });
+  rows.push({
+    section: 'size',
+    target: 'start-up with 100,000 hooks ≤ 1 s',
+    measured: full ? `${fmt(full.summary.startMs.median, 0)} ms` : 'not measured at 100k',
+    ...(full && { met: full.summary.startMs.median <= 1000 }),
   });
   const million = size?.contenders.find((c) => c.hooks === 1_000_000);
   rows.push({
@@ -403,6 +432,36 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
       workers.options.cpuQuota > 0 &&
       workers.options.rounds >= 3 && { met: workers.ratio.median >= 1.8 }),
   });
+  const triggers = of<TriggerCostResult>('triggers');
+  const tJudged = triggers !== undefined && triggers.options.rate === 1000 && triggers.options.rounds >= 5;
+  rows.push({
+    section: 'triggers',
+    target: 'trigger + callback ≤ 1.5× a raw callback at 1,000/s (report)',
+    measured: triggers?.reportVsRaw
+      ? `${fmt(triggers.reportVsRaw.median, 2)}× (rounds ${fmt(triggers.reportVsRaw.min, 2)}–${fmt(triggers.reportVsRaw.max, 2)})`
+      : 'not measured',
+    ...(tJudged && triggers.reportVsRaw && { met: triggers.reportVsRaw.median <= 1.5 }),
+  });
+  rows.push({
+    section: 'triggers',
+    target: 'proxied request firing a callback ≤ a plain proxied one + 1.5× a raw callback at 1,000/s',
+    measured: triggers?.proxiedCallbackVsRaw
+      ? `${fmt(triggers.proxiedCallbackVsRaw.median, 2)}× a raw callback added (rounds ${fmt(triggers.proxiedCallbackVsRaw.min, 2)}–${fmt(triggers.proxiedCallbackVsRaw.max, 2)})`
+      : 'not measured',
+    ...(tJudged && triggers.proxiedCallbackVsRaw && { met: triggers.proxiedCallbackVsRaw.median <= 1.5 }),
+  });
+  const brokers = of<BrokerBenchResult>('brokers');
+  for (const name of ['amqp', 'mqtt', 'nats', 'redis']) {
+    const b = brokers?.rows.find((x) => x.broker === name);
+    rows.push({
+      section: 'brokers',
+      target: `${name.toUpperCase()} callback CPU ≤ 1.2× an HTTP callback's, and callbacks/s ≥ 0.5× the broker's own client`,
+      measured: b
+        ? `${fmt(b.cpuVsHttp, 2)}× CPU (${fmt(b.cpuUs, 0)} µs); ${fmt(b.ratio, 2)}× (${fmt(b.hookd, 0)} vs ${fmt(b.direct, 0)}/s)`
+        : 'not measured',
+      ...(b && (brokers?.rounds ?? 0) >= 3 && { met: b.cpuVsHttp <= 1.2 && b.ratio >= 0.5 }),
+    });
+  }
   return rows;
 }
 
@@ -497,6 +556,24 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
             ...(opts.tool && { tool: opts.tool }),
           });
           return done({ status: 'ok', result: r, text: formatWorkersBench(r) });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
+      }
+      case 'triggers': {
+        const r = await runTriggerCostBench({
+          ...p.triggers,
+          log: opts.log,
+          ...(opts.baselineBin && { baselineBin: opts.baselineBin }),
+        });
+        return done({ status: 'ok', result: r, text: formatTriggerCost(r) });
+      }
+      case 'brokers': {
+        // hookd, the brokers and the consumers share the machine: every core for them.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runBrokerBench({ ...p.brokers, log: opts.log });
+          return done({ status: 'ok', result: r, text: formatBrokerBench(r) });
         } finally {
           if (opts.pin) pinSelf(LOAD_CORE);
         }
