@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { DeliveryPipeline } from '../src/delivery/pipeline.js';
+import { samePlanForAll } from '../src/delivery/plan/index.js';
 import type { FiredEvent } from '../src/engine/fired-event.js';
 import { AddressPolicy } from '../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../src/store/memory/memory-delivery-store.js';
@@ -221,7 +222,7 @@ async function rig(connections: number, durable: boolean): Promise<PipelineRig> 
     durable: sqlite ? new SqliteDeliveryStore(sqlite.db) : new MemoryDeliveryStore(),
     ephemeral: new MemoryDeliveryStore(),
     policy: new AddressPolicy(['127.0.0.0/8']),
-    hookState: { isActive: () => true, disable: async () => undefined },
+    plans: samePlanForAll(),
     limits: { concurrency: 256, perHost: connections, perEndpoint: connections },
     retention: { intervalMs: 0 },
   });

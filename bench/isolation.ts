@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeliveryPipeline } from '../src/delivery/pipeline.js';
+import { samePlanForAll } from '../src/delivery/plan/index.js';
 import type { FiredEvent } from '../src/engine/fired-event.js';
 import { AddressPolicy } from '../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../src/store/memory/memory-delivery-store.js';
@@ -61,7 +62,7 @@ export async function runIsolation(withBad: boolean): Promise<IsolationRun> {
     policy: LOOPBACK,
     // Defaults for the limits (256 / 32 per host / 8 per endpoint) and the 15 s attempt limit.
     schedule: { delaysMs: [0, 1000, 2000], jitter: 0 },
-    hookState: { isActive: () => true, disable: async () => undefined },
+    plans: samePlanForAll(),
   });
   let arrivedWhenHangEnded: number | undefined;
   pipeline.events.on('attempt', (m) => {

@@ -188,12 +188,26 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
     DeliveryWithAttempts: {
       allOf: [ref('Delivery')],
       type: 'object',
+      example: {
+        ...DELIVERY_EXAMPLE,
+        AttemptLog: [
+          {
+            Attempt: 2,
+            Time: '2026-11-22T12:00:31.000+00:00',
+            StatusCode: 503,
+            LatencyMs: 41,
+            Error: 'HTTP 503',
+            ResponseBody: 'busy',
+          },
+        ],
+      },
       required: ['AttemptLog'],
       properties: { AttemptLog: { type: 'array', items: ref('Attempt') } },
     },
     BulkRedeliveryFilter: {
       type: 'object',
       additionalProperties: false,
+      example: { status: 'failed', since: '2026-11-22T00:00:00Z', dryRun: true },
       properties: {
         status: statusParam,
         since: { type: 'string', format: 'date-time' },

@@ -218,6 +218,15 @@ export function hooksOpenApi(): OpenApiFragment {
       HookWithWarnings: {
         allOf: [{ $ref: '#/components/schemas/Hook' }],
         type: 'object',
+        example: {
+          ...HOOK_EXAMPLE,
+          Warnings: [
+            {
+              Field: 'Methods',
+              Message: '"FETCH" is not a registered HTTP method, so no ordinary request will fire this hook',
+            },
+          ],
+        },
         properties: {
           Warnings: {
             type: 'array',

@@ -34,6 +34,7 @@ export function reloadFeature(daemon: Reloadable): ApiFeature {
                 ...json({
                   type: 'object',
                   required: ['applied', 'restartRequired'],
+                  example: { applied: ['logLevel', 'retrySchedule'], restartRequired: ['listen'] },
                   properties: {
                     applied: { type: 'array', items: { type: 'string' } },
                     restartRequired: { type: 'array', items: { type: 'string' } },

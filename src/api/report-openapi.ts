@@ -128,6 +128,25 @@ export const REPORT_OPENAPI: OpenApiFragment = {
     MatchEntry: {
       type: 'object',
       required: ['HookId', 'Type', 'Captures', 'Request'],
+      example: {
+        HookId: 'hk_01JD7W6R0V1X2Y3Z4A5B6C7D8E',
+        Type: 1,
+        Captures: ['t1'],
+        StatusCodeWhiteList: [200, 201],
+        Filter: { Matched: true, Error: null },
+        Transform: {
+          Payload: '{"text":"t1 written"}',
+          Headers: { 'X-Chat-Channel': 'alerts' },
+          Skip: false,
+          Error: null,
+        },
+        Request: {
+          Method: 'POST',
+          Url: 'https://receiver.example/timeseries/t1',
+          Headers: { 'Content-Type': 'application/json' },
+          Body: '{"text":"t1 written"}',
+        },
+      },
       properties: {
         HookId: { type: 'string' },
         Type: { type: 'integer', enum: [0, 1] },

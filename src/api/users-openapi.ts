@@ -55,7 +55,7 @@ export function usersOpenApi(): OpenApiFragment {
         summary: 'Create a token (admin only); its value is in this answer only',
         requestBody: {
           required: false,
-          ...json({ type: 'object', properties: { Label: { type: 'string' } } }),
+          ...json({ type: 'object', properties: { Label: { type: 'string' } }, example: { Label: 'ci' } }),
         },
         responses: { '201': { description: 'Created, with Token', ...token }, ...errors(400, 401, 403, 404) },
       },
@@ -74,6 +74,12 @@ export function usersOpenApi(): OpenApiFragment {
       User: {
         type: 'object',
         required: ['Name', 'Scopes'],
+        example: {
+          Name: 'alice',
+          Scopes: ['own'],
+          Permissions: [],
+          Created: '2026-11-22T12:00:00.000+00:00',
+        },
         properties: {
           Name: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9._-]{0,63}$' },
           Scopes: {
@@ -95,6 +101,12 @@ export function usersOpenApi(): OpenApiFragment {
       Token: {
         type: 'object',
         required: ['Id', 'User', 'Label', 'Created'],
+        example: {
+          Id: '4f9c2a7e1b3d',
+          User: 'alice',
+          Label: 'ci',
+          Created: '2026-11-22T12:00:00.000+00:00',
+        },
         properties: {
           Id: { type: 'string' },
           User: { type: 'string' },

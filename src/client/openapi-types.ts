@@ -733,6 +733,34 @@ export interface components {
                 Error: string;
             };
         } & WithRequired<components["schemas"]["HookInput"], "Id" | "Owner" | "Type" | "Modified" | "State">;
+        /**
+         * @example {
+         *       "Id": "hk_01JD7W6R0V1X2Y3Z4A5B6C7D8E",
+         *       "Name": "timeseries-changed",
+         *       "Owner": "alice",
+         *       "PathPattern": "/repositories/*\/timeseries/(*)",
+         *       "Methods": [
+         *         "POST",
+         *         "PUT"
+         *       ],
+         *       "Type": 1,
+         *       "StatusCodeWhiteList": [
+         *         200,
+         *         201
+         *       ],
+         *       "Callback": "https://receiver.example/timeseries/$1",
+         *       "CallbackMethod": "POST",
+         *       "Persist": true,
+         *       "Modified": "2026-11-22T12:00:00.000+00:00",
+         *       "State": "active",
+         *       "Warnings": [
+         *         {
+         *           "Field": "Methods",
+         *           "Message": "\"FETCH\" is not a registered HTTP method, so no ordinary request will fire this hook"
+         *         }
+         *       ]
+         *     }
+         */
         HookWithWarnings: {
             /** @description The lint's warnings (docs/API.md); absent when there are none */
             Warnings?: {
@@ -776,6 +804,39 @@ export interface components {
             /** @description Callbacks queued */
             fired: number;
         };
+        /**
+         * @example {
+         *       "HookId": "hk_01JD7W6R0V1X2Y3Z4A5B6C7D8E",
+         *       "Type": 1,
+         *       "Captures": [
+         *         "t1"
+         *       ],
+         *       "StatusCodeWhiteList": [
+         *         200,
+         *         201
+         *       ],
+         *       "Filter": {
+         *         "Matched": true,
+         *         "Error": null
+         *       },
+         *       "Transform": {
+         *         "Payload": "{\"text\":\"t1 written\"}",
+         *         "Headers": {
+         *           "X-Chat-Channel": "alerts"
+         *         },
+         *         "Skip": false,
+         *         "Error": null
+         *       },
+         *       "Request": {
+         *         "Method": "POST",
+         *         "Url": "https://receiver.example/timeseries/t1",
+         *         "Headers": {
+         *           "Content-Type": "application/json"
+         *         },
+         *         "Body": "{\"text\":\"t1 written\"}"
+         *       }
+         *     }
+         */
         MatchEntry: {
             HookId: string;
             /** @enum {integer} */
@@ -898,9 +959,50 @@ export interface components {
             /** @description The listener that answered (with Via) */
             Listener?: string;
         };
+        /**
+         * @example {
+         *       "Id": "dl_01JD7W7ZK4Q9M8Y1T2B3C4D5E6",
+         *       "HookId": "hk_01JD7W6R0V1X2Y3Z4A5B6C7D8E",
+         *       "Status": "failed",
+         *       "Attempts": 3,
+         *       "Created": "2026-11-22T12:00:00.000+00:00",
+         *       "NextAttempt": null,
+         *       "LastStatusCode": 503,
+         *       "LastError": "HTTP 503",
+         *       "Trigger": {
+         *         "Method": "POST",
+         *         "Path": "/repositories/r1/timeseries/t1",
+         *         "StatusCode": 201,
+         *         "User": "alice"
+         *       },
+         *       "Request": {
+         *         "Method": "POST",
+         *         "Url": "https://receiver.example/cb",
+         *         "ContentType": "application/json",
+         *         "Body": "{\"series\":\"t1\"}"
+         *       },
+         *       "AttemptLog": [
+         *         {
+         *           "Attempt": 2,
+         *           "Time": "2026-11-22T12:00:31.000+00:00",
+         *           "StatusCode": 503,
+         *           "LatencyMs": 41,
+         *           "Error": "HTTP 503",
+         *           "ResponseBody": "busy"
+         *         }
+         *       ]
+         *     }
+         */
         DeliveryWithAttempts: {
             AttemptLog: components["schemas"]["Attempt"][];
         } & components["schemas"]["Delivery"];
+        /**
+         * @example {
+         *       "status": "failed",
+         *       "since": "2026-11-22T00:00:00Z",
+         *       "dryRun": true
+         *     }
+         */
         BulkRedeliveryFilter: {
             /** @enum {string} */
             status?: "pending" | "succeeded" | "failed";
@@ -941,6 +1043,16 @@ export interface components {
              */
             PreviousValidUntil?: string;
         };
+        /**
+         * @example {
+         *       "Name": "alice",
+         *       "Scopes": [
+         *         "own"
+         *       ],
+         *       "Permissions": [],
+         *       "Created": "2026-11-22T12:00:00.000+00:00"
+         *     }
+         */
         User: {
             Name: string;
             /** @description What the user's hooks may observe: path patterns (PathPattern syntax, prefix semantics, `$` anchors) meaning "requests under this path", or "own": "requests made by this user". Default ["own"]; admin ["/"] */
@@ -950,6 +1062,14 @@ export interface components {
             /** Format: date-time */
             readonly Created?: string;
         };
+        /**
+         * @example {
+         *       "Id": "4f9c2a7e1b3d",
+         *       "User": "alice",
+         *       "Label": "ci",
+         *       "Created": "2026-11-22T12:00:00.000+00:00"
+         *     }
+         */
         Token: {
             Id: string;
             User: string;

@@ -4,20 +4,16 @@
  */
 
 import type { Logger } from 'pino';
-import { loadOperatorTls, tlsConnectOptions } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
-import type { RetrySchedule } from '../delivery/index.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import { breakerEvents, isEndpointId } from '../notifications/index.js';
 import { OAuth2Bearer, TokenClient } from '../oauth2/index.js';
 import type { Metrics } from '../observability/index.js';
-import { orderingKeyOf } from '../ordering/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { createPinnedDispatcher, type TransportRegistry } from '../transports/index.js';
-import { rateLimitWithAllowedRate, type VerificationMode } from '../verification/index.js';
-import { deliveryOptions, hookSchedule, perHookDelivery } from './delivery-options.js';
-import type { DeliverySubjects } from './delivery-subjects.js';
+import { deliveryOptions, perHookDelivery } from './delivery-options.js';
+import type { DaemonPlans } from './delivery-plans.js';
 import type { OpenedStores } from './open-store.js';
 import type { RuntimeSettings } from './runtime-settings.js';
 import type { StoreFaults } from './store-faults.js';
@@ -31,13 +27,10 @@ export interface DeliveryWiring {
   metrics: Metrics;
   log: Logger;
   /**
-   * The hooks and notification endpoints (delivery-subjects.ts): the pipeline asks per delivery
-   * whether its hook may still be sent to. The engine knows every hook and its state and answers
-   * from memory (a map of its own would be 100,000 entries more).
+   * Each hook's and endpoint's compiled plan (delivery-plans.ts): schedule, schemes, TLS, limits,
+   * ordering, verification, OAuth2, and whether it may still be sent to.
    */
-  subjects: DeliverySubjects;
-  /** Which hooks verify their endpoint (src/verification/). */
-  verifyMode: (hookId: string) => VerificationMode;
+  plans: DaemonPlans;
   /** Marks hookd's own requests (src/loops/). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
   /** The transports by Callback scheme. */
@@ -45,16 +38,11 @@ export interface DeliveryWiring {
 }
 
 export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
-  const { config, opened, settings, metrics, log, subjects } = w;
-  const hooks = () => subjects.hooks;
+  const { config, opened, settings, metrics, log } = w;
   // Callbacks and OAuth2 token requests leave through the egress proxy alike.
   const tunnel = config.callbackProxy
     ? connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile))
     : undefined;
-  const operatorTls =
-    config.callbackClientCert !== undefined && config.callbackClientKey !== undefined
-      ? tlsConnectOptions(loadOperatorTls(config.callbackClientCert, config.callbackClientKey))
-      : undefined;
   const deliveries: DeliveryPipeline = new DeliveryPipeline({
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
@@ -62,31 +50,15 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     transports: w.transports,
     // A delivery to a notification endpoint came from the notifications' own door.
     sourceOf: (id) => (isEndpointId(id) ? 'notification' : 'callback'),
-    hookState: {
-      isActive: (id) => subjects.hooks.isActive(id) || subjects.endpoints.isActive(id),
-      disable: (id) => subjects.endpoints.gone(id),
-    },
+    plans: w.plans,
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
-    scheduleFor: (id: string): RetrySchedule | undefined => hookSchedule(subjects.hooks.get(id)),
     ...perHookDelivery(() => metrics, w.tracing),
-    // v1/v1a per hook or notification endpoint; ordering keys; verification; egress.
-    schemesFor: (id) => subjects.hooks.get(id)?.Signature?.Schemes ?? subjects.endpoints.schemesOf(id),
     // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
     auth: new OAuth2Bearer(
-      (id) => subjects.hooks.get(id)?.Auth?.OAuth2,
       new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy, { ...(tunnel && { tunnel }) }) }),
     ),
-    tlsFor: (id) => {
-      const hook = subjects.hooks.get(id);
-      if (hook?.Tls) return tlsConnectOptions(hook.Tls);
-      // The operator's certificate: only for https callbacks, never for notification endpoints.
-      return operatorTls && hook?.Callback.startsWith('https:') ? operatorTls : undefined;
-    },
-    orderingKeyFor: (id, trigger) => orderingKeyOf(subjects.hooks.get(id), trigger),
-    verification: { modeFor: w.verifyMode },
+    verification: {},
     ...(tunnel && { tunnel }),
-    // A verified origin's WebHook-Allowed-Rate, unless the hook has its own RateLimit.
-    rateLimitFor: rateLimitWithAllowedRate(hooks, () => deliveries.verifier),
     logger: log,
     health: w.faults.health,
     ...(w.loopMark && { loopMark: w.loopMark }),

@@ -13,8 +13,9 @@ import { type App, buildApp, ReverseProxy } from '../server/index.js';
 import type { HookService } from '../service/index.js';
 import type { Tracing } from '../tracing/index.js';
 import type { UserScopes } from '../users/index.js';
-import { unverifiedState, type verificationModeFor } from '../verification/index.js';
+import { unverifiedState } from '../verification/index.js';
 import { apiFeatures } from './api-routes.js';
+import type { DaemonPlans } from './delivery-plans.js';
 import type { listenServer } from './listen-wiring.js';
 import type { OpenedStores } from './open-store.js';
 import { portalParts } from './portal-wiring.js';
@@ -43,7 +44,8 @@ export interface FrontDoorParts {
   loops: LoopGuard;
   tail: TailServer;
   listen: ReturnType<typeof listenServer>;
-  verifyMode: ReturnType<typeof verificationModeFor>;
+  /** The hooks' delivery plans: the API shows a hook's verification by its plan. */
+  plans: DaemonPlans;
   reload: () => Promise<ReloadResult>;
   draining: () => boolean;
   storeReady: () => Promise<boolean>;
@@ -76,7 +78,10 @@ export function reverseProxyFor(p: FrontDoorParts): ReverseProxy | undefined {
 export function frontDoorApp(p: FrontDoorParts, proxy: ReverseProxy | undefined): Promise<App> {
   const { config, hooks, deliveries, engine, settings, opened, users, identity, operations } = p;
   const hookStateView = withLastFilterError(
-    unverifiedState(p.verifyMode, () => deliveries.verifier),
+    unverifiedState(
+      (h) => p.plans.ofHook(h).verification,
+      () => deliveries.verifier,
+    ),
     engine,
   );
   const consoleDeps: ConsoleDeps | undefined = consoleDepsOf(p, hookStateView);

@@ -17,10 +17,9 @@ import { startTracing } from '../tracing/index.js';
 import { callbackHeaderCheck, callbackSchemeCheck, TransportRegistry } from '../transports/index.js';
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
-import { verificationModeFor } from '../verification/index.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
-import { DeliverySubjects } from './delivery-subjects.js';
+import { daemonPlans } from './delivery-plans.js';
 import { createDeliveries, recordAttempts } from './delivery-wiring.js';
 import { drainListener } from './drain.js';
 import { type FrontDoorParts, frontDoorApp, reverseProxyFor } from './front-door.js';
@@ -136,13 +135,11 @@ async function assemble(
   // The cluster's marker key from the store; marks what hookd sends, cuts loops.
   const marker = await LoopMarker.open(opened.deliveries.durable);
   const loops = new LoopGuard(marker, (kind) => metrics.loopCut(kind));
-  // The hooks and notification endpoints the pipeline asks about: the engine and the
-  // notifications send through the pipeline, so they are made after it and attached below.
-  const subjects = new DeliverySubjects();
-  // Endpoint verification (src/verification/).
-  const verifyMode = verificationModeFor(() => subjects.hooks, config.callbackVerification);
+  // Each hook's and endpoint's delivery plan: the engine and the notifications send through the
+  // pipeline, so they are made after it and attached to the plans below.
+  const plans = daemonPlans(config, log);
   const deliveries = createDeliveries({
-    ...{ verifyMode, transports, subjects, config, opened, settings, faults, tracing, metrics, log },
+    ...{ transports, plans, config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
   });
   pipeline = deliveries;
@@ -187,7 +184,7 @@ async function assemble(
     ...{ opened, deliveries, hooks, engine: () => engine, config, metrics, settings, selfTarget, log },
   });
   life.defer('notifications', () => operations.stop());
-  subjects.attach(engine, {
+  plans.attach(engine, {
     isActive: (id) => operations.isActive(id),
     gone: (id) => operations.gone(id),
     schemesOf: (id) => operations.notifier.schemesOf(id),
@@ -219,7 +216,7 @@ async function assemble(
   let consoleListener: ReturnType<typeof consoleListenerFor> | undefined;
   const door: FrontDoorParts = {
     ...{ config, log, opened, settings, faults, metrics, tracing, identity, users, hooks, engine },
-    ...{ deliveries, operations, loops, tail, listen, verifyMode, reload: reloader.reload },
+    ...{ deliveries, operations, loops, tail, listen, plans, reload: reloader.reload },
     draining: () => draining,
     storeReady,
     // The console listener is made from the app, after it: asked only when a portal link is made.

@@ -15,13 +15,13 @@ import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
+import type { DeliveryPlans } from './plan/index.js';
 
 /** What the runner asks of the pipeline. */
 export interface AttemptHost {
   readonly logger: Logger;
   /** False once shutdown began: no new send starts. */
   sending(): boolean;
-  isActive(hookId: string): boolean;
   /** Applies an outcome: state, retry or end, log record, event. */
   complete(d: Delivery, start: number, o: SendOutcome): void;
   /** Ends a delivery that will not be sent; not an attempt. */
@@ -39,11 +39,10 @@ export interface RunnerOptions {
   userAgent: string;
   /** Marks each attempt as hookd's own (src/loops/). */
   loopMark?: DeliveryPipelineOptions['loopMark'];
-  /** A hook's signature schemes (src/signing/). */
-  schemesFor?: DeliveryPipelineOptions['schemesFor'];
+  /** Each delivery's plan as its subject is now: looked up again as the attempt starts. */
+  plans: DeliveryPlans;
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
-  tlsFor?: DeliveryPipelineOptions['tlsFor'];
   auth?: DeliveryPipelineOptions['auth'];
 }
 
@@ -58,9 +57,8 @@ export class AttemptRunner {
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
   private readonly loopMark: DeliveryPipelineOptions['loopMark'];
-  private readonly schemesFor: DeliveryPipelineOptions['schemesFor'];
+  private readonly plans: DeliveryPlans;
   private readonly pace: ReceiverPace | undefined;
-  private readonly tlsFor: DeliveryPipelineOptions['tlsFor'];
   private readonly auth: DeliveryPipelineOptions['auth'];
 
   constructor(
@@ -72,9 +70,8 @@ export class AttemptRunner {
     this.tracing = o.tracing;
     this.userAgent = o.userAgent;
     this.loopMark = o.loopMark;
-    this.schemesFor = o.schemesFor;
+    this.plans = o.plans;
     this.pace = o.pace;
-    this.tlsFor = o.tlsFor;
     this.auth = o.auth;
   }
 
@@ -150,7 +147,9 @@ export class AttemptRunner {
     d.shedByCircuit = false;
     try {
       if (d.cancelled) return;
-      if (!host.isActive(d.hookId)) {
+      const plan = this.plans.planOf(d.hookId);
+      d.plan = plan;
+      if (!plan.active) {
         host.endUnsent(d, 'not sent: the hook is disabled or was deleted');
         return;
       }
@@ -161,7 +160,7 @@ export class AttemptRunner {
       const timestamp = this.timestampOf(start);
       d.headers ??= callbackHeaders(d, this.userAgent, this.tracing !== undefined);
       const span = this.tracing?.attempt(d, d.attempts + 1);
-      const schemes = this.schemesFor?.(d.hookId);
+      const schemes = plan.schemes;
       const headers = stampAttempt(d.headers, {
         timestamp,
         // v1 and/or v1a per hook (src/signing/).
@@ -174,9 +173,10 @@ export class AttemptRunner {
       this.loopMark?.(headers, d.source, d.request.method, d.path);
       const load = this.pace?.sent(d.origin);
       // A hook with OAuth2 credentials sends a bearer token, renewed once on a 401 (src/oauth2/).
-      const result = this.auth
-        ? await this.auth.send(d.hookId, (extra) => this.send(d, [...headers, ...extra], start))
-        : await this.send(d, headers, start);
+      const result =
+        this.auth && plan.oauth2
+          ? await this.auth.send(plan.oauth2, (extra) => this.send(d, [...headers, ...extra], start))
+          : await this.send(d, headers, start);
       if (load !== undefined) this.pace?.answered(d.origin, paceSampleOf(result, load));
       if (span !== undefined) {
         const r = recordedAttempt(result);
@@ -213,7 +213,7 @@ export class AttemptRunner {
         latencyMs: 0,
       });
     }
-    const tls = this.tlsFor?.(d.hookId);
+    const tls = d.plan.tls;
     const attempt: TransportAttempt = {
       id: d.id,
       url: d.request.url,

@@ -3,7 +3,9 @@
  * the delivery's new state, its retry or end, the attempt record and state written together, the
  * `attempt` event; and deliveries ended unsent, and hooks disabled by a 410.
  */
+
 import type { Logger } from 'pino';
+import type { LiveDeliveries } from '../ordering/index.js';
 import type { SendOutcome } from '../transports/index.js';
 import { recordedAttempt } from './attempt-result.js';
 import type { Delivery } from './delivery.js';
@@ -11,22 +13,20 @@ import { attemptMessage, type DeliveryEvents } from './delivery-events.js';
 import { attemptRecord } from './delivery-log.js';
 import type { Outbox } from './outbox.js';
 import { attemptEffect } from './outcome.js';
-import type { HookStateView } from './pipeline-options.js';
+import type { DeliveryPlans } from './plan/index.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
 /** What completion works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
 export interface CompletionHost {
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
   readonly logger: Logger;
-  readonly hookState: HookStateView;
-  /** Hooks disabled by a 410 here, until the hook state says so itself. */
-  readonly gone: Set<string>;
+  readonly plans: DeliveryPlans;
   closed(): boolean;
-  scheduleOf(hookId: string): RetrySchedule;
+  scheduleOf(d: Delivery): RetrySchedule;
 }
 
 export class Completion {
@@ -39,7 +39,7 @@ export class Completion {
     d.attempts++;
     d.lastStatusCode = r.statusCode;
     d.lastError = r.error;
-    const effect = attemptEffect(d, o, this.h.scheduleOf(d.hookId), now);
+    const effect = attemptEffect(d, o, this.h.scheduleOf(d), now);
     d.status = effect.status;
     d.nextAttempt = effect.nextAttempt;
     d.lastError ??= effect.defaultError;
@@ -59,7 +59,7 @@ export class Completion {
     if (d.status === 'pending') {
       if (!this.h.closed()) this.h.scheduler.add(d);
     } else {
-      this.h.live.delete(d.id);
+      this.h.live.remove(d.id);
       d.headers = undefined;
     }
     if (this.h.events.has('attempt'))
@@ -74,23 +74,18 @@ export class Completion {
     d.lastError = reason;
     this.h.scheduler.remove(d);
     this.h.outbox.update(d);
-    this.h.live.delete(d.id);
+    this.h.live.remove(d.id);
     d.headers = undefined;
   }
 
   /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
   private disable(hookId: string): void {
-    if (this.h.gone.has(hookId)) return;
-    this.h.gone.add(hookId);
+    if (!this.h.plans.disable(hookId)) return;
     this.h.logger.warn({ hookId }, 'receiver answered 410 Gone; hook disabled');
     for (const d of this.h.live.values()) {
       if (d.hookId === hookId && !d.active && d.status === 'pending') {
         this.endUnsent(d, 'not sent: the hook was disabled (its receiver answered 410 Gone)');
       }
     }
-    this.h.hookState.disable(hookId).then(
-      () => this.h.gone.delete(hookId),
-      (err: unknown) => this.h.logger.error({ err, hookId }, 'disabling the hook failed'),
-    );
   }
 }

@@ -75,7 +75,7 @@ export class DeliveryLog {
     private readonly durable: DeliveryStore,
     private readonly ephemeral: DeliveryStore,
     /** Deliveries held in memory: their state there is newer than the stores' by up to one commit. */
-    private readonly live: ReadonlyMap<string, Delivery>,
+    private readonly live: { get(id: string): Delivery | undefined },
     private readonly buffer: UnwrittenDeliveries = NONE,
     readonly retention: RetentionOptions = DEFAULT_RETENTION,
     private readonly log?: Logger,

@@ -1,6 +1,7 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.js';
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
+import type { DeliveryPlan } from './plan/index.js';
 import type { Targets } from './targets.js';
 
 /**
@@ -44,6 +45,11 @@ export class Delivery implements DeliveryRecord {
   readonly path: string;
   /** The Callback URL's scheme with its colon: which transport sends it. */
   readonly protocol: string;
+  /**
+   * Its subject's plan (plan/) as of its latest step: looked up again before each attempt, so a
+   * changed hook's plan applies to its pending deliveries; the URL stays the one it fired with.
+   */
+  plan: DeliveryPlan;
   /** Held in memory only: the store refused its write, which is retried (not yet durable). */
   buffered = false;
   /** What holds it back while it waits for a slot, e.g. `endpoint https://…` (the delivery log's `HeldBy`). */
@@ -93,6 +99,7 @@ export class Delivery implements DeliveryRecord {
     this.endpoint = t.endpoint;
     this.path = t.path;
     this.protocol = t.protocol;
+    this.plan = targets.planOf(hookId);
   }
 
   /** The payload's media type (the `content-type` the hook's template set), for the transport. */

@@ -12,5 +12,13 @@ export {
 export { DELIVERY_ID_SHAPE } from './delivery-id.js';
 export { HOLD_KINDS, type HoldKind } from './fairness.js';
 export { DeliveryPipeline, type DeliveryPipelineOptions } from './pipeline.js';
+export {
+  DEFAULT_PLAN,
+  type DeliveryPlan,
+  type DeliveryPlans,
+  INACTIVE_PLAN,
+  PlanBook,
+  samePlanForAll,
+} from './plan/index.js';
 export { type RetrySchedule, retrySchedule } from './retry-policy.js';
 export { isTestRequest, TEST_HEADER } from './test-event-marker.js';

@@ -2,8 +2,10 @@
  * Intake: fired callbacks into the outbox and the deliveries held in memory; deliveries taken
  * over from another cluster instance or let go to them.
  */
+
 import type { Logger } from 'pino';
 import type { FiredEvent } from '../engine/index.js';
+import type { LiveDeliveries } from '../ordering/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
 import { Delivery, type DeliverySource } from './delivery.js';
@@ -13,7 +15,7 @@ import type { Scheduler } from './scheduler.js';
 
 /** What intake works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
 export interface IntakeHost {
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
@@ -21,13 +23,13 @@ export interface IntakeHost {
   readonly logger: Logger;
   closed(): boolean;
   /** The first attempt's delay for a hook's schedule. */
-  firstDelay(hookId: string): number;
+  firstDelay(d: Delivery): number;
   /** Puts a pending delivery where it waits. */
   enqueue(d: Delivery, now: number): void;
 }
 
 export class Intake {
-  private readonly live: Map<string, Delivery>;
+  private readonly live: LiveDeliveries<Delivery>;
   private readonly scheduler: Scheduler<Delivery>;
 
   constructor(private readonly p: IntakeHost) {
@@ -51,7 +53,7 @@ export class Intake {
     }
     const now = Date.now();
     const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay, source);
-    for (const d of deliveries) this.live.set(d.id, d);
+    for (const d of deliveries) this.live.add(d);
     // Before the end of this turn, when the insert commits: the record carries the trace context.
     const tr = this.p.tracing;
     if (tr !== undefined)
@@ -75,7 +77,7 @@ export class Intake {
     for (const r of records) {
       if (r.status !== 'pending' || this.live.has(r.id)) continue;
       const d = Delivery.fromRecord(r, persist, this.p.outbox.targets);
-      this.live.set(d.id, d);
+      this.live.add(d);
       this.p.enqueue(d, now);
       taken++;
     }
@@ -94,7 +96,7 @@ export class Intake {
       if (d.active || d.status !== 'pending' || d.buffered) continue;
       d.cancelled = true;
       this.scheduler.remove(d);
-      this.live.delete(d.id);
+      this.live.remove(d.id);
       released++;
     }
     return released;
@@ -106,7 +108,7 @@ export class Intake {
       if (d.hookId !== hookId) continue;
       d.cancelled = true;
       this.scheduler.remove(d);
-      this.live.delete(d.id);
+      this.live.remove(d.id);
     }
   }
 }

@@ -83,7 +83,7 @@ export class Outbox {
   accept(
     events: readonly FiredEvent[],
     now: number,
-    firstDelay: (hookId: string) => number,
+    firstDelay: (d: Delivery) => number,
     source: DeliverySource,
   ): Delivery[] {
     const out: Delivery[] = [];
@@ -100,7 +100,7 @@ export class Outbox {
         continue;
       }
       const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets, source);
-      d.nextAttempt = now + firstDelay(e.hookId);
+      d.nextAttempt = now + firstDelay(d);
       if (e.failure !== undefined)
         Object.assign(d, { status: 'failed', lastError: e.failure, nextAttempt: null });
       commit.insert(d);

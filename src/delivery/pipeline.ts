@@ -5,9 +5,11 @@
  * → outcome (retry policy) → delivery log and event bus. Each of those has a module of its own;
  * this class holds the deliveries in memory and the order of the steps.
  */
+
 import pino, { type Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import { HookdError } from '../errors/index.js';
+import type { LiveDeliveries } from '../ordering/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
@@ -29,7 +31,8 @@ import {
 import { Intake } from './intake.js';
 import { resolveLimits } from './limits.js';
 import { Outbox } from './outbox.js';
-import type { DeliveryPipelineOptions, HookStateView, PipelineStats } from './pipeline-options.js';
+import type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
+import type { DeliveryPlans } from './plan/index.js';
 import { RateGate } from './rate-limit.js';
 import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.js';
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
@@ -40,7 +43,7 @@ import { heldByCircuit, transportsOf } from './transport-wiring.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
-export type { DeliveryPipelineOptions, HookStateView, PipelineStats } from './pipeline-options.js';
+export type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
 
 /**
  * Takes fired events from the engine and delivers them at least once, signed, within the
@@ -56,7 +59,7 @@ export class DeliveryPipeline implements FiredEventSink {
   readonly signing: SigningSecrets;
   /** Each receiver's adaptive concurrency limit (src/pace/): what metrics and pages show. */
   readonly pace: ReceiverPace;
-  private readonly live: Map<string, Delivery>;
+  private readonly live: LiveDeliveries<Delivery>;
   // Ordering per key and endpoint verification (semantics.ts).
   private readonly semantics: DeliverySemantics;
   private readonly outbox: Outbox;
@@ -65,13 +68,10 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly runner: AttemptRunner;
   private readonly secrets: HookSecrets;
   private readonly schedule: RetrySchedule;
-  private readonly scheduleFor: ((hookId: string) => RetrySchedule | undefined) | undefined;
-  private readonly hookState: HookStateView;
+  private readonly plans: DeliveryPlans;
   private readonly logger: Logger;
-  private readonly gate: RateGate | undefined;
+  private readonly gate: RateGate;
   private readonly tracing: Tracing | undefined;
-  /** Hooks disabled by a 410 here, until the hook state says so itself. */
-  private readonly gone = new Set<string>();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
   /** What redelivery works on (redelivery.ts). */
   private readonly redelivery: RedeliveryHost;
@@ -81,14 +81,17 @@ export class DeliveryPipeline implements FiredEventSink {
   constructor(opts: DeliveryPipelineOptions) {
     this.events = opts.events ?? new DeliveryEvents();
     this.logger = opts.logger ?? pino({ level: 'silent' });
-    this.hookState = opts.hookState;
+    this.plans = opts.plans;
     this.schedule = retrySchedule(opts.schedule);
-    this.scheduleFor = opts.scheduleFor;
     this.tracing = opts.tracing;
-    this.gate = RateGate.of(opts, (d) => this.scheduler.add(d));
+    this.gate = new RateGate({
+      allowedRate: (origin) => this.semantics.verifier?.rateFor(origin),
+      later: (d) => this.scheduler.add(d),
+      ...(opts.onRateWait && { onWait: opts.onRateWait }),
+    });
     const limits = resolveLimits(opts.limits);
     const { registry, transports } = transportsOf(opts, limits, () => this.logger, this.reconnected);
-    const targets = new Targets(registry, opts.sourceOf);
+    const targets = new Targets(registry, opts.plans, opts.sourceOf);
     this.pace = new ReceiverPace(limits.perEndpoint, limits.adaptive, (u) => targets.of(u.href).receiver);
     this.secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
@@ -99,7 +102,6 @@ export class DeliveryPipeline implements FiredEventSink {
       {
         logger: this.logger,
         sending: () => this.state === 'running',
-        isActive: (hookId) => this.isActive(hookId),
         complete: (d, start, r) => this.completion.complete(d, start, r),
         endUnsent: (d, reason) => this.completion.endUnsent(d, reason),
         done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
@@ -109,15 +111,14 @@ export class DeliveryPipeline implements FiredEventSink {
           transports,
           secrets: this.secrets,
           tracing: this.tracing,
-          tlsFor: opts.tlsFor,
           pace: this.pace,
           auth: opts.auth,
         },
-        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, schemesFor: opts.schemesFor },
+        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, plans: opts.plans },
       },
     );
     this.semantics = new DeliverySemantics(opts, {
-      ...{ durable: opts.durable, ephemeral: opts.ephemeral },
+      ...{ durable: opts.durable, ephemeral: opts.ephemeral, plans: opts.plans },
       transports,
       flush: () => this.outbox.flush(),
       release: (d) => this.enqueue(d, Date.now()),
@@ -153,9 +154,9 @@ export class DeliveryPipeline implements FiredEventSink {
     });
     this.completion = new Completion({
       ...{ live: this.live, outbox: this.outbox, scheduler: this.scheduler, events: this.events },
-      ...{ logger: this.logger, hookState: this.hookState, gone: this.gone },
+      ...{ logger: this.logger, plans: this.plans },
       closed: () => this.state === 'closed',
-      scheduleOf: (hookId) => this.scheduleOf(hookId),
+      scheduleOf: (d) => this.scheduleOf(d),
     });
     this.redelivery = {
       ...{
@@ -177,7 +178,7 @@ export class DeliveryPipeline implements FiredEventSink {
     const pending = await this.outbox.loadPending();
     for (const d of pending) {
       if (this.live.has(d.id)) continue;
-      this.live.set(d.id, d);
+      this.live.add(d);
       this.scheduler.add(d);
     }
     if (pending.length > 0) this.logger.info({ pending: pending.length }, 'resuming pending deliveries');
@@ -250,7 +251,6 @@ export class DeliveryPipeline implements FiredEventSink {
    */
   hookDeleted(hookId: string, elsewhere = false): void {
     this.intake.cancelHook(hookId);
-    this.gone.delete(hookId);
     this.secrets.forget(hookId);
     if (!elsewhere) this.outbox.deleteHook(hookId);
   }
@@ -320,18 +320,14 @@ export class DeliveryPipeline implements FiredEventSink {
     await this.runner.destroy().catch(() => undefined);
   }
 
-  private readonly firstDelay = (hookId: string): number => firstDelay(this.scheduleOf(hookId));
+  private readonly firstDelay = (d: Delivery): number => firstDelay(this.scheduleOf(d));
 
-  private scheduleOf(hookId: string): RetrySchedule {
-    return this.scheduleFor?.(hookId) ?? this.schedule;
-  }
-
-  private isActive(hookId: string): boolean {
-    return !this.gone.has(hookId) && this.hookState.isActive(hookId);
+  private scheduleOf(d: Delivery): RetrySchedule {
+    return d.plan.schedule ?? this.schedule;
   }
 
   private assertActive(hookId: string): void {
-    if (!this.isActive(hookId)) {
+    if (!this.plans.planOf(hookId).active) {
       throw new HookdError(
         'CONFLICT',
         `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook to enable it again (hookctl replace ID -f FILE, or PUT /hooks/{id})`,
@@ -343,7 +339,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private requeue(d: Delivery, now: number): void {
     d.status = 'pending';
     d.roundStart = d.attempts;
-    d.nextAttempt = now + this.firstDelay(d.hookId);
+    d.plan = this.plans.planOf(d.hookId);
+    d.nextAttempt = now + this.firstDelay(d);
     this.outbox.update(d);
   }
 
@@ -369,8 +366,10 @@ export class DeliveryPipeline implements FiredEventSink {
 
   /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
   private submit(d: Delivery, now: number): void {
+    // The plan as the hook is now: a change since firing applies, but for the URL it fired with.
+    d.plan = this.plans.planOf(d.hookId);
     if (!this.semantics.admit(d, now)) return; // held behind its key, or unverified
-    if (this.gate?.hold(d, now)) return;
+    if (this.gate.hold(d, now)) return;
     d.active = true;
     this.limiter.submit(d);
   }

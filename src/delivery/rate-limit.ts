@@ -60,10 +60,8 @@ export class HookRateLimiter {
   }
 }
 
-/** The pipeline's per-hook options: rate limits, and tracing. */
+/** The pipeline's options of rate limits and tracing. */
 export interface PerHookOptions {
-  /** A hook's `RateLimit`, undefined for none; absent: no hook is limited. */
-  rateLimitFor?: (hookId: string) => RateLimit | undefined;
   /** Told of each attempt a rate limit holds back, with the wait in ms (metrics). */
   onRateWait?: (ms: number) => void;
   /** OpenTelemetry (src/tracing/); absent while tracing is off. */
@@ -71,8 +69,8 @@ export interface PerHookOptions {
 }
 
 export interface RateGateOptions {
-  /** The hook's limit, or undefined when it has none. */
-  limitFor: (hookId: string) => RateLimit | undefined;
+  /** The rate a verified origin allowed (`WebHook-Allowed-Rate`), for plans without a limit of their own. */
+  allowedRate: (origin: string) => RateLimit | undefined;
   /** Puts a held delivery back in the scheduler (due at its `nextAttempt`). */
   later: (d: Delivery) => void;
   /** Told of each hold, with the wait in ms (metrics). */
@@ -86,16 +84,6 @@ export class RateGate {
 
   constructor(private readonly opts: RateGateOptions) {}
 
-  /** The gate of a pipeline whose options name per-hook limits (`rateLimitFor`); else none. */
-  static of(opts: PerHookOptions, later: (d: Delivery) => void): RateGate | undefined {
-    if (opts.rateLimitFor === undefined) return undefined;
-    return new RateGate({
-      limitFor: opts.rateLimitFor,
-      later,
-      ...(opts.onRateWait && { onWait: opts.onRateWait }),
-    });
-  }
-
   /**
    * True when the delivery must wait: it was given its send time and handed to `later`. A
    * delivery coming back at its reserved time passes (its slot is already counted).
@@ -105,7 +93,10 @@ export class RateGate {
       d.rateSlot = false;
       return false;
     }
-    const limit = this.opts.limitFor(d.hookId);
+    const plan = d.plan;
+    const limit =
+      plan.rateLimit ??
+      (plan.allowedRateOrigin === undefined ? undefined : this.opts.allowedRate(plan.allowedRateOrigin));
     if (limit === undefined) return false;
     const wait = this.limiter.reserve(d.hookId, limit, now);
     if (wait <= 0) return false;

@@ -3,7 +3,9 @@
  * same Id for a new round of the schedule, or brought forward when pending. Many at once
  * is bulk-redelivery.ts.
  */
+
 import type { Logger } from 'pino';
+import type { LiveDeliveries } from '../ordering/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
@@ -13,7 +15,7 @@ import type { Scheduler } from './scheduler.js';
 
 /** What redelivery works on: the pipeline's deliveries in memory, its log and outbox. */
 export interface RedeliveryHost {
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   readonly log: DeliveryLog;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
@@ -40,7 +42,7 @@ export async function redeliverOne(p: RedeliveryHost, id: string): Promise<Deliv
       p.assertActive(found.record.hookId);
       d = Delivery.fromRecord(found.record, found.persist, p.outbox.targets);
       p.requeue(d, Date.now());
-      p.live.set(id, d);
+      p.live.add(d);
       await p.outbox.commitFor(d).flush();
       p.enqueue(d, Date.now());
       return d;
@@ -72,7 +74,7 @@ export async function redeliverMany(
       takeBack: (record, persist, now) => {
         const d = Delivery.fromRecord(record, persist, p.outbox.targets);
         p.requeue(d, now);
-        p.live.set(d.id, d);
+        p.live.add(d);
         return d;
       },
       flush: () => p.outbox.flush(),

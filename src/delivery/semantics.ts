@@ -3,16 +3,19 @@
  * endpoint verification (src/verification/). Both decide, before the rate gate and the limiter,
  * whether a due delivery may go now; each lets a held one go again through `release`.
  */
-import { KeyQueues, OrderedLiveMap, sharedStoreCheck } from '../ordering/index.js';
+import { KeyQueues, LiveDeliveries, sharedStoreCheck } from '../ordering/index.js';
 import type { DeliveryStore } from '../store/index.js';
 import type { TransportSet } from '../transports/index.js';
 import { EndpointVerifier } from '../verification/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
+import type { DeliveryPlans } from './plan/index.js';
 
 export interface SemanticsHost {
   durable: DeliveryStore;
   ephemeral: DeliveryStore;
+  /** The plans: ordering keys of stored deliveries of another instance. */
+  plans: DeliveryPlans;
   /** Resolves once everything so far is committed (the outbox). */
   flush(): Promise<void>;
   /** Puts a pending delivery where it waits (the pipeline's enqueue). */
@@ -26,26 +29,29 @@ export interface SemanticsHost {
 export class DeliverySemantics {
   readonly order: KeyQueues<Delivery>;
   /** The live deliveries, told to the key queues as they come and go. */
-  readonly live: Map<string, Delivery>;
+  readonly live: LiveDeliveries<Delivery>;
   /** Endpoint verification; undefined when no hook can ask for it. */
   readonly verifier: EndpointVerifier<Delivery> | undefined;
   private readonly transports: TransportSet;
 
-  constructor(opts: Pick<DeliveryPipelineOptions, 'orderingKeyFor' | 'verification'>, host: SemanticsHost) {
-    const keyFor = opts.orderingKeyFor;
+  constructor(opts: Pick<DeliveryPipelineOptions, 'verification'>, host: SemanticsHost) {
     const release = (d: Delivery) => host.release(d);
+    const plans = host.plans;
     // The next of a key goes once its predecessor's end is committed: a crash then never
     // resends the predecessor after its successor.
     this.order = new KeyQueues<Delivery>(
-      (d) => keyFor?.(d.hookId, d.trigger),
+      (d) => d.plan.orderingKey?.(d.trigger),
       (d) =>
         void host.flush().then(
           () => release(d),
           () => release(d),
         ),
-      keyFor && sharedStoreCheck((persist) => (persist ? host.durable : host.ephemeral), keyFor),
+      sharedStoreCheck(
+        (persist) => (persist ? host.durable : host.ephemeral),
+        (hookId, trigger) => plans.planOf(hookId).orderingKey?.(trigger),
+      ),
     );
-    this.live = new OrderedLiveMap(this.order);
+    this.live = new LiveDeliveries(this.order);
     this.transports = host.transports;
     const transports = host.transports;
     this.verifier =
@@ -66,7 +72,7 @@ export class DeliverySemantics {
   /** False when the delivery must wait: behind its key's head, or for its origin's handshake. */
   admit(d: Delivery, now: number): boolean {
     if (!this.order.admit(d)) return false;
-    if (this.verifier === undefined) return true;
+    if (this.verifier === undefined || d.plan.verification !== 'cloudevents') return true;
     // A receiver its transport cannot ask (a broker has no way to answer a handshake) is not asked.
     if (this.transports.forProtocol(d.protocol)?.preflight === undefined) return true;
     return !this.verifier.hold(d, now);

@@ -2,10 +2,12 @@
  * What the core keys a Callback URL by, asked of its scheme's transport once per URL: the
  * receiver key (fairness per host, the host's breaker, rate limits, verification) and the
  * endpoint key (fairness per endpoint, the endpoint's breaker). Never `URL.origin`, which is
- * `"null"` for every broker scheme and would put all brokers behind one breaker.
+ * `"null"` for every broker scheme and would put all brokers behind one breaker. A delivery made
+ * here also finds its subject's plan (plan/).
  */
 import type { TransportRegistry } from '../transports/index.js';
 import type { DeliverySource } from './delivery.js';
+import type { DeliveryPlan, DeliveryPlans } from './plan/index.js';
 
 /** A Callback URL as the core keys it. */
 export interface Target {
@@ -27,9 +29,15 @@ export class Targets {
 
   constructor(
     private readonly registry: TransportRegistry,
+    private readonly plans: DeliveryPlans,
     /** A stored delivery's source, by the Id of what it was sent for (a hook, an endpoint). */
     readonly sourceOf: (subjectId: string) => DeliverySource = () => 'callback',
   ) {}
+
+  /** The plan of a hook's or endpoint's deliveries as the subject is now. */
+  planOf(subjectId: string): DeliveryPlan {
+    return this.plans.planOf(subjectId);
+  }
 
   of(url: string): Target {
     let t = this.#cache.get(url);

@@ -11,9 +11,19 @@ const types = [
   'hook.certificate_expiring',
 ];
 
+const ENDPOINT_EXAMPLE = {
+  Id: 'ne_01JD7WB2C3D4E5F6G7H8J9K0M1',
+  Owner: 'alice',
+  Url: 'https://ops.example/hookd-notifications',
+  Events: ['hook.disabled', 'delivery.failed'],
+  Description: 'on-call',
+  Created: '2026-11-22T12:00:00.000+00:00',
+};
+
 const endpointSchema = {
   type: 'object',
   required: ['Id', 'Owner', 'Url', 'Events', 'Created'],
+  example: ENDPOINT_EXAMPLE,
   properties: {
     Id: { type: 'string', description: 'ne_…' },
     Owner: { type: 'string' },
@@ -60,6 +70,7 @@ export const NOTIFICATION_OPENAPI_PATHS: Record<string, PathItem> = {
               type: 'object',
               required: ['Url'],
               additionalProperties: false,
+              example: { Url: 'https://ops.example/hookd-notifications', Events: ['hook.disabled'] },
               properties: {
                 Url: { type: 'string', description: 'http:// or https://, under the callback target policy' },
                 Events: {
@@ -83,6 +94,7 @@ export const NOTIFICATION_OPENAPI_PATHS: Record<string, PathItem> = {
                 allOf: [endpointSchema],
                 type: 'object',
                 required: ['Secret'],
+                example: { ...ENDPOINT_EXAMPLE, Secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
                 properties: { Secret: { type: 'string', description: 'whsec_…' } },
               },
             },

@@ -9,24 +9,26 @@ import { type TokenClient, TokenEndpointError } from './token-client.js';
 
 /** What the attempt runner asks: send with whatever authorization the hook needs. */
 export interface AttemptAuth {
-  send(hookId: string, send: (extra: readonly string[]) => Promise<SendOutcome>): Promise<SendOutcome>;
+  /** Sends with a bearer token for these credentials, renewed once on a 401. */
+  send(
+    credentials: OAuth2Credentials,
+    send: (extra: readonly string[]) => Promise<SendOutcome>,
+  ): Promise<SendOutcome>;
   /** Closes its connections (shutdown). */
   close(): Promise<void>;
 }
 
 export class OAuth2Bearer implements AttemptAuth {
-  constructor(
-    private readonly credentialsOf: (hookId: string) => OAuth2Credentials | undefined,
-    private readonly tokens: TokenClient,
-  ) {}
+  constructor(private readonly tokens: TokenClient) {}
 
   close(): Promise<void> {
     return this.tokens.close();
   }
 
-  async send(hookId: string, send: (extra: readonly string[]) => Promise<SendOutcome>): Promise<SendOutcome> {
-    const c = this.credentialsOf(hookId);
-    if (c === undefined) return send([]);
+  async send(
+    c: OAuth2Credentials,
+    send: (extra: readonly string[]) => Promise<SendOutcome>,
+  ): Promise<SendOutcome> {
     const started = Date.now();
     let token: string;
     try {

@@ -1,26 +1,44 @@
 import type { KeyQueues, OrderedItem } from './key-queues.js';
 
 /**
- * The pipeline's map of live deliveries, telling the key queues of every delivery that becomes
- * live or leaves: every way in (firing, start, claim, redelivery) and out (end, not sent, hook
- * deleted, lease lost) passes through this map, so ordering needs no call at each of them.
+ * The pipeline's live deliveries by id, telling the key queues of every delivery that becomes
+ * live or leaves: every way in (firing, start, claim, redelivery) is `add` and every way out
+ * (end, not sent, hook deleted, lease lost) is `remove`, so ordering needs no call at each of
+ * them. Its own class with its own verbs, not a `Map` whose `set` and `delete` do more.
  */
-export class OrderedLiveMap<T extends OrderedItem> extends Map<string, T> {
-  constructor(private readonly queues: KeyQueues<T>) {
-    super();
+export class LiveDeliveries<T extends OrderedItem> {
+  readonly #byId = new Map<string, T>();
+
+  constructor(private readonly queues: KeyQueues<T>) {}
+
+  get size(): number {
+    return this.#byId.size;
   }
 
-  override set(id: string, item: T): this {
-    super.set(id, item);
-    // Map's constructor calls set before the field exists.
-    this.queues?.add(item);
-    return this;
+  get(id: string): T | undefined {
+    return this.#byId.get(id);
   }
 
-  override delete(id: string): boolean {
-    const item = super.get(id);
-    const had = super.delete(id);
-    if (item !== undefined) this.queues.remove(item);
-    return had;
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** In insertion order; an item removed meanwhile is not visited. */
+  values(): IterableIterator<T> {
+    return this.#byId.values();
+  }
+
+  add(item: T): void {
+    this.#byId.set(item.id, item);
+    this.queues.add(item);
+  }
+
+  /** False when it was not live. */
+  remove(id: string): boolean {
+    const item = this.#byId.get(id);
+    if (item === undefined) return false;
+    this.#byId.delete(id);
+    this.queues.remove(item);
+    return true;
   }
 }

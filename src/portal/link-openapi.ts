@@ -24,6 +24,7 @@ export const PORTAL_LINKS_OPENAPI: OpenApiFragment = {
           type: 'object',
           required: ['User'],
           additionalProperties: false,
+          example: { User: 'alice', Ttl: '15m', Scopes: ['hooks:write', 'test'], ReadOnly: false },
           properties: {
             User: { type: 'string', description: 'The user the portal signs in as (not the admin)' },
             Ttl: {
@@ -49,6 +50,13 @@ export const PORTAL_LINKS_OPENAPI: OpenApiFragment = {
             ...json({
               type: 'object',
               required: ['Url', 'ExpiresAt', 'User', 'Scopes', 'ReadOnly'],
+              example: {
+                Url: 'https://hookd.example/_hookd/portal/open/k3Jq9xV2mR7tP4wZ8yB1nC6dF0gH5jL2sA9eU3oI7vM',
+                ExpiresAt: '2026-11-22T12:15:00.000+00:00',
+                User: 'alice',
+                Scopes: ['hooks:write', 'test'],
+                ReadOnly: false,
+              },
               properties: {
                 Url: { type: 'string' },
                 ExpiresAt: { type: 'string', format: 'date-time' },

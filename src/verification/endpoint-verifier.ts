@@ -24,8 +24,6 @@ export interface VerifiedItem {
 export interface EndpointVerifierOptions<T> {
   /** Sends the handshake through the callback's transport. */
   preflight: Preflight;
-  /** The hook's mode (its own `Verification`, else the daemon's). */
-  modeFor(hookId: string): VerificationMode;
   /** `WebHook-Request-Origin`: who is asking (default `hookd`). */
   requestOrigin?: string;
   /** How long a delivery waits for its origin's verification before it fails, ms (default 10 min). */
@@ -74,9 +72,11 @@ export class EndpointVerifier<T extends VerifiedItem> {
     this.requestOrigin = opts.requestOrigin ?? 'hookd';
   }
 
-  /** True when the delivery must wait for its origin's verification (it is then kept here). */
+  /**
+   * True when the delivery must wait for its origin's verification (it is then kept here). Asked
+   * only for deliveries whose plan verifies (`cloudevents`).
+   */
   hold(item: T, now: number = Date.now()): boolean {
-    if (this.opts.modeFor(item.hookId) !== 'cloudevents') return false;
     let e = this.origins.get(item.origin);
     if (e?.state === 'verified') return false;
     if (e === undefined) {

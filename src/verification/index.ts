@@ -15,8 +15,6 @@ export {
 export { cloudEventsHandshake, type HandshakeResult, type Preflight } from './handshake.js';
 export {
   type HookVerificationView,
-  rateLimitWithAllowedRate,
   unverifiedState,
   type VerificationResult,
-  verificationModeFor,
 } from './wiring.js';

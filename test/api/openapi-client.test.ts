@@ -115,6 +115,39 @@ describe('the served OpenAPI document and hookd/client', () => {
     }
   });
 
+  it('every request body and every answer with a body has an example, on its media type or its schema', () => {
+    type Schema = { $ref?: string; example?: unknown; type?: string | string[]; items?: Schema };
+    const schemas = (served.components as { schemas: Record<string, Schema> }).schemas;
+    const exemplified = (s: Schema | undefined): boolean => {
+      if (s === undefined) return false;
+      if (s.$ref !== undefined) return exemplified(schemas[s.$ref.split('/').pop()!]);
+      if (s.example !== undefined) return true;
+      return s.type === 'array' && exemplified(s.items);
+    };
+    type Media = Record<string, { example?: unknown; examples?: unknown; schema?: Schema }>;
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(served.paths)) {
+      for (const m of METHODS) {
+        const op = item[m] as
+          | { requestBody?: { content: Media }; responses: Record<string, { content?: Media }> }
+          | undefined;
+        if (op === undefined) continue;
+        const parts: [string, Media | undefined][] = [
+          ['request', op.requestBody?.content],
+          ...Object.entries(op.responses).map(([c, r]) => [c, r.content] as [string, Media | undefined]),
+        ];
+        for (const [part, media] of parts) {
+          if (media === undefined || path === '/_hookd/openapi.json') continue;
+          const ok = Object.values(media).every(
+            (x) => x.example !== undefined || x.examples !== undefined || exemplified(x.schema),
+          );
+          if (!ok) missing.push(`${m.toUpperCase()} ${path} ${part}`);
+        }
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
   it('every route hookd/client calls is in the document', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();

@@ -14,7 +14,7 @@ import { assertBuilt, type Instance, startInstance } from './cluster-helpers.js'
 
 const skip = await pgSkipReason();
 
-describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 }, () => {
+describe('hookd user and token commands on PostgreSQL', { skip, timeout: 180_000 }, () => {
   let tdb: TestDatabase;
   let dataDir: string;
   let inst: Instance;
@@ -24,7 +24,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
       execFile(
         process.execPath,
         [HOOKD_BIN, ...args, '--data-dir', tempDir('hookd-admin-'), '--database-url', tdb.url],
-        { timeout: 20_000 },
+        { timeout: 60_000 },
         (error, stdout, stderr) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
@@ -74,7 +74,7 @@ describe('hookd user and token commands on PostgreSQL', { skip, timeout: 60_000 
       execFile(
         process.execPath,
         [HOOKD_BIN, 'user', 'list', '--database-url', 'postgres://hookd:s3cr3t@127.0.0.1:1/nope'],
-        { timeout: 20_000 },
+        { timeout: 60_000 },
         (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
       );
     });

@@ -32,7 +32,7 @@ describe('auto-disable and notifications on a cluster (PostgreSQL)', { skip }, (
       execFile(
         process.execPath,
         [HOOKD_BIN, ...args, '--data-dir', tempDir('hookd-admin-'), '--database-url', tdb.url],
-        { timeout: 20_000 },
+        { timeout: 60_000 },
         (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout.trim())),
       );
     });

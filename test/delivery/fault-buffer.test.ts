@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
+import { samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
@@ -85,7 +86,7 @@ describe('store-fault buffer', () => {
       ephemeral: new MemoryDeliveryStore(),
       policy: new AddressPolicy(['127.0.0.0/8']),
       schedule: { delaysMs: [0], jitter: 0 },
-      hookState: { isActive: () => true, disable: async () => undefined },
+      plans: samePlanForAll(),
       health,
       faultBuffer: 5,
     });

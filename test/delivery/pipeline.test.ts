@@ -6,6 +6,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { AttemptMessage, FiredMessage } from '../../src/delivery/delivery-events.js';
 import { DeliveryPipeline, type DeliveryPipelineOptions } from '../../src/delivery/pipeline.js';
+import { DEFAULT_PLAN, INACTIVE_PLAN, samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import type { DeliveryStore } from '../../src/store/delivery-store.js';
@@ -80,11 +81,13 @@ async function pipeline(over: Partial<DeliveryPipelineOptions> = {}): Promise<Ha
   const p = new DeliveryPipeline({
     policy: LOOPBACK,
     schedule: FAST,
-    hookState: {
-      isActive: (id) => !inactive.has(id),
-      disable: async (id) => {
+    plans: {
+      planOf: (id) => (inactive.has(id) ? INACTIVE_PLAN : DEFAULT_PLAN),
+      disable: (id) => {
+        if (inactive.has(id)) return false;
         disabled.push(id);
         inactive.add(id);
+        return true;
       },
     },
     ...over,
@@ -457,7 +460,7 @@ describe('DeliveryPipeline', () => {
       policy: LOOPBACK,
       schedule: FAST,
       limits: { perHost: 2 },
-      hookState: { isActive: () => true, disable: async () => undefined },
+      plans: samePlanForAll(),
     });
     await first.start();
     const hookId = newHookId();
@@ -478,7 +481,7 @@ describe('DeliveryPipeline', () => {
       ephemeral,
       policy: LOOPBACK,
       schedule: FAST,
-      hookState: { isActive: () => true, disable: async () => undefined },
+      plans: samePlanForAll(),
     });
     cleanups.push(() => second.close(0));
     await second.start();

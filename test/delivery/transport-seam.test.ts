@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { AttemptMessage } from '../../src/delivery/delivery-events.js';
 import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
+import { samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
@@ -67,7 +68,7 @@ async function pipelineWith(q: QueueReceiver): Promise<{ p: DeliveryPipeline; at
     durable: new MemoryDeliveryStore(),
     ephemeral: new MemoryDeliveryStore(),
     policy: new AddressPolicy(['127.0.0.0/8']),
-    hookState: { isActive: () => true, disable: async () => undefined },
+    plans: samePlanForAll(),
     // After the first failure the next attempt is ten minutes away, and the breaker's cool-down too.
     schedule: { delaysMs: [0, 600_000, 600_000], jitter: 0 },
     limits: { breaker: { threshold: 1, cooldownMs: 600_000 } },

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
+import { samePlanForAll } from '../../src/delivery/plan/index.js';
 import { connectTunnel, egressProxyOf } from '../../src/egress/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
@@ -114,7 +115,7 @@ describe('egress through a forward proxy (pipeline)', () => {
       ephemeral: new MemoryDeliveryStore(),
       policy: new AddressPolicy(['127.0.0.2/32']),
       schedule: { delaysMs: [0, 60_000], jitter: 0 },
-      hookState: { isActive: () => true, disable: async () => undefined },
+      plans: samePlanForAll(),
       // evil.test stands for a name that resolves to a forbidden address (cloud metadata).
       lookup: async (name) => (name === 'evil.test' ? ['169.254.169.254'] : ['127.0.0.2']),
       tunnel: connectTunnel(egressProxyOf(proxyUrl)),

@@ -269,3 +269,53 @@ describe('Filter end to end', () => {
     await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 });
+
+describe('Filter: the identity header and redacted query parameters', () => {
+  let guarded: TestDaemon;
+  before(async () => {
+    guarded = await startHookd({
+      upstream: upstream.url,
+      identityHeader: 'X-Forwarded-User',
+      trustedProxies: ['127.0.0.1'],
+      redactQueryParams: ['token'],
+    });
+  });
+  after(() => guarded?.close());
+
+  it('a filter reads request.user, never the identity header itself nor a redacted parameter', async () => {
+    const h = await createHook(guarded, {
+      PathPattern: '/who/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/who`,
+      CallbackContent: '$REQUEST_USER',
+      Filter:
+        'request.user == "alice" && !("x-forwarded-user" in request.headers) && !("token" in request.query) && !("token" in request.queryAll) && !request.uri.contains("s3cret") && request.query.unit == "kWh"',
+    });
+    const anonymous = await createHook(guarded, {
+      PathPattern: '/who/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/anonymous`,
+      Filter: 'request.user == null',
+    });
+    receiver.reset();
+    for (const user of ['alice', undefined])
+      await send(`${guarded.url}/who/1?unit=kWh&token=s3cret`, {
+        headers: user ? { 'X-Forwarded-User': user } : {},
+      });
+    const calls = await receiver.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(receiver.calls.map((c) => c.url).sort(), ['/anonymous', '/who']);
+    assert.equal(calls.find((c) => c.url === '/who')!.body, 'alice');
+    // The dry run judges the same way: the token is not there to read.
+    const m = await api<{ HookId: string; Filter?: unknown }[]>(
+      guarded.url,
+      guarded.token,
+      'POST',
+      '/_hookd/match',
+      { Method: 'GET', Path: '/who/1?unit=kWh&token=s3cret', User: 'alice' },
+    );
+    assert.equal(m.status, 200, m.text);
+    assert.deepEqual(m.body.find((x) => x.HookId === h.Id)?.Filter, { Matched: true, Error: null });
+    for (const x of [h, anonymous]) await api(guarded.url, guarded.token, 'DELETE', `/hooks/${x.Id}`);
+  });
+});

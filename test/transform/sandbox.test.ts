@@ -77,6 +77,11 @@ describe('transform sandbox', () => {
     ['fetch', 'return { payload: globalThis.fetch("http://127.0.0.1/") };', /TypeError: not a function/],
     ['import()', 'return import("fs");', /Transform: TypeError: transform returned a promise/],
     [
+      'callback',
+      'return { callback: { url: "http://evil.example/" } };',
+      /transform returned "callback", which is not payload, headers or skip/,
+    ],
+    [
       'reserved header',
       'return { headers: { ["webhook-" + "signature"]: "v1,x" } };',
       /header "webhook-signature" is set by hookd/,
@@ -105,6 +110,29 @@ describe('transform sandbox', () => {
       EVENT,
     );
     assert.deepEqual(out, { skip: false, payload: 'undefined,undefined,function', headers: {} });
+  });
+
+  it('a transform that hit a limit runs apart: a healthy one is not queued behind its runs', async () => {
+    const q = new Transformer({ limits: { timeMs: 50 } });
+    try {
+      const runaway = source('while (true) {}');
+      const healthy = source('return { payload: "ok" };');
+      assert.deepEqual(await q.run(healthy, EVENT), { skip: false, payload: 'ok', headers: {} });
+      assert.deepEqual(await q.run(runaway, EVENT), { error: 'Transform: exceeded 50 ms' });
+      assert.ok(q.isQuarantined(runaway));
+      const order: string[] = [];
+      const runs = Array.from({ length: 8 }, () => q.run(runaway, EVENT).then(() => order.push('runaway')));
+      const ok = q.run(healthy, EVENT).then((r) => {
+        order.push('healthy');
+        return r;
+      });
+      await Promise.all([...runs, ok]);
+      assert.deepEqual(await ok, { skip: false, payload: 'ok', headers: {} });
+      assert.equal(order[0], 'healthy', order.join());
+      assert.ok(!q.isQuarantined(healthy));
+    } finally {
+      await q.close();
+    }
   });
 
   it('create-time check: syntax errors with line and column, a missing function, literal reserved headers', async () => {

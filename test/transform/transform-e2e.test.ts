@@ -92,15 +92,53 @@ describe('Transform end to end', () => {
         /^Transform: (RangeError: the returned object is over 1 MiB|exceeded)/,
       ],
       [
-        'throw',
+        'typeerror',
         '\n  return { payload: event.nothing.x };',
         /^Transform: (TypeError: cannot read property 'x' of undefined at line 3|exceeded 50 ms)$/,
       ],
+      ['throw', 'throw new Error("bad reading");', /^Transform: (Error: bad reading|exceeded 50 ms)/],
       ['require', 'return { payload: require("fs") };', /ReferenceError|exceeded 50 ms/],
       ['process', 'return { payload: process.env };', /ReferenceError|exceeded 50 ms/],
       ['fetch', 'globalThis.fetch("http://127.0.0.1:1/"); return {};', /TypeError|exceeded 50 ms/],
       ['import', 'return import("node:fs");', /promise|exceeded 50 ms/],
+      [
+        'this',
+        'return { payload: Function("return this")().process.mainModule };',
+        /TypeError|exceeded 50 ms/,
+      ],
     ];
+    const healthy = await createHook(d, {
+      PathPattern: '/hostile/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/healthy`,
+    });
+    // A healthy hook with a transform of its own: the hostile ones must not hold its runs up.
+    const shaped = await createHook(d, {
+      PathPattern: '/hostile/(*)',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/shaped`,
+      Transform: 'function transform(event) { return { payload: { at: event.captures[0] } }; }',
+    });
+    const HEALTHY = ['/healthy', '/shaped'];
+    // Each healthy hook's latency, request sent to callback arrived, alone and then beside them.
+    const latency = async (tag: string): Promise<number[]> => {
+      const samples: number[][] = [[], []];
+      for (let i = 0; i < 7; i++) {
+        receiver.reset();
+        const sent = performance.now();
+        const r = await fetch(`${d.url}/hostile/${tag}${i}`);
+        assert.equal(r.status, 200, 'the proxied request is answered');
+        await r.arrayBuffer();
+        for (const [k, url] of HEALTHY.entries()) {
+          const call = await until(`${tag}${i}: the callback to ${url}`, () =>
+            receiver.calls.find((c) => c.url === url),
+          );
+          samples[k]!.push(call.arrivedAt - sent);
+        }
+      }
+      return samples.map((s) => s.sort((a, b) => a - b)[3]!);
+    };
+    const alone = await latency('alone');
     const hooks: { Id: string }[] = [];
     for (const [name, body] of hostile)
       hooks.push(
@@ -111,27 +149,26 @@ describe('Transform end to end', () => {
           Transform: `function transform(event) {\n${body}\n}`,
         }),
       );
-    const healthy = await createHook(d, {
-      PathPattern: '/hostile/*',
-      Methods: ['GET'],
-      Callback: `${receiver.url}/healthy`,
-    });
-    receiver.reset();
-    for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${d.url}/hostile/${i}`);
-      assert.equal(r.status, 200, 'the proxied request is answered');
-      await r.arrayBuffer();
-    }
-    await receiver.waitFor(3);
+    const beside = await latency('beside');
+    for (const [k, url] of HEALTHY.entries())
+      assert.ok(
+        beside[k]! <= Math.max(2 * alone[k]!, 2) && beside[k]! < 100,
+        `${url}: median latency ${beside[k]!.toFixed(1)} ms beside them, ${alone[k]!.toFixed(1)} ms alone`,
+      );
     assert.ok(
-      receiver.calls.every((c) => c.url === '/healthy'),
-      'only the healthy hook delivered',
+      receiver.calls.every((c) => HEALTHY.includes(c.url)),
+      'only the healthy hooks delivered',
     );
+    assert.deepEqual(JSON.parse(receiver.calls.find((c) => c.url === '/shaped')!.body), { at: 'beside6' });
     for (const [i, [name, , want]] of hostile.entries()) {
-      const list = await until(`${name}: 3 failed deliveries`, async () => {
-        const l = await deliveriesOf(hooks[i]!.Id);
-        return l.length === 3 && l;
-      });
+      const list = await until(
+        `${name}: 7 failed deliveries`,
+        async () => {
+          const l = await deliveriesOf(hooks[i]!.Id);
+          return l.length === 7 && l;
+        },
+        { ms: 60_000 },
+      );
       for (const x of list) {
         assert.equal(x.Status, 'failed', name);
         assert.match(x.LastError ?? '', want, name);
@@ -139,7 +176,46 @@ describe('Transform end to end', () => {
     }
     // hookd is still serving.
     assert.equal((await fetch(`${d.url}/hostile/after`)).status, 200);
-    for (const h of [...hooks, healthy]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+    for (const h of [...hooks, healthy, shaped]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+  });
+
+  it('escape attempts see nothing of the host, no run sees another run or hook, the Callback stays', async () => {
+    // Each run says what it sees before it pollutes: the second request must find it all fresh,
+    // and so must the other hook, which runs in the same thread between them.
+    const probe = `function transform(event) {
+  const g = Function("return this")();
+  const seen = [typeof require, typeof process, typeof globalThis.fetch, typeof g.process,
+    typeof setTimeout, typeof ({}).polluted, typeof globalThis.kept, typeof [].push].join();
+  Object.prototype.polluted = event.hook.Id;
+  globalThis.kept = event.hook.Id;
+  Array.prototype.push = null;
+  // The Callback is the hook's: changing the event's copy of it sends nothing elsewhere.
+  event.callback.url = "http://127.0.0.1:1/elsewhere";
+  return { payload: seen };
+}`;
+    const a = await createHook(d, {
+      PathPattern: '/probe/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/probe/a`,
+      Transform: probe,
+    });
+    const b = await createHook(d, {
+      PathPattern: '/probe/*',
+      Methods: ['GET'],
+      Callback: `${receiver.url}/probe/b`,
+      Transform: probe,
+    });
+    receiver.reset();
+    for (let i = 0; i < 2; i++) await fetch(`${d.url}/probe/${i}`).then((r) => r.arrayBuffer());
+    const calls = await receiver.waitFor(4);
+    assert.deepEqual(calls.map((c) => c.url).sort(), ['/probe/a', '/probe/a', '/probe/b', '/probe/b']);
+    for (const c of calls)
+      assert.equal(
+        c.body,
+        'undefined,undefined,undefined,undefined,undefined,undefined,undefined,function',
+        c.url,
+      );
+    for (const h of [a, b]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 
   it('a Transform that does not compile is 400 naming Transform with line and column', async () => {

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { DeliveryPipeline } from '../../src/delivery/pipeline.js';
+import { DEFAULT_PLAN, samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
@@ -74,8 +75,8 @@ async function pipeline() {
     ephemeral: new MemoryDeliveryStore(),
     policy: new AddressPolicy(['127.0.0.0/8']),
     schedule: { delaysMs: [0, 60_000], jitter: 0 },
-    hookState: { isActive: () => true, disable: async () => undefined },
-    verification: { modeFor: () => 'cloudevents', waitMs: 1500, timeoutMs: 500, retryMs: 300 },
+    plans: samePlanForAll({ ...DEFAULT_PLAN, verification: 'cloudevents' }),
+    verification: { waitMs: 1500, timeoutMs: 500, retryMs: 300 },
   });
   await p.start();
   cleanups.push(() => p.close(0));

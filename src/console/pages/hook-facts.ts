@@ -16,7 +16,6 @@ export interface FactsView {
   readonly state: string;
   readonly pace: Html | string;
   readonly verified?: { At: string; Result: string; NextAt?: string } | undefined;
-  readonly filterError?: { At: string; Error: string } | undefined;
   /** How many lint warnings the page lists below the facts (the API's `Warnings`). */
   readonly warnings: number;
 }
@@ -44,6 +43,24 @@ function codeBlock(label: string, text: string | undefined, absent: string): Htm
     : html`<pre class="json" tabindex="0" aria-label="${label}">${text}</pre>`;
 }
 
+/** The hook's Filter and Transform, and the filter's last evaluation error (an error is no match). */
+export function hookCode(hook: Hook, lastError: { At: string; Error: string } | undefined): Html {
+  return html`<dl class="facts hook-code">
+${row('Filter', 'Filter', codeBlock('Filter', hook.Filter, 'none: every request the pattern selects'))}
+${
+  lastError === undefined
+    ? html`<div data-field="LastFilterError" hidden></div>`
+    : row(
+        'LastFilterError',
+        'Last filter error',
+        html`${lastError.Error} (${time(lastError.At)}): the request did not fire the hook`,
+        'error last-filter-error',
+      )
+}
+${row('Transform', 'Transform', codeBlock('Transform', hook.Transform, 'none: the rendered callback as it is'))}
+</dl>`;
+}
+
 /** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
 export function hookFacts(hook: Hook, v: FactsView): Html {
   const headers = Object.entries(hook.Headers);
@@ -66,15 +83,6 @@ ${row('PathPattern', 'Pattern', html`<code>${hook.PathPattern}</code>`)}
 ${row('Methods', 'Methods', hook.Methods.join(' '))}
 ${row('Type', 'Type', hook.Type === 0 ? '0 · BeforeCompletion' : '1 · AfterCompletion')}
 ${statuses}
-${row(
-  'Filter LastFilterError',
-  'Filter',
-  html`${hook.Filter === undefined ? none('none: every request the pattern selects') : html`<code>${hook.Filter}</code>`}${
-    v.filterError
-      ? html`<br><span class="field-warning">last error: ${v.filterError.Error} (${time(v.filterError.At)})</span>`
-      : ''
-  }`,
-)}
 ${row('CallbackMethod Callback', 'Callback', html`${hook.CallbackMethod} <code>${withoutPassword(hook.Callback)}</code>`)}
 ${v.pace}
 ${row(
@@ -95,7 +103,6 @@ ${row(
   }`,
 )}
 ${row('ContentEscape', 'Chat escaping', hook.ContentEscape ?? none('none: values go in as the media type escapes them'), 'content-escape')}
-${row('Transform', 'Transform', codeBlock('Transform', hook.Transform, 'none: the rendered callback as it is'))}
 ${row('RetrySchedule', 'Retry schedule', hook.RetrySchedule ? hook.RetrySchedule.map((s) => `${s} s`).join(', ') : none('the daemon’s (--retry-schedule)'))}
 ${row('RateLimit', 'Rate limit', hook.RateLimit ? `${hook.RateLimit.PerSecond} per second, bursts of ${hook.RateLimit.Burst}` : none())}
 ${row('Persist', 'Persist', hook.Persist ? 'yes: deliveries survive a restart' : 'no: in memory only')}

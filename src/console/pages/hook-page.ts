@@ -14,7 +14,7 @@ import { copyable, page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
 import { formOf, isHtmx, queryOf, sendHtml, sessionOf } from '../respond.js';
 import { sendTestEvent } from '../test-event.js';
-import { hookFacts } from './hook-facts.js';
+import { hookCode, hookFacts } from './hook-facts.js';
 import { hookLabel } from './live.js';
 
 const LOG_PAGE = 25;
@@ -41,9 +41,9 @@ ${hookFacts(hook, {
   state: deps.hookStateView?.(hook) ?? hook.State,
   pace: paceOf(deps, hook),
   verified: deps.hookStateView?.verification?.(hook),
-  filterError: hook.Filter === undefined ? undefined : deps.hookStateView?.lastFilterError?.(hook),
   warnings: lintHook(hook).warnings.length,
 })}
+${hookCode(hook, hook.Filter === undefined ? undefined : deps.engine.code.lastFilterError(hook.Id))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>

@@ -4,7 +4,14 @@
  * message or a nack is a retry; an exchange that does not exist, or a publish the broker forbids,
  * is a refusal. hookd never declares exchanges or queues: it publishes into what the operator made.
  */
-import { Attempts, type BrokerLink, BrokerLinks, connectFor } from '../broker-link/index.js';
+import {
+  Attempts,
+  type BrokerLink,
+  BrokerLinks,
+  connectFor,
+  type Prepared,
+  PreparedTargets,
+} from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { AmqpConnection, classifyConnectError, type PublishResult } from './connection.js';
 import { type AmqpTarget, amqpReceiverKey, parseTarget, SHORTSTR_MAX } from './url.js';
@@ -70,10 +77,32 @@ class AmqpTransport implements Transport {
   readonly #links: BrokerLinks<AmqpConnection>;
   readonly #attempts: Attempts;
   #closed = false;
+  readonly #targets = new PreparedTargets<AmqpTarget, AmqpConnection>((u) => this.#prepare(u));
 
   constructor(private readonly ctx: TransportContext) {
     this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
+  }
+
+  #prepare(rendered: string): Prepared<AmqpTarget, AmqpConnection> {
+    let url: URL;
+    let t: AmqpTarget;
+    try {
+      url = new URL(rendered);
+      t = parseTarget(url);
+    } catch {
+      return { refused: 'the rendered Callback is not a valid amqp: URL' };
+    }
+    for (const [name, value] of [
+      ['exchange', t.exchange],
+      ['routing key', t.routingKey],
+    ] as const) {
+      const bytes = Buffer.byteLength(value);
+      if (bytes > SHORTSTR_MAX) {
+        return { refused: `the rendered ${name} is ${bytes} bytes, over AMQP's limit of ${SHORTSTR_MAX}` };
+      }
+    }
+    return { target: t, link: this.#link(url, t) };
   }
 
   send(attempt: TransportAttempt): Promise<SendOutcome> {
@@ -87,27 +116,11 @@ class AmqpTransport implements Transport {
       },
       async (live) => {
         if (this.#closed) return { kind: 'retry', aborted: true, text: 'the transport is closed' };
-        let url: URL;
-        try {
-          url = new URL(attempt.url);
-          target = parseTarget(url);
-        } catch {
-          return { kind: 'refused', text: 'the rendered Callback is not a valid amqp: URL' };
-        }
-        const t = target;
-        for (const [name, value] of [
-          ['exchange', t.exchange],
-          ['routing key', t.routingKey],
-        ] as const) {
-          const bytes = Buffer.byteLength(value);
-          if (bytes > SHORTSTR_MAX) {
-            return {
-              kind: 'refused',
-              text: `the rendered ${name} is ${bytes} bytes, over AMQP's limit of ${SHORTSTR_MAX}`,
-            };
-          }
-        }
-        link = this.#link(url, t);
+        const p = this.#targets.of(attempt.url);
+        if ('refused' in p) return { kind: 'refused', text: p.refused };
+        target = p.target;
+        link = p.link;
+        const t = p.target;
         const got = await connectFor(link, live);
         if ('verdict' in got) return got.verdict;
         const result = await got.conn.publish(

@@ -5,6 +5,7 @@ export { Attempts } from './attempts.js';
 export { LinkFailure, type Verdict } from './failure.js';
 export { BrokerLink, type LinkSpec } from './link.js';
 export { BrokerLinks, connectFor } from './links.js';
+export { type Prepared, PreparedTargets } from './prepared.js';
 export {
   type BrokerTarget,
   brokerReceiverKey,

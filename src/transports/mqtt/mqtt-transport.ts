@@ -13,6 +13,7 @@ import {
   hostPort,
   LinkFailure,
   type LinkSpec,
+  PreparedTargets,
   type Verdict,
 } from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
@@ -180,10 +181,19 @@ function release(conn: MqttConn): void {
 class MqttTransport implements Transport {
   readonly #links: BrokerLinks<MqttConn>;
   readonly #attempts: Attempts;
+  readonly #targets: PreparedTargets<MqttTarget, MqttConn>;
 
   constructor(private readonly ctx: TransportContext) {
     this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
+    this.#targets = new PreparedTargets<MqttTarget, MqttConn>((url) => {
+      const target = parseMqttUrl(new URL(url));
+      if (typeof target === 'string') return { refused: `not sent: ${target}` };
+      const link = this.#links.link(target.receiverKey, target.password, () =>
+        linkSpec(target, this.ctx.connectTimeoutMs),
+      );
+      return { target, link };
+    });
   }
 
   send(attempt: TransportAttempt): Promise<SendOutcome> {
@@ -191,12 +201,10 @@ class MqttTransport implements Transport {
     return this.#attempts.run(
       (ms) => `no acknowledgement from ${label} within ${ms} ms`,
       async (live) => {
-        const target = parseMqttUrl(new URL(attempt.url));
-        if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
+        const p = this.#targets.of(attempt.url);
+        if ('refused' in p) return { kind: 'refused', text: p.refused };
+        const { target, link } = p;
         label = target.label;
-        const link = this.#links.link(target.receiverKey, target.password, () =>
-          linkSpec(target, this.ctx.connectTimeoutMs),
-        );
         const got = await connectFor(link, live);
         if ('verdict' in got) return got.verdict;
         return publish(got.conn, target, attempt, live);

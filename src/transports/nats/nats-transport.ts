@@ -13,6 +13,7 @@ import {
   hostPort,
   LinkFailure,
   type LinkSpec,
+  PreparedTargets,
   type Verdict,
 } from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
@@ -102,11 +103,20 @@ class NatsTransport implements Transport {
   readonly #links: BrokerLinks<NatsConn>;
   readonly #attempts: Attempts;
   readonly #timeoutMs: number;
+  readonly #targets: PreparedTargets<NatsTarget, NatsConn>;
 
   constructor(private readonly ctx: TransportContext) {
     this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
     this.#timeoutMs = ctx.timeoutMs;
+    this.#targets = new PreparedTargets<NatsTarget, NatsConn>((url) => {
+      const target = parseNatsUrl(new URL(url));
+      if (typeof target === 'string') return { refused: `not sent: ${target}` };
+      const link = this.#links.link(target.receiverKey, target.password, () =>
+        linkSpec(target, this.ctx.connectTimeoutMs),
+      );
+      return { target, link };
+    });
   }
 
   send(attempt: TransportAttempt): Promise<SendOutcome> {
@@ -115,12 +125,10 @@ class NatsTransport implements Transport {
     return this.#attempts.run(
       (ms) => `no JetStream acknowledgement from ${label} within ${ms} ms`,
       async (live) => {
-        const target = parseNatsUrl(new URL(attempt.url));
-        if (typeof target === 'string') return { kind: 'refused', text: `not sent: ${target}` };
+        const p = this.#targets.of(attempt.url);
+        if ('refused' in p) return { kind: 'refused', text: p.refused };
+        const { target, link } = p;
         label = target.label;
-        const link = this.#links.link(target.receiverKey, target.password, () =>
-          linkSpec(target, this.ctx.connectTimeoutMs),
-        );
         const got = await connectFor(link, live);
         if ('verdict' in got) return got.verdict;
         const left = Math.max(1, this.#timeoutMs - (Date.now() - started));

@@ -4,7 +4,14 @@
  * The entry id is the receipt. A key of another type is a refusal; so is a command the user's
  * ACL forbids.
  */
-import { Attempts, type BrokerLink, BrokerLinks, connectFor } from '../broker-link/index.js';
+import {
+  Attempts,
+  type BrokerLink,
+  BrokerLinks,
+  connectFor,
+  type Prepared,
+  PreparedTargets,
+} from '../broker-link/index.js';
 import type { SendOutcome, Transport, TransportAttempt, TransportContext } from '../transport.js';
 import { classifyConnectError, closeRedis, openRedis, type RedisConnection } from './connection.js';
 import { parseTarget, RESERVED_FIELD, type RedisTarget, redisReceiverKey } from './url.js';
@@ -42,10 +49,24 @@ class RedisTransport implements Transport {
   readonly #links: BrokerLinks<RedisConnection>;
   readonly #attempts: Attempts;
   #closed = false;
+  readonly #targets = new PreparedTargets<RedisTarget, RedisConnection>((u) => this.#prepare(u));
 
   constructor(private readonly ctx: TransportContext) {
     this.#links = new BrokerLinks(ctx);
     this.#attempts = new Attempts(ctx.timeoutMs);
+  }
+
+  #prepare(rendered: string): Prepared<RedisTarget, RedisConnection> {
+    let url: URL;
+    let target: RedisTarget;
+    try {
+      url = new URL(rendered);
+      target = parseTarget(url);
+    } catch {
+      return { refused: 'the rendered Callback is not a valid redis: URL' };
+    }
+    if (target.stream === '') return { refused: 'the rendered stream key is empty' };
+    return { target, link: this.#link(url, target) };
   }
 
   send(attempt: TransportAttempt): Promise<SendOutcome> {
@@ -54,20 +75,14 @@ class RedisTransport implements Transport {
       (ms) => `no answer from ${label} within ${ms} ms`,
       async (live) => {
         if (this.#closed) return { kind: 'retry', aborted: true, text: 'the transport is closed' };
-        let url: URL;
-        let target: RedisTarget;
-        try {
-          url = new URL(attempt.url);
-          target = parseTarget(url);
-        } catch {
-          return { kind: 'refused', text: 'the rendered Callback is not a valid redis: URL' };
-        }
+        const p = this.#targets.of(attempt.url);
+        if ('refused' in p) return { kind: 'refused', text: p.refused };
+        const { target, link } = p;
         label = target.label;
-        if (target.stream === '') return { kind: 'refused', text: 'the rendered stream key is empty' };
         const args = ['XADD', target.stream];
         if (target.maxlen !== undefined) args.push('MAXLEN', '~', String(target.maxlen));
         args.push('*', RESERVED_FIELD, attempt.body ?? '', ...attempt.headers);
-        const got = await connectFor(this.#link(url, target), live);
+        const got = await connectFor(link, live);
         if ('verdict' in got) return got.verdict;
         const client = got.conn;
         try {

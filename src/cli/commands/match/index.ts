@@ -3,6 +3,7 @@ import { withoutPassword } from '../../../util/index.js';
 import type { MatchView } from '../../api-views.js';
 import { type ContextFactory, examples, intArg } from '../../command.js';
 import type { CliContext } from '../../context.js';
+import { UsageError } from '../../exit-codes.js';
 import { readInput } from '../../json-file.js';
 import type { Column } from '../../output.js';
 import { typeName } from '../hooks/hook-columns.js';
@@ -129,7 +130,8 @@ export async function runMatch(opts: MatchOptions, ctx: CliContext): Promise<voi
     ...(opts.user !== undefined && { User: opts.user }),
   } as Record<string, unknown> & { Method: string; Path: string };
   if (opts.body === '-' && opts.responseBody === '-')
-    throw new InvalidArgumentError('--body - and --response-body - cannot both read standard input.');
+    // Thrown as the run starts, after commander's parsing: a UsageError is what prints it.
+    throw new UsageError('--body - and --response-body - cannot both read standard input', { usage: USAGE });
   const headers = headerObject(opts.headers);
   const responseHeaders = headerObject(opts.responseHeaders);
   if (headers !== undefined) body.Headers = headers;
