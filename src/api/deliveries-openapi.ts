@@ -46,7 +46,8 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
             headers: {
               Link: { description: 'The next page: `<…>; rel="next"`', schema: { type: 'string' } },
               'Hookd-Receiver-Concurrency': {
-                description: 'The pace the hook\'s receiver sets now: `limit=N; max=M; receiver="…"`',
+                description:
+                  "The pace the hook's receiver sets now: `limit=N; max=M; receiver=\"…\"`, and below the maximum why: `; state=ramping` (climbing from its start at a quarter of the maximum) or `; state=lowered; after*=UTF-8''…` (RFC 8187, percent-encoded: what the receiver did: `429 Too Many Requests`, `answers above 2× its 12 ms baseline`, `time-outs`)",
                 schema: { type: 'string' },
               },
             },
@@ -139,6 +140,11 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
         NextAttempt: { type: ['string', 'null'], format: 'date-time' },
         LastStatusCode: { type: ['integer', 'null'] },
         LastError: { type: ['string', 'null'] },
+        LastReceipt: {
+          type: 'string',
+          description:
+            "A delivered broker callback (no HTTP status): the broker's receipt in words, e.g. `confirmed by 127.0.0.1:5672, exchange ts.events, routing key ts.ts1`",
+        },
         Trigger: ref('Trigger'),
         Test: { type: 'boolean', enum: [true], description: "A test event's (the console's)" },
         Request: {

@@ -4,6 +4,8 @@ import { DELIVERY_ID_SHAPE, isTestRequest, triggerMessage } from '../delivery/in
 import { type FieldError, HookdError } from '../errors/index.js';
 import { type Hook, isoTimestamp } from '../hook/index.js';
 import { type ApiFeature, principalOf, resource } from '../http-api/index.js';
+import type { PaceNote } from '../pace/index.js';
+import { lastReceipts, receiptOf } from '../receipts/index.js';
 import type { HookService } from '../service/index.js';
 import { publicKeyOf } from '../signing/index.js';
 import {
@@ -52,8 +54,11 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         // The pace its receiver sets now (src/pace/): `hookctl deliveries` prints it.
         const receiver = pipeline.pace?.receiverOf(hook.Callback);
         if (receiver !== undefined && pipeline.pace !== undefined) {
-          const { limit, max } = pipeline.pace.current(receiver);
-          reply.header('Hookd-Receiver-Concurrency', `limit=${limit}; max=${max}; receiver="${receiver}"`);
+          const { limit, max, note } = pipeline.pace.current(receiver);
+          reply.header(
+            'Hookd-Receiver-Concurrency',
+            `limit=${limit}; max=${max}; receiver="${receiver}"${noteParams(note)}`,
+          );
         }
         if (page.next !== undefined) {
           const params = new URLSearchParams();
@@ -64,7 +69,9 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
             if (typeof q[k] === 'string') params.set(k, q[k] as string);
           reply.header('Link', `<${prefix}/hooks/${hook.Id}/deliveries?${params.toString()}>; rel="next"`);
         }
-        return reply.send(page.items.map(presentDelivery));
+        // A broker delivery's outcome is its receipt, read from its attempts (src/receipts/).
+        const receipts = await lastReceipts(pipeline.reads, page.items);
+        return reply.send(page.items.map((d) => presentDelivery(d, receipts.get(d.id))));
       },
     },
     { events: true },
@@ -80,7 +87,12 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         if (!found) throw deliveryNotFound(id);
         await ownHook(hooks, req, found.delivery.hookId, id);
         return reply.send({
-          ...presentDelivery(found.delivery),
+          ...presentDelivery(
+            found.delivery,
+            found.delivery.status === 'succeeded' && found.delivery.lastStatusCode === null
+              ? receiptOf(found.attempts)
+              : undefined,
+          ),
           AttemptLog: [...found.attempts.map(presentAttempt), ...((await deps.listenerAttempts?.(id)) ?? [])],
         });
       },
@@ -163,7 +175,7 @@ interface LiveView {
 }
 
 /** The API's view of a delivery (docs/API.md). The request's headers are not shown: they may hold credentials. */
-export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
+export function presentDelivery(d: DeliveryRecord, receipt?: string): Record<string, unknown> {
   return {
     Id: d.id,
     HookId: d.hookId,
@@ -173,6 +185,8 @@ export function presentDelivery(d: DeliveryRecord): Record<string, unknown> {
     NextAttempt: d.nextAttempt === null ? null : isoTimestamp(new Date(d.nextAttempt)),
     LastStatusCode: d.lastStatusCode,
     LastError: d.lastError,
+    // A broker's delivery has no status: its receipt says it arrived ("confirmed by …").
+    ...(receipt !== undefined && { LastReceipt: receipt }),
     Trigger: triggerMessage(d.trigger),
     // A test event from the console says so, so that nobody takes it for real traffic.
     ...(isTestRequest(d.request.headers) && { Test: true }),
@@ -312,4 +326,15 @@ function parseRedeliveryFilter(body: unknown): RedeliveryFilter {
 /** The delivery log, redelivery and the signing secrets. */
 export function deliveriesFeature(deps: DeliveryRouteDeps): ApiFeature {
   return { name: 'deliveries', register: (api) => deliveryRoutes(api, deps), openApi: DELIVERIES_OPENAPI };
+}
+
+/**
+ * Why the limit is below the maximum, as header parameters: `; state=ramping` or
+ * `; state=lowered; after*=UTF-8''…` (RFC 8187: the words hold a `×`, and a header is Latin-1).
+ */
+function noteParams(note: PaceNote | undefined): string {
+  if (note === undefined) return '';
+  return note.state === 'ramping'
+    ? '; state=ramping'
+    : `; state=lowered; after*=UTF-8''${encodeURIComponent(note.after)}`;
 }

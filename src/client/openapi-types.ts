@@ -916,6 +916,8 @@ export interface components {
             NextAttempt?: string | null;
             LastStatusCode?: number | null;
             LastError?: string | null;
+            /** @description A delivered broker callback (no HTTP status): the broker's receipt in words, e.g. `confirmed by 127.0.0.1:5672, exchange ts.events, routing key ts.ts1` */
+            LastReceipt?: string;
             Trigger: components["schemas"]["Trigger"];
             /**
              * @description A test event's (the console's)
@@ -1938,7 +1940,7 @@ export interface operations {
                 headers: {
                     /** @description The next page: `<…>; rel="next"` */
                     Link?: string;
-                    /** @description The pace the hook's receiver sets now: `limit=N; max=M; receiver="…"` */
+                    /** @description The pace the hook's receiver sets now: `limit=N; max=M; receiver="…"`, and below the maximum why: `; state=ramping` (climbing from its start at a quarter of the maximum) or `; state=lowered; after*=UTF-8''…` (RFC 8187, percent-encoded: what the receiver did: `429 Too Many Requests`, `answers above 2× its 12 ms baseline`, `time-outs`) */
                     "Hookd-Receiver-Concurrency"?: string;
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { type AdminApi, type ApiToken, type ApiUser, adminApi, readLiveAddress } from '../addr-file/index.js';
 import type { HookdConfig } from '../config/index.js';
 import { ALL_OPTIONS, ConfigError } from '../config/index.js';
 import { openAdminStore, openSecretTables, secretsKeyFile } from '../daemon/index.js';
@@ -54,6 +55,24 @@ export function addAdminCommands(program: Command, configFrom: (cmd: Command) =>
       await store.close();
     }
   };
+  /**
+   * On SQLite, a daemon running on the data dir is asked through its API (so that it applies the
+   * change itself); only without one is the store written directly. On PostgreSQL every instance
+   * follows the database, so the database is written.
+   */
+  const viaDaemon = async <T>(
+    cmd: Command,
+    api: (a: AdminApi) => Promise<T>,
+    direct: (store: Store) => Promise<T>,
+  ): Promise<T> => {
+    const cfg = configFrom(cmd);
+    if (!cfg.databaseUrl && existsSync(cfg.dataDir)) {
+      const live = await readLiveAddress(cfg.dataDir);
+      if (live !== undefined) return api(adminApi(live.url, cfg.dataDir));
+    }
+    return withStore(cmd, direct);
+  };
+  const seg = encodeURIComponent;
 
   const user = program
     .command('user')
@@ -64,27 +83,43 @@ export function addAdminCommands(program: Command, configFrom: (cmd: Command) =>
       'a path pattern or "own" its hooks may observe (repeatable; default own)',
       (v, p: string[] = []) => [...p, v],
     )
-    .action(async (name: string, o: { scope?: string[] }, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        const u = await new Accounts(store).addUser(name, o.scope);
+    .action(async (name: string, o: { scope?: string[] }, cmd: Command) => {
+      const said = (scopes: readonly string[]) =>
         console.log(
-          `added user ${name} (scopes: ${(u.scopes ?? []).join(', ')}); create a token for it with: hookd token create ${name}`,
+          `added user ${name} (scopes: ${scopes.join(', ')}); create a token for it with: hookd token create ${name}`,
         );
-      }),
-    );
+      await viaDaemon(
+        cmd,
+        async (a) =>
+          said(
+            (await a.call<ApiUser>('POST', '/users', { Name: name, ...(o.scope && { Scopes: o.scope }) }))
+              .Scopes,
+          ),
+        async (store) => said((await new Accounts(store).addUser(name, o.scope)).scopes ?? []),
+      );
+    });
   storeOptions(user.command('list').description('list users with their scopes')).action(
-    async (_o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        for (const u of await store.listUsers())
-          console.log(`${u.name}\t${u.created}\t${(u.scopes ?? []).join(',')}`);
-      }),
+    async (_o, cmd: Command) => {
+      const users = await viaDaemon(
+        cmd,
+        async (a) =>
+          (await a.call<ApiUser[]>('GET', '/users')).map((u) => [u.Name, u.Created, u.Scopes] as const),
+        async (store) => (await store.listUsers()).map((u) => [u.name, u.created, u.scopes ?? []] as const),
+      );
+      for (const [name, created, scopes] of users) console.log(`${name}\t${created}\t${scopes.join(',')}`);
+    },
   );
   storeOptions(user.command('remove <name>').description('remove a user with its tokens and hooks')).action(
-    async (name: string, _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        if (!(await store.removeUser(name))) throw new HookdError('NOT_FOUND', `no user "${name}"`);
-        console.log(`removed user ${name}, its tokens and its hooks`);
-      }),
+    async (name: string, _o, cmd: Command) => {
+      await viaDaemon(
+        cmd,
+        (a) => a.call<void>('DELETE', `/users/${seg(name)}`),
+        async (store) => {
+          if (!(await store.removeUser(name))) throw new HookdError('NOT_FOUND', `no user "${name}"`);
+        },
+      );
+      console.log(`removed user ${name}, its tokens and its hooks`);
+    },
   );
 
   const token = program
@@ -92,28 +127,53 @@ export function addAdminCommands(program: Command, configFrom: (cmd: Command) =>
     .description("manage API tokens in the daemon's store (for bootstrap)");
   storeOptions(token.command('create <user>').description('create a token; it is printed once, on stdout'))
     .option('--label <text>', 'a note to recognise the token by')
-    .action(async (name: string, o: { label?: string }, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        const { record, token: text } = await new Accounts(store).createToken(name, o.label ?? '');
-        console.error(`created token ${record.id} for ${name}; it is shown only now:`);
-        console.log(text);
-      }),
-    );
+    .action(async (name: string, o: { label?: string }, cmd: Command) => {
+      const { id, text } = await viaDaemon(
+        cmd,
+        async (a) => {
+          const t = await a.call<ApiToken>('POST', `/users/${seg(name)}/tokens`, { Label: o.label ?? '' });
+          return { id: t.Id, text: t.Token ?? '' };
+        },
+        async (store) => {
+          const { record, token } = await new Accounts(store).createToken(name, o.label ?? '');
+          return { id: record.id, text: token };
+        },
+      );
+      console.error(`created token ${id} for ${name}; it is shown only now:`);
+      console.log(text);
+    });
   storeOptions(token.command('list [user]').description('list tokens (ids, never secrets)')).action(
-    async (name: string | undefined, _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        for (const t of await store.listTokens(name))
-          console.log(`${t.id}\t${t.user}\t${t.created}\t${t.label}`);
-      }),
+    async (name: string | undefined, _o, cmd: Command) => {
+      const tokens = await viaDaemon(
+        cmd,
+        async (a) => (await apiTokens(a, name)).map((t) => [t.Id, t.User, t.Created, t.Label] as const),
+        async (store) =>
+          (await store.listTokens(name)).map((t) => [t.id, t.user, t.created, t.label] as const),
+      );
+      for (const t of tokens) console.log(t.join('\t'));
+    },
   );
   storeOptions(token.command('revoke <id...>').description('revoke tokens by id')).action(
     async (ids: string[], _o, cmd: Command) =>
-      withStore(cmd, async (store) => {
-        for (const id of ids) {
-          if (!(await store.revokeToken(id))) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
-          console.log(`revoked token ${id}`);
-        }
-      }),
+      viaDaemon(
+        cmd,
+        async (a) => {
+          // The API names a token under its user: each id is looked up among every user's.
+          const all = await apiTokens(a, undefined);
+          for (const id of ids) {
+            const t = all.find((x) => x.Id === id);
+            if (t === undefined) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
+            await a.call<void>('DELETE', `/users/${seg(t.User)}/tokens/${seg(id)}`);
+            console.log(`revoked token ${id}`);
+          }
+        },
+        async (store) => {
+          for (const id of ids) {
+            if (!(await store.revokeToken(id))) throw new HookdError('NOT_FOUND', `no token with id "${id}"`);
+            console.log(`revoked token ${id}`);
+          }
+        },
+      ),
   );
 
   const secrets = program
@@ -141,4 +201,13 @@ export function addAdminCommands(program: Command, configFrom: (cmd: Command) =>
       await close();
     }
   });
+}
+
+/** One user's tokens through the API, or every user's. */
+async function apiTokens(a: AdminApi, user: string | undefined): Promise<ApiToken[]> {
+  const users = user !== undefined ? [user] : (await a.call<ApiUser[]>('GET', '/users')).map((u) => u.Name);
+  const lists = await Promise.all(
+    users.map((u) => a.call<ApiToken[]>('GET', `/users/${encodeURIComponent(u)}/tokens`)),
+  );
+  return lists.flat();
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Logger } from 'pino';
+import { removeAddrFile, writeAddrFile } from '../addr-file/index.js';
 import { loadOperatorTls } from '../client-tls/index.js';
 import type { HookdConfig } from '../config/index.js';
 import { ALL_OPTIONS, ConfigError, loadConfig } from '../config/index.js';
@@ -107,7 +108,9 @@ export async function runDaemon(
 ): Promise<void> {
   const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
   try {
-    await hookd.listen();
+    const url = await hookd.listen();
+    // On SQLite, `hookd user …` and `hookd token …` find this daemon by the file and use its API.
+    if (!cfg.databaseUrl) writeAddrFile(cfg.dataDir, cfg.apiBase === '/' ? url : `${url}${cfg.apiBase}`);
   } catch (err) {
     // The store (a database pool, a cluster lease) would otherwise keep the process alive.
     await hookd.close().catch(() => undefined);
@@ -120,7 +123,13 @@ export async function runDaemon(
   stopOnSignals({
     log,
     drainMs: cfg.shutdownTimeoutMs,
-    close: () => hookd.close(),
+    close: async () => {
+      try {
+        await hookd.close();
+      } finally {
+        if (!cfg.databaseUrl) removeAddrFile(cfg.dataDir);
+      }
+    },
     exitNow: (code) => process.exit(code),
   });
 }

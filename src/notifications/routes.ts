@@ -107,7 +107,7 @@ function notificationRoutes(
     {
       GET: async (req, reply) => {
         const e = notifier.get(principalOf(req).user, idOf(req));
-        return reply.send((await deliveries(e.Id)).map(presentDelivery));
+        return reply.send((await deliveries(e.Id)).map((d) => presentDelivery(d)));
       },
     },
     { events: true },

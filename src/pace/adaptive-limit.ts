@@ -16,7 +16,18 @@ export interface PaceSample {
    * nothing about load (a 4xx, a 500, a refused connection): the limit stays as it is.
    */
   readonly verdict: 'ok' | 'overload' | 'other';
+  /** With `overload`: the receiver's own code (429, 503), so a lowered limit can say what it answered. */
+  readonly answerCode?: number;
+  /** With `overload`: no answer came in time. */
+  readonly timedOut?: boolean;
 }
+
+/**
+ * Why a limit is below its maximum: still climbing from its start at a quarter of it (not a
+ * warning), or cut by what the receiver did, in words (`429 Too Many Requests`, `answers above
+ * 2× its 12 ms baseline`, `time-outs`).
+ */
+export type PaceNote = { readonly state: 'ramping' } | { readonly state: 'lowered'; readonly after: string };
 
 export interface AdaptiveOptions {
   /** The limit's ceiling (`--delivery-per-endpoint`). */
@@ -45,6 +56,8 @@ export class AdaptiveLimit {
   private readonly tolerance: number;
   private readonly slackMs: number;
   private readonly backoff: number;
+  /** What the last decrease was for; undefined until the receiver first showed load. */
+  private lastCut: string | undefined;
 
   constructor(private readonly opts: AdaptiveOptions) {
     // It starts low so that the first answers show the receiver's latency without load: the
@@ -65,11 +78,17 @@ export class AdaptiveLimit {
     return Number.isFinite(this.baseline) ? this.baseline : undefined;
   }
 
+  /** Why the limit is below the maximum now; undefined at the maximum. */
+  get note(): PaceNote | undefined {
+    if (this.limit >= this.opts.max) return undefined;
+    return this.lastCut === undefined ? { state: 'ramping' } : { state: 'lowered', after: this.lastCut };
+  }
+
   observe(s: PaceSample): void {
     if (s.verdict === 'other') return;
     if (this.settling > 0) this.settling--;
     if (s.verdict === 'overload') {
-      this.decrease(0.5);
+      this.decrease(0.5, overloadCause(s));
       return;
     }
     const ms = Math.max(0, s.latencyMs);
@@ -79,17 +98,37 @@ export class AdaptiveLimit {
     else this.baseline = Math.min(ms, this.baseline);
     this.smoothed = this.smoothed === 0 ? ms : this.smoothed + SMOOTHING * (ms - this.smoothed);
     const bound = Math.max(this.baseline * this.tolerance, this.baseline + this.slackMs);
-    if (this.smoothed > bound) this.decrease(this.backoff);
+    if (this.smoothed > bound) this.decrease(this.backoff, this.slowCause());
     // Grows only while the limit is used: an idle receiver's limit says nothing about its pace.
     else if (s.inFlight >= this.limit - 1)
       this.value = Math.min(this.opts.max, this.value + (this.slowStart ? 1 : 1 / this.limit));
   }
 
   /** Shrinks once per round trip: the answers to attempts sent under the old limit are its effect. */
-  private decrease(factor: number): void {
+  private decrease(factor: number, cause: string): void {
     if (this.settling > 0) return;
     this.slowStart = false;
+    this.lastCut = cause;
     this.value = Math.max(1, this.value * factor);
     this.settling = Math.ceil(this.value / factor);
   }
+
+  /** The bound a slow answer crossed, as docs/decisions/0072 words it: the larger of the two. */
+  private slowCause(): string {
+    // A loopback receiver's baseline is below a millisecond: one decimal keeps it from reading 0.
+    const base = this.baseline < 10 ? this.baseline.toFixed(1) : String(Math.round(this.baseline));
+    return this.baseline * this.tolerance >= this.baseline + this.slackMs
+      ? `answers above ${this.tolerance}× its ${base} ms baseline`
+      : `answers more than ${this.slackMs} ms above its ${base} ms baseline`;
+  }
+}
+
+const REASONS: Readonly<Record<number, string>> = { 429: 'Too Many Requests', 503: 'Service Unavailable' };
+
+/** An overload answer in words; one without its code says what overload may be. */
+function overloadCause(s: PaceSample): string {
+  if (s.timedOut === true) return 'time-outs';
+  if (s.answerCode !== undefined)
+    return `${s.answerCode}${REASONS[s.answerCode] ? ` ${REASONS[s.answerCode]}` : ''}`;
+  return 'overload answers (429, 503 or no answer in time)';
 }

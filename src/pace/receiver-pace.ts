@@ -4,7 +4,7 @@
  * for a receiver's limit through `limitFor`; with adaptation off every receiver's limit is the
  * configured maximum and the answers are not learned from.
  */
-import { AdaptiveLimit, type PaceSample } from './adaptive-limit.js';
+import { AdaptiveLimit, type PaceNote, type PaceSample } from './adaptive-limit.js';
 
 /** What the fairness limiter asks: how many attempts one endpoint of this receiver may hold. */
 export interface EndpointCap {
@@ -41,9 +41,10 @@ export class ReceiverPace implements EndpointCap {
     }
   }
 
-  /** One receiver's limit now (the maximum for one not attempted lately). */
-  current(receiver: string): { limit: number; max: number } {
-    return { limit: this.limitFor(receiver), max: this.max };
+  /** One receiver's limit now (the maximum for one not attempted lately) and why it is lower. */
+  current(receiver: string): { limit: number; max: number; note?: PaceNote } {
+    const note = this.adaptive ? this.receivers.get(receiver)?.limit.note : undefined;
+    return { limit: this.limitFor(receiver), max: this.max, ...(note !== undefined && { note }) };
   }
 
   limitFor(receiver: string): number {

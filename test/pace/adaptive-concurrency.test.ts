@@ -106,7 +106,11 @@ describe('adaptive concurrency per receiver', () => {
       headers: { authorization: `Bearer ${d.token}` },
     });
     const header = res.headers.get('hookd-receiver-concurrency') ?? '';
-    const m = /^limit=(\d+); max=(\d+); receiver="([^"]+)"$/.exec(header);
+    // Below the maximum it says why: the receiver's slow answers lowered it.
+    const m =
+      /^limit=(\d+); max=(\d+); receiver="([^"]+)"(?:; state=lowered; after\*=UTF-8''answers%20[^;]+)?$/.exec(
+        header,
+      );
     assert.ok(m, header);
     assert.ok(Number(m[1]) >= KNEE - 2 && Number(m[1]) <= KNEE + 4, header);
     assert.deepEqual([Number(m[2]), m[3]], [MAX, slow.url]);

@@ -88,3 +88,67 @@ describe('ReceiverPace', () => {
     assert.equal(p.receiverOf('not a url'), undefined);
   });
 });
+
+describe('AdaptiveLimit: why the limit is below the maximum', () => {
+  it('says nothing at the maximum and "ramping" while climbing from its start', () => {
+    const l = new AdaptiveLimit({ max: 8 });
+    assert.deepEqual(l.note, { state: 'ramping' });
+    l.observe({ latencyMs: 17, inFlight: 1, verdict: 'ok' });
+    assert.equal(l.limit, 3);
+    assert.deepEqual(l.note, { state: 'ramping' });
+    drive(l, 5, () => 17);
+    assert.equal(l.limit, 8);
+    assert.equal(l.note, undefined);
+  });
+
+  it('names the answer that lowered it: 429, 503, time-outs', () => {
+    for (const [sample, after] of [
+      [{ answerCode: 429 }, '429 Too Many Requests'],
+      [{ answerCode: 503 }, '503 Service Unavailable'],
+      [{ timedOut: true }, 'time-outs'],
+      [{}, 'overload answers (429, 503 or no answer in time)'],
+    ] as const) {
+      const l = new AdaptiveLimit({ max: 8 });
+      drive(l, 5, () => 1);
+      l.observe({ latencyMs: 1, inFlight: 8, verdict: 'overload', ...sample });
+      assert.equal(l.limit, 4);
+      assert.deepEqual(l.note, { state: 'lowered', after });
+    }
+  });
+
+  it('names the bound slow answers crossed: twice the baseline, or the baseline plus the slack', () => {
+    const l = new AdaptiveLimit({ max: 8 });
+    drive(l, 5, () => 12);
+    drive(l, 1, () => 40);
+    assert.ok(l.limit < 8);
+    assert.deepEqual(l.note, { state: 'lowered', after: 'answers above 2× its 12 ms baseline' });
+    const fast = new AdaptiveLimit({ max: 8 });
+    drive(fast, 5, () => 0.4);
+    drive(fast, 1, () => 30);
+    assert.deepEqual(fast.note, {
+      state: 'lowered',
+      after: 'answers more than 5 ms above its 0.4 ms baseline',
+    });
+  });
+
+  it('keeps the reason while it grows back, and drops it at the maximum', () => {
+    const l = new AdaptiveLimit({ max: 4 });
+    drive(l, 3, () => 1);
+    l.observe({ latencyMs: 1, inFlight: 4, verdict: 'overload', answerCode: 429 });
+    assert.equal(l.note?.state, 'lowered');
+    drive(l, 40, () => 1);
+    assert.equal(l.limit, 4);
+    assert.equal(l.note, undefined);
+  });
+
+  it('ReceiverPace: current() carries the note; with adaptation off there is none', () => {
+    const p = new ReceiverPace(8, true);
+    p.sent('r');
+    p.answered('r', { latencyMs: 3, inFlight: 1, verdict: 'ok' });
+    assert.deepEqual(p.current('r'), { limit: 3, max: 8, note: { state: 'ramping' } });
+    const off = new ReceiverPace(8, false);
+    off.sent('r');
+    off.answered('r', { latencyMs: 3, inFlight: 1, verdict: 'overload', answerCode: 429 });
+    assert.deepEqual(off.current('r'), { limit: 8, max: 8 });
+  });
+});

@@ -185,15 +185,26 @@
   function cell(row, text, href, className) {
     const td = document.createElement('td');
     if (className) td.className = className;
-    if (text instanceof Node) td.appendChild(text);
-    else if (href) {
+    if (href) {
       const a = document.createElement('a');
       a.href = href;
-      a.textContent = text;
+      a.append(text);
       td.appendChild(a);
-    } else td.textContent = text;
+    } else td.append(text);
     row.appendChild(td);
     return td;
+  }
+
+  // A pattern or a path wraps after its slashes (and a query after & and ?), never inside a
+  // segment: "(*)" and "attributes" stay whole, and a narrow column is not one character wide.
+  function slashBreaks(text) {
+    const frag = document.createDocumentFragment();
+    // A path's leading slash stays with its first segment.
+    for (const part of String(text).split(/(?<=\S[/&?])/)) {
+      if (frag.childNodes.length > 0) frag.appendChild(document.createElement('wbr'));
+      frag.append(part);
+    }
+    return frag;
   }
 
   function badge(status, text) {
@@ -224,26 +235,29 @@
       row = document.createElement('tr');
       row.className = 'live-event';
       row.dataset.delivery = e.DeliveryId;
-      cell(row, timeElement(e.Time));
+      // The time links to the delivery too: at phone width the Delivery column is not shown.
+      cell(row, timeElement(e.Time), `${root}/deliveries/${encodeURIComponent(e.DeliveryId)}`, 'fired');
       const hookCell = cell(
         row,
-        hooks[e.HookId] ?? e.HookId,
+        slashBreaks(hooks[e.HookId] ?? e.HookId),
         hooks[e.HookId] ? `${root}/hooks/${encodeURIComponent(e.HookId)}` : undefined,
       );
       hookCell.title = e.HookId;
       const t = e.Trigger;
       cell(
         row,
-        t
-          ? `${t.Method} ${t.Path}${t.StatusCode !== null ? ` [${t.StatusCode}]` : ''}${t.User ? ` (${t.User})` : ''}`
-          : '',
+        slashBreaks(
+          t
+            ? `${t.Method} ${t.Path}${t.StatusCode !== null ? ` [${t.StatusCode}]` : ''}${t.User ? ` (${t.User})` : ''}`
+            : '',
+        ),
         undefined,
         'trigger',
       );
       const outcome = cell(row, '', undefined, 'outcome');
       outcome.appendChild(badge('pending', 'pending'));
       cell(row, '0', undefined, 'attempts');
-      cell(row, e.DeliveryId, `${root}/deliveries/${encodeURIComponent(e.DeliveryId)}`);
+      cell(row, e.DeliveryId, `${root}/deliveries/${encodeURIComponent(e.DeliveryId)}`, 'delivery');
       let before = null;
       for (const other of body.rows) {
         if (other.dataset.delivery < e.DeliveryId) {
@@ -267,7 +281,11 @@
       outcome.textContent = '';
       const status = e.Outcome === 'retrying' ? 'retrying' : e.Outcome;
       outcome.appendChild(badge(status, `${e.Outcome}${e.StatusCode !== null ? ` ${e.StatusCode}` : ''}`));
-      const detail = e.StatusCode === null && e.Error ? e.Error : `${Math.round(e.LatencyMs)} ms`;
+      // A broker row has no status: its receipt says where the message went ("confirmed by …").
+      const detail =
+        e.StatusCode === null && e.Error
+          ? e.Error
+          : `${e.StatusCode === null && e.Receipt ? `${e.Receipt} · ` : ''}${Math.round(e.LatencyMs)} ms`;
       outcome.append(` ${detail}`);
       row.querySelector('.attempts').textContent = String(e.Attempt);
       row.dataset.outcome = e.Outcome;

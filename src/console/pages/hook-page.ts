@@ -2,19 +2,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DELIVERY_ID_SHAPE, isTestRequest } from '../../delivery/index.js';
 import type { Hook } from '../../hook/index.js';
 import { lintHook } from '../../hook/index.js';
-import { schemeLabel } from '../../signing/index.js';
+import { lastReceipts } from '../../receipts/index.js';
 import {
   DELIVERY_STATUSES,
   type DeliveryQuery,
   type DeliveryStatus,
   HOOK_BUCKET_MS,
 } from '../../store/index.js';
-import { withoutPassword } from '../../util/index.js';
 import { type Html, html, seg } from '../html.js';
 import { copyable, page, statusBadge, time } from '../layout.js';
 import type { PageDeps } from '../page-deps.js';
 import { formOf, isHtmx, queryOf, sendHtml, sessionOf } from '../respond.js';
 import { sendTestEvent } from '../test-event.js';
+import { hookCode, hookFacts } from './hook-facts.js';
 import { hookLabel } from './live.js';
 
 const LOG_PAGE = 25;
@@ -37,8 +37,13 @@ export function hookViewPages(app: FastifyInstance, deps: PageDeps): void {
     if (isHtmx(req) && q.part === 'log') return sendHtml(reply, log);
     const self = `${root}/hooks/${seg(hook.Id)}`;
     const body = html`
-${fields(hook, deps.hookStateView?.(hook) ?? hook.State, paceOf(deps, hook), deps.hookStateView?.verification?.(hook))}
-${codeOf(hook, deps.engine.code.lastFilterError(hook.Id))}
+${hookFacts(hook, {
+  state: deps.hookStateView?.(hook) ?? hook.State,
+  pace: paceOf(deps, hook),
+  verified: deps.hookStateView?.verification?.(hook),
+  warnings: lintHook(hook).warnings.length,
+})}
+${hookCode(hook, hook.Filter === undefined ? undefined : deps.engine.code.lastFilterError(hook.Id))}
 ${warningsOf(hook)}
 <div class="actions"><a class="button" href="${self}/edit">Edit</a>
 <button type="button" class="primary" hx-post="${self}/test" hx-target="#test-result">Send a test event</button>
@@ -132,82 +137,15 @@ ${log}
 function paceOf(deps: PageDeps, hook: Hook): Html | string {
   const receiver = deps.pipeline.pace.receiverOf(hook.Callback);
   if (receiver === undefined) return '';
-  const { limit, max } = deps.pipeline.pace.current(receiver);
-  const why = limit < max ? ' (it answered slowly or asked for less)' : '';
+  const { limit, max, note } = deps.pipeline.pace.current(receiver);
+  // Only a limit the receiver's answers lowered is a warning; the start-up ramp is not.
+  const why =
+    note === undefined
+      ? ''
+      : note.state === 'ramping'
+        ? html` <span class="pace-note hint">(ramping up)</span>`
+        : html` <span class="pace-note warn">lowered after ${note.after}</span>`;
   return html`<dt>Receiver pace</dt><dd class="receiver-pace">at most <span class="pace-limit">${limit}</span> of ${max} attempts at once${why}</dd>`;
-}
-
-/** Every field of the hook, as the API has it; header values behind a click (they may be credentials). */
-function fields(
-  hook: Hook,
-  state: string,
-  pace: Html | string,
-  verified?: { At: string; Result: string; NextAt?: string } | undefined,
-): Html {
-  const name = (hook as Hook & { Name?: unknown }).Name;
-  const headers = Object.entries(hook.Headers);
-  const list = (l: readonly number[]) =>
-    l.length === 0 ? html`<span class="hint">none</span>` : l.join(', ');
-  return html`<dl class="facts hook-facts">
-${typeof name === 'string' && name !== '' ? html`<dt>Name</dt><dd>${name}</dd>` : ''}
-<dt>Id</dt><dd>${copyable('hook-id', hook.Id)}</dd>
-<dt>Pattern</dt><dd><code>${hook.PathPattern}</code></dd>
-<dt>Methods</dt><dd>${hook.Methods.join(' ')}</dd>
-<dt>Type</dt><dd>${hook.Type === 0 ? '0 · BeforeCompletion' : '1 · AfterCompletion'}</dd>
-${
-  hook.Type === 1
-    ? html`<dt>Only for statuses</dt><dd>${list(hook.StatusCodeWhiteList)}</dd>
-<dt>Not for statuses</dt><dd>${list(hook.StatusCodeBlackList)}</dd>`
-    : ''
-}
-<dt>Callback</dt><dd>${hook.CallbackMethod} <code>${withoutPassword(hook.Callback)}</code></dd>
-${pace}
-<dt>Headers</dt><dd>${
-    headers.length === 0
-      ? html`<span class="hint">none of its own</span>`
-      : html`<details><summary>${headers.length} header${headers.length === 1 ? '' : 's'}: ${headers.map(([k]) => k).join(', ')} (show values)</summary>
-<pre class="json">${headers.map(([k, v]) => `${k}: ${v}`).join('\n')}</pre></details>`
-  }</dd>
-<dt>Body</dt><dd>${hook.CallbackContentMediaType} · ${
-    hook.CallbackContent === undefined
-      ? html`the JSON event document`
-      : html`template:<pre class="json" tabindex="0" aria-label="Body template">${hook.CallbackContent}</pre>`
-  }</dd>
-<dt>Retry schedule</dt><dd>${
-    hook.RetrySchedule
-      ? `${hook.RetrySchedule.map((s) => `${s} s`).join(', ')}`
-      : html`<span class="hint">the daemon’s (--retry-schedule)</span>`
-  }</dd>
-<dt>Rate limit</dt><dd>${
-    hook.RateLimit
-      ? `${hook.RateLimit.PerSecond} per second, bursts of ${hook.RateLimit.Burst}`
-      : html`<span class="hint">none</span>`
-  }</dd>
-<dt>Persist</dt><dd>${hook.Persist ? 'yes: deliveries survive a restart' : 'no: in memory only'}</dd>
-${hook.Ordering ? html`<dt>Ordering key</dt><dd><code>${hook.Ordering.Key}</code></dd>` : ''}
-${hook.Signature ? html`<dt>Signature schemes</dt><dd>${hook.Signature.Schemes.map(schemeLabel).join(' ')}</dd>` : ''}
-${hook.Verification ? html`<dt>Verification</dt><dd>${hook.Verification}</dd>` : ''}
-${hook.Auth ? html`<dt>OAuth2</dt><dd class="auth">token from <code>${hook.Auth.OAuth2.TokenUrl}</code> for client <code>${hook.Auth.OAuth2.ClientId}</code>${hook.Auth.OAuth2.Scope ? html`, scope <code>${hook.Auth.OAuth2.Scope}</code>` : ''}; client secret (set)</dd>` : ''}
-${
-  verified
-    ? html`<dt>Last handshake</dt><dd class="verification-result">${verified.Result} (${time(verified.At)})${
-        verified.NextAt ? html`; next ${time(verified.NextAt)}` : ''
-      }</dd>`
-    : ''
-}
-<dt>State</dt><dd>${statusBadge(state)}${hook.DisabledReason ? html` ${hook.DisabledReason}` : ''}${hook.DisabledAt ? html` (${time(hook.DisabledAt)})` : ''}</dd>
-<dt>Modified</dt><dd>${time(hook.Modified)}</dd>
-</dl>`;
-}
-
-/** The hook's Filter and Transform, and the filter's last evaluation error (an error is no match). */
-function codeOf(hook: Hook, lastError: { At: string; Error: string } | undefined): Html {
-  if (hook.Filter === undefined && hook.Transform === undefined) return html``;
-  return html`<dl class="facts hook-code">
-${hook.Filter === undefined ? '' : html`<dt>Filter</dt><dd><pre class="json" tabindex="0" aria-label="Filter">${hook.Filter}</pre></dd>`}
-${lastError === undefined || hook.Filter === undefined ? '' : html`<dt>Last filter error</dt><dd class="error last-filter-error">${lastError.Error} (${time(lastError.At)}): the request did not fire the hook</dd>`}
-${hook.Transform === undefined ? '' : html`<dt>Transform</dt><dd><pre class="json" tabindex="0" aria-label="Transform">${hook.Transform}</pre></dd>`}
-</dl>`;
 }
 
 /** The lint's warnings about the saved hook (the API's `Warnings`), so they do not vanish on save. */
@@ -286,6 +224,7 @@ async function logSection(deps: PageDeps, hook: Hook, q: Record<string, string>)
   if (rs) query.receiverStatus = rs;
   if (q.after && DELIVERY_ID_SHAPE.test(q.after)) query.after = q.after;
   const pg = await deps.pipeline.list(hook.Id, query);
+  const receipts = await lastReceipts(deps.pipeline, pg.items);
   const params = new URLSearchParams();
   for (const k of ['status', 'since', 'until', 'path', 'receiver']) if (q[k]) params.set(k, q[k]!);
   const self = `${root}/hooks/${seg(hook.Id)}?${params.toString()}`;
@@ -304,7 +243,7 @@ ${pg.items.map(
     d,
   ) => html`<tr><td><a href="${root}/deliveries/${seg(d.id)}" title="Delivery ${d.id}">${time(d.created, now)}</a></td>
 <td><code>${d.trigger.method} ${d.trigger.path}</code>${d.trigger.statusCode !== undefined ? html` [${d.trigger.statusCode}]` : ''}${isTestRequest(d.request.headers) ? html` <span class="badge test">test</span>` : ''}</td>
-<td>${statusBadge(d.status, d.lastStatusCode)}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
+<td>${statusBadge(d.status, d.lastStatusCode)}${receipts.has(d.id) ? html` <span class="receipt">${receipts.get(d.id)!}</span>` : ''}${d.roundStart > 0 ? html` <span class="badge manual">redelivered</span>` : ''}${heldBehindOf(d) ? html` <a class="badge held" href="${root}/deliveries/${seg(heldBehindOf(d)!)}" title="held behind ${heldBehindOf(d)!}">held</a>` : ''}</td><td>${d.attempts}</td>
 <td><a href="${root}/deliveries/${seg(d.id)}">${d.id}</a></td></tr>`,
 )}
 </tbody></table></div>`

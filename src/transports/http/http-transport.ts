@@ -18,6 +18,7 @@ import type {
 import { httpOutcome } from './http-outcome.js';
 import { createPinnedDispatcher } from './pinned-dispatcher.js';
 import { Sender } from './sender.js';
+import { clientCertificateHint } from './tls-refusal.js';
 
 /** The `origin` and `path` undici dispatches with, parsed once per callback URL. */
 interface Target {
@@ -93,7 +94,11 @@ export class HttpTransport implements Transport {
       headers: a.headers as string[],
       body: a.body,
     });
-    return httpOutcome(r, Date.now());
+    // The fault names what it may mean: a client certificate missing or not accepted.
+    const named = r.closedAtHandshake
+      ? { ...r, error: `${r.error}; ${clientCertificateHint(a.tls?.cert)}` }
+      : r;
+    return httpOutcome(named, Date.now());
   }
 
   async preflight(r: PreflightRequest): Promise<PreflightAnswer> {

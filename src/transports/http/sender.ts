@@ -10,6 +10,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { CallbackTargetDeniedError } from './pinned-dispatcher.js';
+import { closedAtHandshake } from './tls-refusal.js';
 
 /** The first this many bytes of a response body are kept for the delivery log. */
 export const RESPONSE_LOG_BYTES = 4096;
@@ -34,6 +35,8 @@ export interface AttemptResult {
    * failure of the host, for its circuit breaker, rather than of the endpoint.
    */
   unreachable?: boolean;
+  /** True when the connection closed during or right after the TLS handshake (tls-refusal.ts). */
+  closedAtHandshake?: boolean;
 }
 
 export interface SendRequest {
@@ -75,6 +78,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     private readonly owner: Sender,
     private readonly resolve: (r: AttemptResult) => void,
     private readonly timeoutMs: number,
+    /** An https origin: a close at the handshake may be a client-certificate refusal. */
+    private readonly tls: boolean,
   ) {
     this.timer = setTimeout(this.onTimeout, timeoutMs);
   }
@@ -165,6 +170,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       // A response whose body broke off still has its status: the receiver answered.
       aborted: err instanceof ShutdownAbort && this.statusCode === null,
       unreachable: this.statusCode === null && isUnreachable(err),
+      ...(this.statusCode === null && this.tls && closedAtHandshake(err) && { closedAtHandshake: true }),
     });
   }
 }
@@ -238,7 +244,7 @@ export class Sender {
   /** Sends one attempt; never rejects: every outcome is an `AttemptResult`. */
   send(req: SendRequest): Promise<AttemptResult> {
     return new Promise<AttemptResult>((resolve) => {
-      const attempt = new Attempt(this, resolve, this.timeoutMs);
+      const attempt = new Attempt(this, resolve, this.timeoutMs, req.origin.startsWith('https:'));
       this.inFlight.add(attempt);
       try {
         this.dispatcher.dispatch(

@@ -29,8 +29,13 @@ function columns(wide: boolean): Column<DeliveryView>[] {
     { header: 'TRIGGER [UPSTREAM]', value: (d) => triggerText(d.Trigger), shrink: true },
     {
       header: 'LAST ANSWER',
-      // A broker's delivery has no status: its state says it was delivered.
-      value: (d) => answerText(d.LastStatusCode, d.LastError, d.Status === 'succeeded' ? 'delivered' : null),
+      // A broker's delivery has no status: its receipt says it arrived (`confirmed by …`).
+      value: (d) =>
+        answerText(
+          d.LastStatusCode,
+          d.LastError,
+          d.LastReceipt ?? (d.Status === 'succeeded' ? 'delivered' : null),
+        ),
       shrink: true,
     },
   ];
@@ -47,17 +52,38 @@ function columns(wide: boolean): Column<DeliveryView>[] {
   return cols;
 }
 
-/** `limit=5; max=8; receiver="http://…"` as a line for the person at the terminal. */
-export function paceLine(header: string): string | undefined {
+/**
+ * `limit=5; max=8; receiver="http://…"` as a line for the person at the terminal, and whether it
+ * is a warning: only a limit the receiver's own answers lowered is; the start-up ramp is not.
+ */
+export function paceLine(header: string): { text: string; warning: boolean } | undefined {
   const m = /limit=(\d+); max=(\d+); receiver="([^"]*)"/.exec(header);
   if (m === null) return undefined;
-  return `receiver ${m[3]}: concurrency limit ${m[1]} of ${m[2]}${m[1] === m[2] ? '' : ' (it answers slowly or asks for less)'}`;
+  const head = `receiver ${m[3]}:`;
+  if (/;\s*state=ramping/.test(header))
+    return { text: `${head} ramping up: ${m[1]} of ${m[2]}`, warning: false };
+  const lowered = /;\s*state=lowered;\s*after\*=UTF-8''([^;\s]*)/.exec(header);
+  if (lowered !== null)
+    return {
+      text: `${head} concurrency limit ${m[1]} of ${m[2]}: lowered after ${decoded(lowered[1]!)}`,
+      warning: true,
+    };
+  return { text: `${head} concurrency limit ${m[1]} of ${m[2]}`, warning: false };
+}
+
+/** An RFC 8187 value's words; one that does not decode is shown as sent. */
+function decoded(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
 }
 
 /** Lists a hook's deliveries, newest first (GET /hooks/{id}/deliveries). */
 export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
-  let pace: string | undefined;
+  let pace: ReturnType<typeof paceLine>;
   const list = await (await ctx.client()).deliveries(
     opts.hookId,
     {
@@ -72,7 +98,8 @@ export async function runDeliveries(opts: DeliveriesOptions, ctx: CliContext): P
   );
   if (out.format === 'json') return out.json(list);
   // The receiver's adaptive concurrency limit, on stderr so stdout stays the table.
-  if (pace !== undefined) out.info(pace);
+  if (pace?.warning) out.warn(pace.text);
+  else if (pace !== undefined) out.info(pace.text);
   if (list.length === 0) {
     if (out.isTTY)
       out.info(`no deliveries for ${opts.hookId}${opts.status ? ` with status ${opts.status}` : ''}`);
