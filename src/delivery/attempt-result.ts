@@ -68,5 +68,11 @@ export function notSent(reason: string): SendOutcome {
 export function paceSampleOf(o: SendOutcome, inFlight: number): PaceSample {
   const overload = o.overloaded === true || (o.timedOut === true && !o.aborted);
   const verdict = overload ? 'overload' : o.kind === 'delivered' && !o.aborted ? 'ok' : 'other';
-  return { latencyMs: o.latencyMs, inFlight, verdict };
+  return {
+    latencyMs: o.latencyMs,
+    inFlight,
+    verdict,
+    ...(o.answerCode !== undefined && { answerCode: o.answerCode }),
+    ...(o.timedOut === true && !o.aborted && { timedOut: true }),
+  };
 }
