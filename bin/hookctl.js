@@ -5,7 +5,7 @@ import nodeFloor from './node-floor.cjs';
 nodeFloor.requireSupportedNode('hookctl');
 let main;
 try {
-  ({ main } = await import('../dist/src/cli/main.js'));
+  ({ main } = await import('../dist/src/hookctl/main.js'));
 } catch (e) {
   if (!/Cannot find module '[^']*dist\/src\/cli\/main\.js'/.test(String(e?.message))) throw e;
   // A clone without its build (npm install -g . of a fresh clone links here): say what to do.

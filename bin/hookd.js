@@ -5,7 +5,7 @@ import nodeFloor from './node-floor.cjs';
 nodeFloor.requireSupportedNode('hookd');
 let main;
 try {
-  ({ main } = await import('../dist/src/cmd/main.js'));
+  ({ main } = await import('../dist/src/hookd-cli/main.js'));
 } catch (e) {
   if (!/Cannot find module '[^']*dist\/src\/daemon\/main\.js'/.test(String(e?.message))) throw e;
   // A clone without its build (npm install -g . of a fresh clone links here): say what to do.

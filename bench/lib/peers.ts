@@ -211,7 +211,7 @@ export interface HookdStart {
 
 /** A real hookd process (bin/hookd.js, the built dist/), listening on a random loopback port. */
 export async function startHookd(opts: HookdStart): Promise<HookdServer> {
-  if (!opts.bin && !existsSync(join(REPO_ROOT, 'dist', 'src', 'cmd', 'main.js'))) {
+  if (!opts.bin && !existsSync(join(REPO_ROOT, 'dist', 'src', 'hookd-cli', 'main.js'))) {
     throw new Error('dist/ is not built: run `npm run build` (npm run bench does) first');
   }
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];

@@ -1,10 +1,10 @@
 /**
- * hookctl's commands and flags as commander holds them (src/cli/main.ts `buildProgram`): the
+ * hookctl's commands and flags as commander holds them (src/hookctl/main.ts `buildProgram`): the
  * reference page docs/reference/hookctl.md and the COMMAND SUMMARY section of man/hookctl.1. The
  * tree is built without running anything: no command is parsed, so no context is ever made.
  */
 import type { Command, Option } from 'commander';
-import { buildProgram } from '../../src/cli/index.js';
+import { buildProgram } from '../../src/hookctl/index.js';
 import { anchor, cell, code, GENERATED_NOTE, roff } from './text.js';
 
 export interface CommandDoc {
@@ -65,7 +65,7 @@ export function hookctlMarkdown(): string {
   const lines = [
     '# hookctl commands',
     '',
-    `<!-- ${GENERATED_NOTE} Source: src/cli/ (commander's command tree) -->`,
+    `<!-- ${GENERATED_NOTE} Source: src/hookctl/ (commander's command tree) -->`,
     '',
     'Every command and flag of hookctl, read from its command tree: what `hookctl COMMAND --help` says,',
     'on one page. What the commands are for, with examples: the guides ([writing hooks](../guides/hooks.md));',

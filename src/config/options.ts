@@ -1,10 +1,10 @@
+import { CALLBACK_CHECKS, CALLBACK_OPTIONS } from './options/callbacks.js';
 import { CLUSTER_OPTIONS, DELIVERY_OPTIONS } from './options/cluster.js';
 import { CORE_OPTIONS } from './options/core.js';
 import { FILTER_OPTIONS } from './options/filters.js';
 import { IDENTITY_CHECKS, IDENTITY_OPTIONS as IDENTITY_TABLE } from './options/identity.js';
 import { OPERATOR_OPTIONS, OPS_CHECKS, OPS_OPTIONS } from './options/ops.js';
 import { PORTAL_OPTIONS } from './options/portal.js';
-import { SEMANTICS_CHECKS, SEMANTICS_OPTIONS } from './options/semantics.js';
 import type { ConfigOf, CrossCheck, NamedOption, OptionSpec } from './options/spec.js';
 
 export type { CrossCheck, NamedOption, OptionSpec } from './options/spec.js';
@@ -21,7 +21,7 @@ export const OPTION_TABLE = {
   ...OPERATOR_OPTIONS,
   ...OPS_OPTIONS,
   ...PORTAL_OPTIONS,
-  ...SEMANTICS_OPTIONS,
+  ...CALLBACK_OPTIONS,
   ...FILTER_OPTIONS,
 } as const;
 
@@ -38,4 +38,4 @@ export const ALL_OPTIONS: readonly NamedOption[] = named(OPTION_TABLE);
 export const IDENTITY_OPTIONS: readonly NamedOption[] = named(IDENTITY_TABLE);
 
 /** The checks between options, run once each option is parsed. */
-export const CROSS_CHECKS: readonly CrossCheck[] = [...OPS_CHECKS, ...IDENTITY_CHECKS, ...SEMANTICS_CHECKS];
+export const CROSS_CHECKS: readonly CrossCheck[] = [...OPS_CHECKS, ...IDENTITY_CHECKS, ...CALLBACK_CHECKS];

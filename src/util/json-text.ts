@@ -9,7 +9,7 @@ export class JsonTextError extends Error {
 /**
  * Parses JSON text (a hook file, the daemon's config file). On a syntax error the message is
  * `NAME:LINE:COLUMN: what`, computed here because V8's own messages carry no position for several
- * errors (and never a line). It lives in util/ because both cli/ and config/ read JSON, and
+ * errors (and never a line). It lives in util/ because both hookctl/ and config/ read JSON, and
  * neither may import the other without closing a circle of files.
  */
 export function parseJsonText(name: string, text: string): unknown {

@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { RunResult } from '../cli/helpers.js';
 import { type HookdProcess, REPO_ROOT, spawnHookd, tempDir } from '../helpers/hookd.js';
+import type { RunResult } from '../hookctl/helpers.js';
 
 // A consumer project of its own: the main package's packed tarball installed with npm into a
 // temporary directory, a strict TypeScript file importing hookd/client and hookd/verify that

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { checkConfig } from '../../src/cmd/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { checkConfig } from '../../src/hookd-cli/main.js';
 import { configError } from './config-helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookd-identity-config-'));

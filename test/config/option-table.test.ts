@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pino, { type Logger } from 'pino';
-import { buildHookdCommand } from '../../src/cmd/main.js';
 import type { HookdConfig } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ALL_OPTIONS, IDENTITY_OPTIONS, type NamedOption } from '../../src/config/options.js';
@@ -13,6 +12,7 @@ import { DEFAULT_AUTO_DISABLE } from '../../src/delivery/auto-disable.js';
 import { DEFAULT_LIMITS } from '../../src/delivery/fairness.js';
 import { DEFAULT_FAULT_BUFFER } from '../../src/delivery/group-commit.js';
 import { STANDARD_WEBHOOKS_SCHEDULE } from '../../src/delivery/retry-policy.js';
+import { buildHookdCommand } from '../../src/hookd-cli/main.js';
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_FORWARD_TTL_MS,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runProcess } from '../cli/helpers.js';
 import { HOOKD_BIN, tempDir } from '../helpers/hookd.js';
+import { runProcess } from '../hookctl/helpers.js';
 
 /**
  * `hookd user|token …` find the store as the daemon does (`--config`, `$STATE_DIRECTORY`, …),

@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { packageInfo } from '../../src/util/package-info.js';
-import { cleanEnv, runProcess } from '../cli/helpers.js';
 import { HOOKD_BIN, tempDir } from '../helpers/hookd.js';
+import { cleanEnv, runProcess } from '../hookctl/helpers.js';
 
 // `hookd --version`, and `hookd check-config` reporting every problem of a file at once, with
 // FILE:LINE:COLUMN for JSON syntax errors as `hookctl validate` reports a hook file.

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/hookd.js';
 
 // docs/architecture.md's folder map is read against src/: a folder missing from the map, or a
-// map entry with no folder behind it, fails. One folder per hookctl command (src/cli/commands/*)
+// map entry with no folder behind it, fails. One folder per hookctl command (src/hookctl/commands/*)
 // is the hookctl reference's business, not the map's.
 
 const SRC = join(REPO_ROOT, 'src');
@@ -16,7 +16,7 @@ function folders(dir: string, depth: number): string[] {
     .filter((name) => statSync(join(dir, name)).isDirectory())
     .flatMap((name) => {
       const rel = `${dir === SRC ? '' : `${dir.slice(SRC.length + 1)}/`}${name}`;
-      const below = rel === 'cli/commands' ? [] : folders(join(dir, name), depth - 1);
+      const below = rel === 'hookctl/commands' ? [] : folders(join(dir, name), depth - 1);
       return [`src/${rel}/`, ...below];
     });
 }

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { Hook } from '../../src/hook/hook.js';
-import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { type ApiResponse, api, spawnHookd, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, startUpstream, type Upstream } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 // Deliveries through a real hookd: hooks fire from the proxy or from POST /report, callbacks go
 // to a real receiver, and the delivery log, redelivery, signing and 410 handling are read back

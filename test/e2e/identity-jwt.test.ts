@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import type { Hook } from '../../src/hook/hook.js';
-import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import {
   createHook,
@@ -13,6 +12,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, hookctl } from '../hookctl/helpers.js';
 import {
   AUDIENCE,
   ISSUER,

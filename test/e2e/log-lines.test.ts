@@ -194,7 +194,7 @@ describe('LOG_FIELDS', () => {
       for (const name of readdirSync(dir)) {
         const p = join(dir, name);
         if (statSync(p).isDirectory()) walk(p);
-        else if (name.endsWith('.ts') && !p.includes(`${join('src', 'cli')}`)) scan(p);
+        else if (name.endsWith('.ts') && !p.includes(`${join('src', 'hookctl')}`)) scan(p);
       }
     };
     const scan = (file: string) => {

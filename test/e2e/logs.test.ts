@@ -5,10 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { LOG_FIELD_NAMES } from '../../src/observability/log-fields.js';
 import { packageInfo } from '../../src/util/package-info.js';
-import { assertBuilt, cleanEnv, runProcess } from '../cli/helpers.js';
 import { api, HOOKD_BIN, type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
 import { type Receiver, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, runProcess } from '../hookctl/helpers.js';
 
 // hookd's log: a spawned daemon's stdout after every endpoint was driven with real
 // tokens. Nothing secret may reach it, and every line is a JSON record that journald and log

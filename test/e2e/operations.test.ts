@@ -4,10 +4,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EXIT } from '../../src/cmd/main.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { EXIT } from '../../src/hookd-cli/main.js';
 import { packageInfo } from '../../src/util/package-info.js';
-import { assertBuilt, cleanEnv, hookctl, runProcess } from '../cli/helpers.js';
 import {
   api,
   HOOKD_BIN,
@@ -29,6 +28,7 @@ import {
   type Upstream,
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, hookctl, runProcess } from '../hookctl/helpers.js';
 
 // Operating hookd: metrics after known traffic, health and readiness while draining,
 // SIGTERM, reload by signal and by API, check-config, and the systemd unit.

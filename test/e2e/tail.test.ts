@@ -4,10 +4,10 @@ import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl } from '../cli/helpers.js';
 import { api, type HookdProcess, spawnHookd, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook, type Receiver, sleep, startReceiver } from '../helpers/servers.js';
 import { counterSum, until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, closedPort, HOOKCTL_BIN, hookctl } from '../hookctl/helpers.js';
 
 // The live tail (docs/API.md "Live tail") through a real hookd: the real hookctl binary and raw
 // WebSocket clients against the daemon's /tail.

@@ -22,7 +22,7 @@ export const HOOKCTL_BIN = join(REPO_ROOT, 'bin', 'hookctl.js');
  */
 export function assertBuilt(): void {
   for (const compiled of [
-    join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'),
+    join(REPO_ROOT, 'dist', 'src', 'hookctl', 'main.js'),
     join(REPO_ROOT, 'dist', 'src', 'cluster', 'cluster-member.js'),
   ]) {
     assert.ok(existsSync(compiled), `${compiled} is missing: compile first with npx tsc -p tsconfig.json`);

@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { lintHook } from '../../src/hook/index.js';
-import { cleanEnv, runInProcess } from '../cli/helpers.js';
 import { api, onConsoleOrigin, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
+import { cleanEnv, runInProcess } from '../hookctl/helpers.js';
 
 // Path placeholders spelt as OpenAPI ({id}) or Express and Rails (:repo) do are literal segments
 // in a hookd pattern: the hook is accepted but never fires, so create, validate and the console

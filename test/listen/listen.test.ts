@@ -5,10 +5,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { assertBuilt, cleanEnv, HOOKCTL_BIN, startStreaming } from '../cli/helpers.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { addUser, createHook } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, HOOKCTL_BIN, startStreaming } from '../hookctl/helpers.js';
 
 // `hookctl listen --forward-to` against a real hookd whose callback policy allows only
 // 127.0.0.2 (the hook's real endpoint): the developer's receiver on 127.0.0.1 is outside it, and

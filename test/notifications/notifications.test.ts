@@ -10,10 +10,10 @@ import { Webhook } from 'standardwebhooks';
 import type { Hook } from '../../src/hook/hook.js';
 import { NOTIFICATION_TYPES } from '../../src/notifications/notification-endpoint.js';
 import { packageInfo } from '../../src/util/package-info.js';
-import { assertBuilt, cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser, createHook } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { assertBuilt, cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 /** The shipped JSON Schemas (schema/notification-<type>.schema.json): every notification must fit its own. */
 const ajv = new Ajv({ allErrors: true });

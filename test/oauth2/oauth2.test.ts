@@ -8,10 +8,10 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 // @ts-expect-error: oidc-provider ships no type declarations (and @types/oidc-provider is not installed).
 import Provider from 'oidc-provider';
 import { validateHook } from '../../src/hook/index.js';
-import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 // OAuth2 client credentials against a real authorization server: oidc-provider with a
 // client-credentials client and a resource indicator, so it issues JWT access tokens; the

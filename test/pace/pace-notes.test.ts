@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 // Why a receiver's concurrency limit is below the maximum, where hookctl deliveries and the
 // console's hook page show it: the start-up ramp is said plainly, only a limit the receiver's own

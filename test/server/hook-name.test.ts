@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, cleanEnv, runInProcess } from '../cli/helpers.js';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser } from '../helpers/servers.js';
+import { assertBuilt, cleanEnv, runInProcess } from '../hookctl/helpers.js';
 
 // A hook's Name through the API and hookctl, against a real hookd.
 

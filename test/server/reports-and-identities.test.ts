@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
 import {
   addUser,
@@ -11,6 +10,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 // Reports and identities, against a real daemon over real HTTP: a report is made by its caller
 // unless the admin granted `report`; Idempotency-Key is read from the raw headers; a refused

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, hookctl } from '../cli/helpers.js';
 import { api, type HookdProcess, spawnHookd } from '../helpers/hookd.js';
+import { cleanEnv, hookctl } from '../hookctl/helpers.js';
 
 interface UserBody {
   Name: string;

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { withChoiceHint } from '../../src/cli/choice-hint.js';
 import { loadConfig } from '../../src/config/index.js';
+import { withChoiceHint } from '../../src/hookctl/choice-hint.js';
 import { validateEndpoint } from '../../src/notifications/notification-endpoint.js';
 import { parsePermissions } from '../../src/users/permissions.js';
 import { didYouMean } from '../../src/util/index.js';
-import { cleanEnv, runInProcess } from '../cli/helpers.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { cleanEnv, runInProcess } from '../hookctl/helpers.js';
 
 // Every closed list a user types answers a near miss with the value meant, as the hook's own
 // field names always have: events, methods, verification and escape modes, config values,

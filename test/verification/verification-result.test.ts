@@ -7,9 +7,9 @@ import { DEFAULT_PLAN, samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
-import { cleanEnv, runInProcess } from '../cli/helpers.js';
 import { api, startHookd } from '../helpers/hookd.js';
 import { until } from '../helpers/until.js';
+import { cleanEnv, runInProcess } from '../hookctl/helpers.js';
 
 // An unverified hook says why: its callback origin's last handshake, in a few words, on the hook
 // (API, hookctl get, the console), from real receivers that refuse, forget the header, or hang.

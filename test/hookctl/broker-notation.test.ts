@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Chalk } from 'chalk';
-import { formatAttempt } from '../../src/cli/commands/tail/index.js';
-import { answerText, callbackText } from '../../src/cli/notation.js';
+import { formatAttempt } from '../../src/hookctl/commands/tail/index.js';
+import { answerText, callbackText } from '../../src/hookctl/notation.js';
 
 // How hookctl prints an attempt to a message broker: the target and the broker's receipt, never
 // an HTTP method or status line.

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Command } from 'commander';
-import { hookColumns } from '../../src/cli/commands/hooks/hook-columns.js';
-import { buildProgram } from '../../src/cli/main.js';
 import { ALL_OPTIONS } from '../../src/config/options.js';
+import { hookColumns } from '../../src/hookctl/commands/hooks/hook-columns.js';
+import { buildProgram } from '../../src/hookctl/main.js';
 import { requireOrSkip } from '../helpers/require.js';
 import { ROOT } from './helpers.js';
 

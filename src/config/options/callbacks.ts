@@ -24,7 +24,7 @@ function callbackProxy(v: unknown): string {
   return problem ? refuse(problem) : v;
 }
 
-export const SEMANTICS_OPTIONS = {
+export const CALLBACK_OPTIONS = {
   /** The forward proxy every callback and notification leaves through (`http(s)://[user:pass@]host:port`). */
   callbackProxy: {
     fileKey: 'callbackProxy',
@@ -92,7 +92,7 @@ export const SEMANTICS_OPTIONS = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
-export const SEMANTICS_CHECKS: readonly CrossCheck[] = [
+export const CALLBACK_CHECKS: readonly CrossCheck[] = [
   (_config, at) => {
     if (at.given('callbackProxyCredentialsFile') !== undefined && at.given('callbackProxy') === undefined)
       at.problem('callbackProxyCredentialsFile', 'needs callbackProxy (--callback-proxy) as well');

@@ -4,8 +4,8 @@ import { EventEmitter, once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { CliDeps } from '../../src/cli/context.js';
-import { runCli } from '../../src/cli/main.js';
+import type { CliDeps } from '../../src/hookctl/context.js';
+import { runCli } from '../../src/hookctl/main.js';
 import { assertBuilt, HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
 
 export { closedPort } from '../helpers/servers.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { unifiedDiff } from '../../src/cli/hook-set/index.js';
+import { unifiedDiff } from '../../src/hookctl/hook-set/index.js';
 
 describe('unifiedDiff', () => {
   it('is empty for equal texts', () => {

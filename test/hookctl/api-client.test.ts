@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ApiClient, nextLink } from '../../src/cli/api-client.js';
-import { ApiError, AuthError, UnreachableError } from '../../src/cli/exit-codes.js';
+import { ApiClient, nextLink } from '../../src/hookctl/api-client.js';
+import { ApiError, AuthError, UnreachableError } from '../../src/hookctl/exit-codes.js';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { closedPort } from './helpers.js';
 

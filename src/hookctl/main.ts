@@ -28,7 +28,7 @@ import { CliError, EXIT, exitCodeOf, formatError, ReportedError } from './exit-c
 import { colorLevel, FORMATS } from './output.js';
 
 function version(): string {
-  // dist/src/cli or src/cli: walk up to the package's own package.json.
+  // dist/src/hookctl or src/hookctl: walk up to the package's own package.json.
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++, dir = dirname(dir)) {
     const file = join(dir, 'package.json');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { JsonFileError } from '../../src/cli/exit-codes.js';
-import { lineColumn, locateJsonError, parseJsonText } from '../../src/cli/json-file.js';
+import { JsonFileError } from '../../src/hookctl/exit-codes.js';
+import { lineColumn, locateJsonError, parseJsonText } from '../../src/hookctl/json-file.js';
 
 function errorAt(text: string): string {
   try {
