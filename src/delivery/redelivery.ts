@@ -44,7 +44,7 @@ export interface RedeliveryHost {
 /**
  * A finished delivery taken back from the store for a new round. One its Transform failed has
  * the Transform run again first: its request becomes what the hook's Transform makes of it now,
- * or, when that fails too, it stays failed with the new cause (undefined, the cause recorded).
+ * or, when that fails too, it stays failed with the new cause (recorded, and answered as `error`).
  */
 async function takeBack(
   p: RedeliveryHost,
@@ -71,6 +71,9 @@ async function takeBack(
     else delete request.body;
     const { transformInput: _dropped, ...rest } = r;
     r = { ...rest, request };
+    // Another redelivery of it may have taken it back while the Transform ran: it goes once.
+    const held = p.live.get(r.id);
+    if (held !== undefined) return held;
   }
   const d = Delivery.fromRecord(r, persist, p.outbox.targets);
   p.requeue(d, Date.now());
