@@ -30,6 +30,7 @@ import { listenAll } from './listen-all.js';
 import { listenServer } from './listen-wiring.js';
 import { openStores } from './open-store.js';
 import { configReloader, type ReloadResult } from './reload.js';
+import { retransformer } from './retransform.js';
 import { RuntimeSettings } from './runtime-settings.js';
 import { storeFaults } from './store-faults.js';
 import { tailSource } from './tail-source.js';
@@ -178,6 +179,7 @@ async function assemble(
   });
   metrics.observe({ hooks: () => engine.size, filterErrors: () => engine.code.filterErrors });
   life.defer('transforms', () => engine.code.close());
+  deliveries.transformWith(retransformer(engine));
   // Auto-disable, operational notifications and their routes (src/notifications/). They stop
   // after the pipeline has drained, so that its last attempts still count.
   const operations: Operations = new Operations({

@@ -19,6 +19,8 @@ export interface BulkRedelivery {
   queued: number;
   /** Deliveries that matched but are still pending: they go on their own schedule, left alone. */
   pending: number;
+  /** Deliveries whose hook's Transform failed again: not queued, failed with the new cause. */
+  failed: number;
 }
 
 /** What a bulk redelivery needs of the pipeline. */
@@ -27,8 +29,11 @@ export interface BulkRedeliveryPort {
   logger: Logger;
   /** The delivery is held in memory (being sent or waiting for its next attempt). */
   isHeld(id: string): boolean;
-  /** Takes a finished delivery back for a new round of the retry schedule; not yet enqueued. */
-  takeBack(record: DeliveryRecord, persist: boolean, now: number): Delivery;
+  /**
+   * Takes a finished delivery back for a new round of the retry schedule; not yet enqueued.
+   * Undefined: its hook's Transform failed again, and it stays failed with the new cause.
+   */
+  takeBack(record: DeliveryRecord, persist: boolean): Promise<Delivery | undefined>;
   /** Resolves once what `takeBack` changed is recorded. */
   flush(): Promise<void>;
   enqueue(d: Delivery, now: number): void;
@@ -53,7 +58,7 @@ export async function redeliverBulk(
   const queued: Delivery[] = [];
   let wouldQueue = 0;
   let pending = 0;
-  const now = Date.now();
+  let failed = 0;
   for (;;) {
     const page = await port.log.list(hookId, query);
     for (const r of page.items) {
@@ -71,15 +76,17 @@ export async function redeliverBulk(
         pending++;
         continue;
       }
-      queued.push(port.takeBack(found.record, found.persist, now));
+      const d = await port.takeBack(found.record, found.persist);
+      if (d === undefined) failed++;
+      else queued.push(d);
     }
     if (page.next === undefined) break;
     query.after = page.next;
   }
-  if (filter.dryRun) return { queued: wouldQueue, pending };
+  if (filter.dryRun) return { queued: wouldQueue, pending, failed: 0 };
   await port.flush();
   const later = Date.now();
   for (const d of queued) port.enqueue(d, later);
   if (queued.length > 0) port.logger.info({ hookId, count: queued.length }, 'deliveries queued again');
-  return { queued: queued.length, pending };
+  return { queued: queued.length, pending, failed };
 }

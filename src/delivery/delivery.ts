@@ -34,6 +34,8 @@ export class Delivery implements DeliveryRecord {
   lastError: string | null = null;
   /** W3C `traceparent` of the fire span (tracing on); attempts are its children. */
   traceParent?: string;
+  /** The event of a failed Transform, JSON text (DeliveryRecord); a redelivery runs it again. */
+  transformInput?: string;
 
   /**
    * The receiver key (targets.ts): the host key of the fairness limits, the host's circuit
@@ -137,6 +139,7 @@ export class Delivery implements DeliveryRecord {
     );
     copyDeliveryState(d, r);
     if (r.traceParent !== undefined) d.traceParent = r.traceParent;
+    if (r.transformInput !== undefined) d.transformInput = r.transformInput;
     return d;
   }
 }

@@ -20,5 +20,6 @@ export {
   PlanBook,
   samePlanForAll,
 } from './plan/index.js';
+export type { Retransform } from './redelivery.js';
 export { type RetrySchedule, retrySchedule } from './retry-policy.js';
 export { isTestRequest, TEST_HEADER } from './test-event-marker.js';

@@ -53,7 +53,9 @@ export class Intake {
     }
     const now = Date.now();
     const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay, source);
-    for (const d of deliveries) this.live.add(d);
+    // A delivery its Transform failed is recorded finished: nothing of it waits in memory, so
+    // that a redelivery takes it back as it does any finished one.
+    for (const d of deliveries) if (d.status === 'pending') this.live.add(d);
     // Before the end of this turn, when the insert commits: the record carries the trace context.
     const tr = this.p.tracing;
     if (tr !== undefined)

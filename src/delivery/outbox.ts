@@ -101,8 +101,10 @@ export class Outbox {
       }
       const d = Delivery.fromEvent(newDeliveryId(now), e, now, this.targets, source);
       d.nextAttempt = now + firstDelay(d);
-      if (e.failure !== undefined)
+      if (e.failure !== undefined) {
         Object.assign(d, { status: 'failed', lastError: e.failure, nextAttempt: null });
+        if (e.transformInput !== undefined) d.transformInput = JSON.stringify(e.transformInput);
+      }
       commit.insert(d);
       out.push(d);
     }

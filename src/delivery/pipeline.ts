@@ -34,7 +34,7 @@ import { Outbox } from './outbox.js';
 import type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
 import type { DeliveryPlans } from './plan/index.js';
 import { RateGate } from './rate-limit.js';
-import { type RedeliveryHost, redeliverMany, redeliverOne } from './redelivery.js';
+import { type RedeliveryHost, type Retransform, redeliverMany, redeliverOne } from './redelivery.js';
 import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
 import { DeliverySemantics } from './semantics.js';
@@ -77,6 +77,7 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly redelivery: RedeliveryHost;
   private readonly intake: Intake;
   private readonly completion: Completion;
+  #retransform: Retransform | undefined;
 
   constructor(opts: DeliveryPipelineOptions) {
     this.events = opts.events ?? new DeliveryEvents();
@@ -159,17 +160,18 @@ export class DeliveryPipeline implements FiredEventSink {
       scheduleOf: (d) => this.scheduleOf(d),
     });
     this.redelivery = {
-      ...{
-        live: this.live,
-        log: this.log,
-        outbox: this.outbox,
-        scheduler: this.scheduler,
-        logger: this.logger,
-      },
+      ...{ live: this.live, log: this.log, outbox: this.outbox, scheduler: this.scheduler },
+      logger: this.logger,
       assertActive: (hookId) => this.assertActive(hookId),
       requeue: (d, now) => this.requeue(d, now),
       enqueue: (d, now) => this.enqueue(d, now),
+      retransform: () => this.#retransform,
     };
+  }
+
+  /** How a redelivery runs a failed Transform again (the engine is made after the pipeline). */
+  transformWith(run: Retransform): void {
+    this.#retransform = run;
   }
 
   /** Loads the pending deliveries of both stores and starts sending; due ones go at once. */

@@ -5,13 +5,24 @@
  */
 
 import type { Logger } from 'pino';
+import { HookdError } from '../errors/index.js';
 import type { LiveDeliveries } from '../ordering/index.js';
-import type { DeliveryRecord } from '../store/index.js';
+import type { DeliveryRecord, RequestRewrite, StoredRequest } from '../store/index.js';
 import { type BulkRedelivery, type RedeliveryFilter, redeliverBulk } from './bulk-redelivery.js';
 import { Delivery } from './delivery.js';
 import type { DeliveryLog } from './delivery-log.js';
 import type { Outbox } from './outbox.js';
 import type { Scheduler } from './scheduler.js';
+
+/**
+ * Runs the hook's Transform, as the hook is now, on the event a failed Transform was given (JSON
+ * text) and the request as rendered: the request to send, or why there is none.
+ */
+export type Retransform = (
+  hookId: string,
+  input: string,
+  request: StoredRequest,
+) => Promise<{ headers: Record<string, string>; body?: string } | { error: string }>;
 
 /** What redelivery works on: the pipeline's deliveries in memory, its log and outbox. */
 export interface RedeliveryHost {
@@ -26,6 +37,48 @@ export interface RedeliveryHost {
   requeue(d: Delivery, now: number): void;
   /** Puts a pending delivery where it waits. */
   enqueue(d: Delivery, now: number): void;
+  /** The hook's Transform again, for a delivery its Transform failed; absent: none is run. */
+  retransform(): Retransform | undefined;
+}
+
+/**
+ * A finished delivery taken back from the store for a new round. One its Transform failed has
+ * the Transform run again first: its request becomes what the hook's Transform makes of it now,
+ * or, when that fails too, it stays failed with the new cause (recorded, and answered as `error`).
+ */
+async function takeBack(
+  p: RedeliveryHost,
+  record: DeliveryRecord,
+  persist: boolean,
+): Promise<Delivery | { error: string }> {
+  const run = p.retransform();
+  let r = record;
+  if (r.transformInput !== undefined && run !== undefined) {
+    const out = await run(r.hookId, r.transformInput, r.request);
+    const store = persist ? p.outbox.durable.store : p.outbox.ephemeral.store;
+    if ('error' in out) {
+      const d = Delivery.fromRecord(r, persist, p.outbox.targets);
+      d.lastError = out.error;
+      p.outbox.update(d);
+      await p.outbox.commitFor(d).flush();
+      return { error: out.error };
+    }
+    const rewrite: RequestRewrite = { id: r.id, headers: out.headers };
+    if (out.body !== undefined) rewrite.body = out.body;
+    await store.rewriteRequest(rewrite);
+    const request: StoredRequest = { ...r.request, headers: out.headers };
+    if (out.body !== undefined) request.body = out.body;
+    else delete request.body;
+    const { transformInput: _dropped, ...rest } = r;
+    r = { ...rest, request };
+    // Another redelivery of it may have taken it back while the Transform ran: it goes once.
+    const held = p.live.get(r.id);
+    if (held !== undefined) return held;
+  }
+  const d = Delivery.fromRecord(r, persist, p.outbox.targets);
+  p.requeue(d, Date.now());
+  p.live.add(d);
+  return d;
 }
 
 /** Resolves once the change is recorded; undefined when there is no such delivery. */
@@ -40,12 +93,16 @@ export async function redeliverOne(p: RedeliveryHost, id: string): Promise<Deliv
     if (d === undefined && found.record.status === 'pending') return found.record;
     if (d === undefined) {
       p.assertActive(found.record.hookId);
-      d = Delivery.fromRecord(found.record, found.persist, p.outbox.targets);
-      p.requeue(d, Date.now());
-      p.live.add(d);
-      await p.outbox.commitFor(d).flush();
-      p.enqueue(d, Date.now());
-      return d;
+      const taken = await takeBack(p, found.record, found.persist);
+      if ('error' in taken) {
+        throw new HookdError(
+          'CONFLICT',
+          `delivery ${id} is not sent: its hook's Transform failed again (${taken.error}); it stays failed with that cause, fix the hook and redeliver it`,
+        );
+      }
+      await p.outbox.commitFor(taken).flush();
+      p.enqueue(taken, Date.now());
+      return taken;
     }
   }
   if (d.status === 'pending' && !d.active) {
@@ -71,11 +128,9 @@ export async function redeliverMany(
       log: p.log,
       logger: p.logger,
       isHeld: (id) => p.live.has(id),
-      takeBack: (record, persist, now) => {
-        const d = Delivery.fromRecord(record, persist, p.outbox.targets);
-        p.requeue(d, now);
-        p.live.add(d);
-        return d;
+      takeBack: async (record, persist) => {
+        const d = await takeBack(p, record, persist);
+        return 'error' in d ? undefined : d;
       },
       flush: () => p.outbox.flush(),
       enqueue: (d, now) => p.enqueue(d, now),

@@ -4,7 +4,7 @@
  * sending are apart on purpose: the engine decides and renders, delivery makes it durable and
  * sends it.
  */
-import type { BodyCopy } from '../filter/index.js';
+import type { BodyCopy, FilterInput } from '../filter/index.js';
 import type { TraceRef } from '../tracing/index.js';
 
 export interface CallbackRequest {
@@ -41,6 +41,8 @@ export interface FiredEvent {
    * as failed with this cause and never sent, so that the owner sees it and can redeliver.
    */
   failure?: string;
+  /** With `failure`: the event the Transform was given, kept so that a redelivery runs it again. */
+  transformInput?: FilterInput;
 }
 
 /** Where fired events go: the delivery pipeline (durable outbox, retries) in the daemon. */

@@ -231,8 +231,10 @@ export class TransformedSink {
 
   send(h: Hook, e: FiredEvent, input: FilterInput): void {
     const done = this.code.transform(h, input, e.request).then((out) => {
-      if ('error' in out) e.failure = out.error;
-      else if (out.skip) return;
+      if ('error' in out) {
+        e.failure = out.error;
+        e.transformInput = input;
+      } else if (out.skip) return;
       else {
         Object.assign(e.request.headers, out.headers);
         if (out.payload !== undefined && e.request.body !== undefined) e.request.body = out.payload;

@@ -45,6 +45,7 @@ export function deliveryFromRow(
     },
     request,
     ...(typeof r.trace_parent === 'string' && { traceParent: r.trace_parent }),
+    ...(typeof r.transform_input === 'string' && { transformInput: r.transform_input }),
   };
 }
 

@@ -72,6 +72,19 @@ export interface DeliveryRecord extends DeliveryState {
    * that trace, after a restart or on another instance too. Absent: not traced.
    */
   traceParent?: string;
+  /**
+   * The event its hook's Transform was given (JSON text), kept only when that Transform failed:
+   * a redelivery runs the hook's Transform again on it, so that a fixed hook sends what it
+   * would have. Absent: the recorded request is what is sent.
+   */
+  transformInput?: string;
+}
+
+/** A failed Transform's delivery given the request its hook's Transform now made of it. */
+export interface RequestRewrite {
+  id: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 /** One attempt of a delivery, for the delivery log. */
@@ -159,6 +172,11 @@ export interface DeliveryStore extends SealedSecretTable {
   getSecret(hookId: string): Promise<HookSecretRecord | undefined>;
   putSecret(secret: HookSecretRecord): Promise<void>;
   deleteSecret(hookId: string): Promise<boolean>;
+  /**
+   * Replaces a delivery's recorded request headers and body and drops its `transformInput`: what
+   * its Transform made of it on a redelivery. False when there is no such delivery.
+   */
+  rewriteRequest(rewrite: RequestRewrite): Promise<boolean>;
   /** Removes finished deliveries (never pending ones) and their attempts; returns how many. */
   prune(rule: RetentionRule): Promise<number>;
 }

@@ -28,6 +28,7 @@ export {
   type DeliveryStore,
   emptyBatch,
   type HookSecretRecord,
+  type RequestRewrite,
   type RetentionRule,
   type StoredRequest,
   type StoredTrigger,

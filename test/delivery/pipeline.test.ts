@@ -377,8 +377,13 @@ describe('DeliveryPipeline', () => {
     assert.deepEqual(await h.pipeline.redeliverBulk(hookId, { status: 'failed', dryRun: true }), {
       queued: 2,
       pending: 0,
+      failed: 0,
     });
-    assert.deepEqual(await h.pipeline.redeliverBulk(hookId, { status: 'failed' }), { queued: 2, pending: 0 });
+    assert.deepEqual(await h.pipeline.redeliverBulk(hookId, { status: 'failed' }), {
+      queued: 2,
+      pending: 0,
+      failed: 0,
+    });
     await r.waitFor(6);
     await until('the bulk redelivery to end', () => h.pipeline.stats().live === 0);
     assert.deepEqual(

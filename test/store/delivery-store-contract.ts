@@ -86,6 +86,45 @@ export function deliveryStoreContract(
       assert.equal(back[1]!.rateLimitWaitMs, undefined);
     });
 
+    it("keeps a failed Transform's input until the request is rewritten with what the Transform made", async () => {
+      const input = JSON.stringify({ request: { method: 'PUT', path: '/r1' }, captures: ['r1'] });
+      const d = record('hk_retransform', Date.now(), {
+        status: 'failed',
+        nextAttempt: null,
+        lastError: 'Transform: Error: not yet',
+        transformInput: input,
+      });
+      const plain = record('hk_retransform', Date.now() + 1);
+      await insert(store, [d, plain]);
+      assert.equal((await store.getDelivery(d.id))?.transformInput, input);
+      const [, listed] = await store.listDeliveries('hk_retransform');
+      assert.equal(listed?.transformInput, input);
+      assert.ok(!('transformInput' in (await store.getDelivery(plain.id))!), 'absent when none was kept');
+      assert.equal(
+        await store.rewriteRequest({
+          id: d.id,
+          headers: { 'content-type': 'text/plain', 'X-Fixed': 'yes' },
+          body: 'at r1',
+        }),
+        true,
+      );
+      const back = await store.getDelivery(d.id);
+      assert.deepEqual(back?.request, {
+        method: 'POST',
+        url: d.request.url,
+        headers: { 'content-type': 'text/plain', 'X-Fixed': 'yes' },
+        body: 'at r1',
+      });
+      assert.ok(!('transformInput' in back!), 'the input goes with the rewrite');
+      assert.equal(back?.lastError, 'Transform: Error: not yet', 'the state is left to the next write');
+      await store.rewriteRequest({ id: plain.id, headers: {} });
+      assert.ok(
+        !('body' in (await store.getDelivery(plain.id))!.request),
+        'a rewrite without a body has none',
+      );
+      assert.equal(await store.rewriteRequest({ id: newDeliveryId(Date.now()), headers: {} }), false);
+    });
+
     it('stores a delivery as given and reads it back', async () => {
       const d = record('hk_roundtrip', Date.now());
       const get = record('hk_roundtrip', Date.now(), {

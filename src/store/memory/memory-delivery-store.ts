@@ -7,6 +7,7 @@ import {
   type DeliveryRecord,
   type DeliveryStore,
   type HookSecretRecord,
+  type RequestRewrite,
   type RetentionRule,
 } from '../delivery-store.js';
 import type { StoredSecretRow } from '../secret-codec.js';
@@ -82,6 +83,16 @@ export class MemoryDeliveryStore implements DeliveryStore {
       this.finished.delete(hookId);
       this.secrets.delete(hookId);
     }
+  }
+
+  async rewriteRequest(w: RequestRewrite): Promise<boolean> {
+    const r = this.deliveries.get(w.id);
+    if (!r) return false;
+    r.request = { ...r.request, headers: { ...w.headers } };
+    if (w.body !== undefined) r.request.body = w.body;
+    else delete r.request.body;
+    delete r.transformInput;
+    return true;
   }
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
@@ -214,5 +225,6 @@ function copyRecord(r: DeliveryRecord): DeliveryRecord {
     trigger: r.trigger,
     request: r.request,
     ...(r.traceParent !== undefined && { traceParent: r.traceParent }),
+    ...(r.transformInput !== undefined && { transformInput: r.transformInput }),
   };
 }

@@ -272,4 +272,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // A cached nested loop over two transition tables made large batches quadratic.
     sql: ROLLUP_TRIGGERS_V11_SQL,
   },
+  {
+    version: 12,
+    name: 'deliveries: transform input',
+    // See the SQLite migration of the same purpose.
+    sql: `
+  ALTER TABLE deliveries ADD COLUMN transform_input TEXT;
+  ALTER TABLE eph_deliveries ADD COLUMN transform_input TEXT;
+  `,
+  },
 ];

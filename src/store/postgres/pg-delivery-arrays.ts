@@ -16,7 +16,7 @@ export function overlaps(inserts: readonly DeliveryRecord[], updates: readonly D
 
 export function insertArrays(rows: readonly DeliveryRecord[], codec: SecretCodec): unknown[][] {
   const n = rows.length;
-  const cols: unknown[][] = Array.from({ length: 20 }, () => new Array<unknown>(n));
+  const cols: unknown[][] = Array.from({ length: 21 }, () => new Array<unknown>(n));
   for (let i = 0; i < n; i++) {
     const r = rows[i]!;
     const q = r.request;
@@ -40,6 +40,7 @@ export function insertArrays(rows: readonly DeliveryRecord[], codec: SecretCodec
     cols[17]![i] = q.body === undefined ? null : Buffer.from(q.body, 'utf8');
     cols[18]![i] = r.trigger.user === undefined ? null : clean(r.trigger.user);
     cols[19]![i] = r.traceParent ?? null;
+    cols[20]![i] = clean(r.transformInput);
   }
   return cols;
 }

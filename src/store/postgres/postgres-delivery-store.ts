@@ -15,6 +15,7 @@ import type {
   DeliveryRecord,
   DeliveryStore,
   HookSecretRecord,
+  RequestRewrite,
   RetentionRule,
 } from '../delivery-store.js';
 import {
@@ -51,7 +52,7 @@ type Row = Record<string, unknown>;
 
 const COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent, transform_input';
 
 const PG_FILTER: FilterDialect = {
   param: (n) => `$${n}`,
@@ -93,10 +94,10 @@ export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
     this.lease = opts.lease ?? { id: `store_${db.nodeId}` };
     this.pruneLock = opts.ephemeral ? LOCKS.prune + 100 : LOCKS.prune;
     const insert =
-      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $21::text FROM unnest(` +
+      `INSERT INTO ${this.t.deliveries} (${COLUMNS}, lease_owner) SELECT i.*, $22::text FROM unnest(` +
       '$1::text[], $2::text[], $3::text[], $4::int2[], $5::text[], $6::int4[], $7::int4[], $8::int8[], ' +
       '$9::int8[], $10::int4[], $11::text[], $12::text[], $13::text[], $14::int4[], $15::text[], $16::text[], ' +
-      '$17::text[], $18::bytea[], $19::text[], $20::text[]) AS i';
+      '$17::text[], $18::bytea[], $19::text[], $20::text[], $21::text[]) AS i';
     // An outcome is written only by the delivery's holder, or over a finished delivery (a
     // redelivery starts a new round): an instance that lost its lease cannot overwrite the work
     // of the one that took its deliveries over.
@@ -113,7 +114,7 @@ export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
       `SELECT * FROM unnest($${o}::text[], $${o + 1}::int4[], $${o + 2}::text[], $${o + 3}::int8[], ` +
       `$${o + 4}::int4[], $${o + 5}::float8[], $${o + 6}::text[], $${o + 7}::bytea[], $${o + 8}::float8[]) ON CONFLICT DO NOTHING`;
     this.sql = {
-      write: `WITH ins AS (${insert}), upd AS (${update(21)}), att AS (${attempts(29)}) SELECT 1`,
+      write: `WITH ins AS (${insert}), upd AS (${update(22)}), att AS (${attempts(30)}) SELECT 1`,
       insert,
       update: update(1),
       attempts: attempts(1),
@@ -172,6 +173,14 @@ export class PostgresDeliveryStore implements DeliveryStore, CredentialTable {
         await c.query(`DELETE FROM ${this.t.secrets} WHERE hook_id = ANY($1::text[])`, [hooks]);
       }
     });
+  }
+
+  async rewriteRequest(w: RequestRewrite): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE ${this.t.deliveries} SET headers = $1, body = $2, transform_input = NULL WHERE id = $3`,
+      [JSON.stringify(w.headers), w.body === undefined ? null : Buffer.from(w.body, 'utf8'), w.id],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {

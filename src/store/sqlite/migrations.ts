@@ -143,4 +143,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id);
   CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id);
   `,
+  // The event a failed Transform was given (JSON text), so that a redelivery runs the hook's
+  // Transform again on it; NULL for every other delivery.
+  `ALTER TABLE deliveries ADD COLUMN transform_input TEXT;`,
 ];

@@ -9,6 +9,7 @@ import type {
   DeliveryRecord,
   DeliveryStore,
   HookSecretRecord,
+  RequestRewrite,
   RetentionRule,
 } from '../delivery-store.js';
 import {
@@ -28,7 +29,7 @@ type Row = Record<string, unknown>;
 
 const DELIVERY_COLUMNS =
   'id, hook_id, owner, hook_type, status, attempts, round_start, created, next_attempt, last_status, ' +
-  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent';
+  'last_error, t_method, t_path, t_status, method, url, headers, body, t_user, trace_parent, transform_input';
 
 const SQLITE_FILTER: FilterDialect = {
   param: (n) => `@p${n}`,
@@ -65,7 +66,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
     this.aggregates = new SqliteAggregates(db);
     this.stmts = {
       insert: db.prepare(
-        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO deliveries (${DELIVERY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       deleteHookAttempts: db.prepare(
         'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE hook_id = ?)',
@@ -88,6 +89,9 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
       ),
       credentialRows: db.prepare(
         `SELECT id, hook_id AS hookId, url AS text FROM deliveries WHERE id > ? AND ${URL_WITH_CREDENTIALS('url', 'instr')} ORDER BY id LIMIT ?`,
+      ),
+      rewriteRequest: db.prepare(
+        'UPDATE deliveries SET headers = ?, body = ?, transform_input = NULL WHERE id = ?',
       ),
       replaceUrl: db.prepare('UPDATE deliveries SET url = ? WHERE id = ? AND url = ?'),
       storedSecrets: db.prepare(
@@ -138,6 +142,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
           q.body ?? null,
           r.trigger.user ?? null,
           r.traceParent ?? null,
+          r.transformInput ?? null,
         );
       }
       // Attempt outcomes: a multi-row statement per chunk rather than two per outcome.
@@ -160,6 +165,10 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   async write(batch: DeliveryBatch): Promise<void> {
     this.writeTx(batch);
     for (const r of batch.inserts) this.touched.add(r.hookId);
+  }
+
+  async rewriteRequest(w: RequestRewrite): Promise<boolean> {
+    return this.stmts.rewriteRequest.run(JSON.stringify(w.headers), w.body ?? null, w.id).changes > 0;
   }
 
   async getDelivery(id: string): Promise<DeliveryRecord | undefined> {
