@@ -46,6 +46,18 @@ describe('console details in Chromium', { skip, timeout: 120_000 }, () => {
       () => receiver.calls.length,
       (n) => n >= 1,
     );
+    // The receiver has the callback before the delivery's outcome is committed (and counted in
+    // the overview's rollup): the charts are read once the log says so.
+    await until(
+      'the delivery is recorded as succeeded',
+      async () =>
+        (await (
+          await fetch(`${d.url}/hooks/${hookId}/deliveries`, {
+            headers: { authorization: `Bearer ${d.token}` },
+          })
+        ).json()) as { Status: string }[],
+      (list) => list[0]?.Status === 'succeeded',
+    );
     browser = await launchBrowser();
     page = await browser.context.newPage();
     await page.goto(`${d.url}${ROOT}/`);
