@@ -1,4 +1,5 @@
 import { errors, hookIdParam as idParam, json, type OpenApiFragment } from '../http-api/index.js';
+import { NOTIFICATION_TYPES } from '../wire/index.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const statusParam = { type: 'string', enum: ['pending', 'succeeded', 'failed'] };
@@ -13,7 +14,13 @@ const DELIVERY_EXAMPLE = {
   NextAttempt: null,
   LastStatusCode: 503,
   LastError: 'HTTP 503',
-  Trigger: { Method: 'POST', Path: '/repositories/r1/timeseries/t1', StatusCode: 201, User: 'alice' },
+  Trigger: {
+    Kind: 'request',
+    Method: 'POST',
+    Path: '/repositories/r1/timeseries/t1',
+    StatusCode: 201,
+    User: 'alice',
+  },
   Request: {
     Method: 'POST',
     Url: 'https://receiver.example/cb',
@@ -118,14 +125,32 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
   },
   schemas: {
     Trigger: {
+      description:
+        'What fired a delivery (in deliveries and tail events): a request to the service (`Kind` "request"), or, for a notification endpoint\'s delivery, the event it tells of (`Kind` "notification")',
+      oneOf: [ref('RequestTrigger'), ref('NotificationTrigger')],
+    },
+    RequestTrigger: {
       type: 'object',
-      description: 'The request that fired a delivery (in deliveries and tail events)',
-      required: ['Method', 'Path', 'StatusCode', 'User'],
+      description: 'The request that fired a hook',
+      required: ['Kind', 'Method', 'Path', 'StatusCode', 'User'],
       properties: {
+        Kind: { type: 'string', enum: ['request'] },
         Method: { type: 'string' },
         Path: { type: 'string' },
-        StatusCode: { type: ['integer', 'null'] },
+        StatusCode: {
+          type: ['integer', 'null'],
+          description: 'The status served; null: fired before completion',
+        },
         User: { type: ['string', 'null'], description: 'Who made the request; null: anonymous' },
+      },
+    },
+    NotificationTrigger: {
+      type: 'object',
+      description: 'The operational event a notification tells of; no HTTP request fired it',
+      required: ['Kind', 'Event'],
+      properties: {
+        Kind: { type: 'string', enum: ['notification'] },
+        Event: { type: 'string', enum: [...NOTIFICATION_TYPES], description: 'e.g. `hook.disabled`' },
       },
     },
     Delivery: {

@@ -187,7 +187,7 @@ export function presentDelivery(d: DeliveryRecord, receipt?: string): Record<str
     LastError: d.lastError,
     // A broker's delivery has no status: its receipt says it arrived ("confirmed by …").
     ...(receipt !== undefined && { LastReceipt: receipt }),
-    Trigger: triggerMessage(d.trigger),
+    Trigger: triggerMessage(d.hookId, d.trigger),
     // A test event from the console says so, so that nobody takes it for real traffic.
     ...(isTestRequest(d.request.headers) && { Test: true }),
     Request: {

@@ -871,13 +871,28 @@ export interface components {
                 Body?: string;
             };
         };
-        /** @description The request that fired a delivery (in deliveries and tail events) */
-        Trigger: {
+        /** @description What fired a delivery (in deliveries and tail events): a request to the service (`Kind` "request"), or, for a notification endpoint's delivery, the event it tells of (`Kind` "notification") */
+        Trigger: components["schemas"]["RequestTrigger"] | components["schemas"]["NotificationTrigger"];
+        /** @description The request that fired a hook */
+        RequestTrigger: {
+            /** @enum {string} */
+            Kind: "request";
             Method: string;
             Path: string;
+            /** @description The status served; null: fired before completion */
             StatusCode: number | null;
             /** @description Who made the request; null: anonymous */
             User: string | null;
+        };
+        /** @description The operational event a notification tells of; no HTTP request fired it */
+        NotificationTrigger: {
+            /** @enum {string} */
+            Kind: "notification";
+            /**
+             * @description e.g. `hook.disabled`
+             * @enum {string}
+             */
+            Event: "hook.disabled" | "delivery.failed" | "endpoint.breaker_opened" | "endpoint.breaker_closed" | "hook.certificate_expiring";
         };
         /**
          * @example {
@@ -890,6 +905,7 @@ export interface components {
          *       "LastStatusCode": 503,
          *       "LastError": "HTTP 503",
          *       "Trigger": {
+         *         "Kind": "request",
          *         "Method": "POST",
          *         "Path": "/repositories/r1/timeseries/t1",
          *         "StatusCode": 201,
@@ -970,6 +986,7 @@ export interface components {
          *       "LastStatusCode": 503,
          *       "LastError": "HTTP 503",
          *       "Trigger": {
+         *         "Kind": "request",
          *         "Method": "POST",
          *         "Path": "/repositories/r1/timeseries/t1",
          *         "StatusCode": 201,
@@ -1957,6 +1974,7 @@ export interface operations {
                      *         "LastStatusCode": 503,
                      *         "LastError": "HTTP 503",
                      *         "Trigger": {
+                     *           "Kind": "request",
                      *           "Method": "POST",
                      *           "Path": "/repositories/r1/timeseries/t1",
                      *           "StatusCode": 201,

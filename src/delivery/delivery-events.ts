@@ -5,24 +5,28 @@
  */
 import { isoTimestamp } from '../hook/index.js';
 import { withoutPassword } from '../util/index.js';
+import { isEndpointId, type TriggerView } from '../wire/index.js';
 import { isTestRequest } from './test-event-marker.js';
 
-export interface TriggerMessage {
-  Method: string;
-  Path: string;
-  StatusCode: number | null;
-  /** Who made the request; null: anonymous. */
-  User: string | null;
-}
+export type TriggerMessage = TriggerView;
 
-/** A delivery's trigger as the tail, the delivery log and the API show it. */
-export function triggerMessage(t: {
-  method: string;
-  path: string;
-  statusCode?: number;
-  user?: string;
-}): TriggerMessage {
-  return { Method: t.method, Path: t.path, StatusCode: t.statusCode ?? null, User: t.user ?? null };
+/**
+ * A delivery's trigger as the tail, the delivery log and the API show it. A notification's
+ * delivery (its source a notification endpoint) names the event it tells of; it is recorded with
+ * the event as its path.
+ */
+export function triggerMessage(
+  source: string,
+  t: { method: string; path: string; statusCode?: number; user?: string },
+): TriggerMessage {
+  if (isEndpointId(source)) return { Kind: 'notification', Event: t.path };
+  return {
+    Kind: 'request',
+    Method: t.method,
+    Path: t.path,
+    StatusCode: t.statusCode ?? null,
+    User: t.user ?? null,
+  };
 }
 
 export interface FiredMessage {
@@ -141,7 +145,7 @@ interface EventDelivery {
   hookId: string;
   attempts: number;
   request: { method: string; url: string; headers?: Record<string, string> };
-  trigger: Parameters<typeof triggerMessage>[0];
+  trigger: Parameters<typeof triggerMessage>[1];
 }
 
 const testMark = (d: EventDelivery): { Test?: true } =>
@@ -154,7 +158,7 @@ export function firedMessage(d: EventDelivery, time: string): FiredMessage {
     Time: time,
     HookId: d.hookId,
     DeliveryId: d.id,
-    Trigger: triggerMessage(d.trigger),
+    Trigger: triggerMessage(d.hookId, d.trigger),
     ...testMark(d),
   };
 }
@@ -178,7 +182,7 @@ export function attemptMessage(
     LatencyMs: r.latencyMs,
     Outcome: outcome,
     Error: r.error,
-    Trigger: triggerMessage(d.trigger),
+    Trigger: triggerMessage(d.hookId, d.trigger),
     ...testMark(d),
   };
   // An HTTP answer has its status; another transport's receipt is said in words.

@@ -9,14 +9,22 @@
  */
 
 export interface TriggerLike {
+  /** Absent from an older hookd's answers: a request. */
+  Kind?: 'request' | 'notification' | undefined;
   Method?: string | undefined;
   Path?: string | undefined;
   StatusCode?: number | null | undefined;
+  /** A notification's event (`hook.disabled`…). */
+  Event?: string | undefined;
 }
 
-/** `GET /path [404]`: the request that fired the hook, and its upstream's status. */
+/**
+ * `GET /path [404]`: the request that fired the hook, and its upstream's status;
+ * `notification hook.disabled`: the event a notification endpoint's delivery tells of.
+ */
 export function triggerText(t: TriggerLike | undefined): string {
   if (!t) return '';
+  if (t.Kind === 'notification') return `notification ${t.Event ?? ''}`.trim();
   const req = `${t.Method ?? ''} ${t.Path ?? ''}`.trim();
   return `${req} [${t.StatusCode != null ? t.StatusCode : '-'}]`;
 }

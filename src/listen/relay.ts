@@ -55,6 +55,11 @@ export function relayedCallback(
     Url: withoutPassword(d.request.url),
     Headers: headers,
     Body: d.request.body ?? null,
-    Trigger: { Method: d.trigger.method, Path: d.trigger.path, StatusCode: d.trigger.statusCode ?? null },
+    Trigger: {
+      Kind: 'request',
+      Method: d.trigger.method,
+      Path: d.trigger.path,
+      StatusCode: d.trigger.statusCode ?? null,
+    },
   };
 }

@@ -8,7 +8,7 @@ import { checkSignature, type SignatureConfig } from '../signing/index.js';
 import { didYouMean, sortableId } from '../util/index.js';
 import { NOTIFICATION_TYPES, type NotificationEndpointFields, type NotificationType } from '../wire/index.js';
 
-export { NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';
+export { isEndpointId, NOTIFICATION_TYPES, type NotificationType } from '../wire/index.js';
 
 /** The user whose endpoints get every user's notifications: the operator. */
 export const OPERATOR_USER = 'admin';
@@ -24,11 +24,6 @@ export function newEndpointId(now: number = Date.now()): string {
 }
 
 export const ENDPOINT_ID_SHAPE = /^ne_[0-9A-Z]{30}$/;
-
-/** True for notification endpoint Ids (their deliveries never cause notifications). */
-export function isEndpointId(id: string): boolean {
-  return id.startsWith('ne_');
-}
 
 export interface EndpointInput {
   Url: string;

@@ -106,8 +106,9 @@ export const NOTIFICATION_SCHEMAS: Record<NotificationType, Record<string, unkno
         Trigger: {
           type: 'object',
           additionalProperties: false,
-          required: ['Method', 'Path', 'StatusCode', 'User'],
+          required: ['Kind', 'Method', 'Path', 'StatusCode', 'User'],
           properties: {
+            Kind: { type: 'string', enum: ['request'], description: 'The request that fired the hook.' },
             Method: { type: 'string' },
             Path: { type: 'string' },
             StatusCode: nullableInt,

@@ -4,8 +4,10 @@
  * features that serve these shapes share one definition instead of each writing its own.
  */
 export {
+  isEndpointId,
   NOTIFICATION_TYPES,
   type NotificationEndpointFields,
   type NotificationType,
 } from './notification-types.js';
 export type { RelayedCallback } from './relayed-callback.js';
+export type { NotificationTriggerView, RequestTriggerView, TriggerView } from './trigger-view.js';

@@ -18,3 +18,11 @@ export interface NotificationEndpointFields {
   Description: string;
   Created: string;
 }
+
+/**
+ * Notification endpoint Ids begin `ne_` (hook Ids never do): what tells a notification's delivery
+ * from a hook's wherever a delivery is shown, its trigger included.
+ */
+export function isEndpointId(id: string): boolean {
+  return id.startsWith('ne_');
+}

@@ -10,5 +10,6 @@ export interface RelayedCallback {
   /** In the order hookd sends them, `webhook-id`, `webhook-timestamp`, `webhook-signature` included. */
   Headers: Record<string, string>;
   Body: string | null;
-  Trigger: { Method: string; Path: string; StatusCode: number | null };
+  /** Only hooks' callbacks are relayed, so always a request. */
+  Trigger: { Kind: 'request'; Method: string; Path: string; StatusCode: number | null };
 }

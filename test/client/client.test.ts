@@ -403,11 +403,15 @@ describe('hookd/client: tail', () => {
       await until('reconnected', () => connects === 2, { ms: 15_000 });
       await c.report({ Method: 'POST', Path: '/client/tail/2', StatusCode: 200 });
       await until('the second one', () =>
-        events.some((e) => e.kind === 'fired' && e.Trigger.Path === '/client/tail/2'),
+        events.some(
+          (e) => e.kind === 'fired' && e.Trigger.Kind === 'request' && e.Trigger.Path === '/client/tail/2',
+        ),
       );
       const fired = events.filter((e) => e.kind === 'fired');
       assert.deepEqual(
-        fired.map((e) => (e.kind === 'fired' ? [e.HookId, e.Trigger.Path] : [])),
+        fired.map((e) =>
+          e.kind === 'fired' && e.Trigger.Kind === 'request' ? [e.HookId, e.Trigger.Path] : [],
+        ),
         [
           [h.Id, '/client/tail/1'],
           [h.Id, '/client/tail/2'],

@@ -22,7 +22,7 @@ function attempt(
     LatencyMs: 1,
     Outcome: outcome,
     Error: null,
-    Trigger: { Method: 'GET', Path: '/', StatusCode: 200, User: null },
+    Trigger: { Kind: 'request', Method: 'GET', Path: '/', StatusCode: 200, User: null },
     ...extra,
   };
 }

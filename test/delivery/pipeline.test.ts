@@ -153,6 +153,7 @@ describe('DeliveryPipeline', () => {
     );
     assert.equal(h.fired.length, 1);
     assert.deepEqual(h.fired[0]!.Trigger, {
+      Kind: 'request',
       Method: 'GET',
       Path: '/repositories/r1/timeseries/ts1',
       StatusCode: 200,

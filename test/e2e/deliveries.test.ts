@@ -178,6 +178,7 @@ describe('retries through the daemon', () => {
       assert.equal(got.LastStatusCode, 200);
       assert.equal(got.NextAttempt, null);
       assert.deepEqual(got.Trigger, {
+        Kind: 'request',
         Method: 'GET',
         Path: '/repositories/r1/timeseries/ts1',
         StatusCode: 200,

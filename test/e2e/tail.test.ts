@@ -142,7 +142,13 @@ describe('hookctl tail (the real binary)', () => {
         fired.at - t0 < 1000,
         `the fired line came ${Math.round(fired.at - t0)} ms after the trigger`,
       );
-      assert.deepEqual(fired.event.Trigger, { Method: 'GET', Path: '/live/1', StatusCode: 200, User: null });
+      assert.deepEqual(fired.event.Trigger, {
+        Kind: 'request',
+        Method: 'GET',
+        Path: '/live/1',
+        StatusCode: 200,
+        User: null,
+      });
       const attempt = await tail.waitEvent((e) => e.kind === 'attempt' && e.HookId === hook.Id);
       assert.equal(attempt.event.DeliveryId, fired.event.DeliveryId);
       assert.equal(attempt.event.Outcome, 'succeeded');

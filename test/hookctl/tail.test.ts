@@ -130,7 +130,13 @@ describe('hookctl tail against hookd', () => {
     assert.equal(e.HookId, b.id);
     assert.equal(e.Outcome, 'retrying');
     assert.equal(e.StatusCode, 500);
-    assert.deepEqual(e.Trigger, { Method: 'GET', Path: b.path, StatusCode: 200, User: null });
+    assert.deepEqual(e.Trigger, {
+      Kind: 'request',
+      Method: 'GET',
+      Path: b.path,
+      StatusCode: 200,
+      User: null,
+    });
     tail.interrupt();
     assert.equal(await tail.done, 0);
   });

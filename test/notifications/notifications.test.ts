@@ -512,15 +512,21 @@ describe('delivery.failed and the breaker events', () => {
       'bob got nothing but news of his own hook',
     );
     // The broken endpoint's deliveries are in its log, for its owner only.
-    const log = await api<{ HookId: string; Status: string; LastStatusCode: number | null }[]>(
-      d.url,
-      aliceToken,
-      'GET',
-      `${NOTIFICATIONS}/${brokenId}/deliveries`,
-    );
+    const log = await api<
+      { HookId: string; Status: string; LastStatusCode: number | null; Trigger: Record<string, unknown> }[]
+    >(d.url, aliceToken, 'GET', `${NOTIFICATIONS}/${brokenId}/deliveries`);
     assert.equal(log.status, 200, log.text);
     assert.ok(log.body.length >= 3);
     assert.ok(log.body.every((x) => x.HookId === brokenId && x.Status !== 'succeeded'));
+    // A notification is no HTTP request: its trigger names the event, with no Method to mistake.
+    for (const x of log.body) {
+      assert.equal(x.Trigger.Kind, 'notification', JSON.stringify(x.Trigger));
+      assert.ok(
+        (NOTIFICATION_TYPES as readonly unknown[]).includes(x.Trigger.Event),
+        JSON.stringify(x.Trigger),
+      );
+      assert.deepEqual(Object.keys(x.Trigger).sort(), ['Event', 'Kind']);
+    }
     assert.equal((await api(d.url, bobToken, 'GET', `${NOTIFICATIONS}/${brokenId}/deliveries`)).status, 404);
   });
 });

@@ -247,9 +247,11 @@
       cell(
         row,
         slashBreaks(
-          t
-            ? `${t.Method} ${t.Path}${t.StatusCode !== null ? ` [${t.StatusCode}]` : ''}${t.User ? ` (${t.User})` : ''}`
-            : '',
+          !t
+            ? ''
+            : t.Kind === 'notification'
+              ? `notification ${t.Event}`
+              : `${t.Method} ${t.Path}${t.StatusCode !== null ? ` [${t.StatusCode}]` : ''}${t.User ? ` (${t.User})` : ''}`,
         ),
         undefined,
         'trigger',

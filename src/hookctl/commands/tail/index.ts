@@ -2,7 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import { Command, Option } from 'commander';
 import { type ContextFactory, collect, examples } from '../../command.js';
 import type { CliContext } from '../../context.js';
-import { answerText, callbackText, triggerText } from '../../notation.js';
+import { answerText, callbackText, type TriggerLike, triggerText } from '../../notation.js';
 import type { Output } from '../../output.js';
 import { defaultOnSignal } from '../../reconnecting-socket.js';
 
@@ -28,7 +28,7 @@ interface TailEvent {
   Error?: string | null;
   Receipt?: string;
   Count?: number;
-  Trigger?: { Method?: string; Path?: string; StatusCode?: number | null };
+  Trigger?: TriggerLike;
   /** A test event's attempt (the console's "Send a test event"). */
   Test?: boolean;
 }
