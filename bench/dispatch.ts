@@ -46,6 +46,11 @@ export interface Throughput {
   max: number;
   /** Median CPU time of this process per callback, µs (the receiver's is not counted). */
   cpuUsPerCallback: number;
+  /**
+   * Median time inside the durable store's writes per recorded callback, µs (the group commit's
+   * own timing: its insert, outcome and attempt writes together); absent for the raw contender.
+   */
+  storeUsPerCallback?: number;
 }
 
 export interface Latency {
@@ -148,6 +153,7 @@ async function startReceiverProcess(): Promise<ReceiverHandle> {
 interface Measured {
   perSecond: number;
   cpuUs: number;
+  storeUs?: number;
 }
 
 async function measure(n: number, run: () => Promise<void>): Promise<Measured> {
@@ -267,8 +273,10 @@ async function pipelineRound(
   const warm = events(url, connections * 2, durable, false);
   r.pipeline.accept(warm);
   await r.attempts(warm.length);
+  await r.pipeline.flush();
   const batch = events(url, n, durable, false);
   const base = warm.length;
+  const store0 = { ...r.pipeline.stats().durableStore };
   const result = await measure(n, async () => {
     for (let i = 0; i < n; i += BURST) {
       if (i >= BACKLOG) await r.attempts(base + i - BACKLOG + BURST);
@@ -277,7 +285,10 @@ async function pipelineRound(
     await r.attempts(base + n);
     await r.pipeline.flush();
   });
+  const store = r.pipeline.stats().durableStore;
   await r.close();
+  const callbacks = store.callbacks - store0.callbacks;
+  if (callbacks > 0) result.storeUs = (store.ns - store0.ns) / 1000 / callbacks;
   return result;
 }
 
@@ -315,6 +326,9 @@ function summarise(rounds: Measured[]): Throughput {
     min: Math.min(...rates),
     max: Math.max(...rates),
     cpuUsPerCallback: median(rounds.map((m) => m.cpuUs)),
+    ...(rounds.some((m) => m.storeUs !== undefined) && {
+      storeUsPerCallback: median(rounds.map((m) => m.storeUs ?? 0)),
+    }),
   };
 }
 
@@ -375,6 +389,7 @@ export function formatDispatchBench(r: DispatchBenchResult): string {
     row('undici Pool.request (raw ceiling)', r.raw),
     row('pipeline, Persist: true (SQLite)', r.durable),
     row('pipeline, Persist: false (memory)', r.memory),
+    `store µs per durable callback (SQLite, its own timing): ${r.durable.storeUsPerCallback?.toFixed(1) ?? 'n/a'}`,
     '',
     `Latency accept → receiver at ${o.rate}/s for ${o.seconds} s:`,
     lat('pipeline, Persist: true (SQLite)', r.latencyDurable),

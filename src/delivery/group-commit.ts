@@ -18,6 +18,22 @@ import type { Delivery } from './delivery.js';
 
 type Waiter = { resolve: () => void; reject: (err: Error) => void };
 
+/**
+ * Time this outbox's store spent writing, and the new deliveries those writes recorded, since
+ * start: what one recorded callback costs the store (its insert and every later write of its
+ * state and attempts), read by the dispatch bench.
+ */
+export interface StoreTime {
+  /** Nanoseconds inside the store's `write`, every batch (taken or refused). */
+  ns: number;
+  /** New deliveries in the batches it took. */
+  callbacks: number;
+}
+
+/** µs of store time per recorded callback; 0 before the first. */
+export const storeMicrosPerCallback = (t: StoreTime): number =>
+  t.callbacks === 0 ? 0 : t.ns / 1000 / t.callbacks;
+
 /** How long attempt outcomes may wait to be written together with others, ms. */
 export const OUTCOME_DELAY_MS = 5;
 // Outcomes waiting beyond this many are written at once rather than after the delay.
@@ -72,6 +88,7 @@ export class GroupCommit {
   dropped = 0;
   /** Deliveries that were buffered and later written through, since start. */
   writtenThrough = 0;
+  readonly storeTime: StoreTime = { ns: 0, callbacks: 0 };
 
   constructor(
     readonly store: DeliveryStore,
@@ -209,7 +226,7 @@ export class GroupCommit {
           this.hold(batch);
         } else {
           try {
-            await this.store.write(batch);
+            await this.timedWrite(batch);
             this.health?.ok(this.source);
           } catch (err) {
             if (isStoreFault(err)) {
@@ -241,6 +258,16 @@ export class GroupCommit {
       }
     } finally {
       this.writing = false;
+    }
+  }
+
+  private async timedWrite(batch: ReturnType<typeof emptyBatch>): Promise<void> {
+    const t0 = process.hrtime.bigint();
+    try {
+      await this.store.write(batch);
+      this.storeTime.callbacks += batch.inserts.length;
+    } finally {
+      this.storeTime.ns += Number(process.hrtime.bigint() - t0);
     }
   }
 
@@ -280,7 +307,7 @@ export class GroupCommit {
     }
     this.writing = true;
     for (const d of held.updates as Delivery[]) d.dirty = false;
-    this.current = this.store.write(held).then(
+    this.current = this.timedWrite(held).then(
       () => {
         this.held = undefined;
         let n = 0;

@@ -11,6 +11,7 @@ import type { Delivery, DeliverySource } from './delivery.js';
 import type { DeliveryEvents } from './delivery-events.js';
 import type { RetentionOptions } from './delivery-log.js';
 import type { HoldKind } from './fairness.js';
+import type { StoreTime } from './group-commit.js';
 import type { DeliveryLimitOptions } from './limits.js';
 import type { DeliveryPlans } from './plan/index.js';
 import type { PerHookOptions } from './rate-limit.js';
@@ -77,4 +78,6 @@ export interface PipelineStats {
   dropped: number;
   /** How often each limit or circuit held an attempt back, since start. */
   heldBack: Readonly<Record<HoldKind, number>>;
+  /** The durable store's write time and the callbacks it recorded, since start. */
+  durableStore: Readonly<StoreTime>;
 }

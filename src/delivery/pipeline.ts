@@ -267,6 +267,7 @@ export class DeliveryPipeline implements FiredEventSink {
       buffered: this.outbox.buffered,
       dropped: this.outbox.dropped,
       heldBack: this.limiter.heldCounts,
+      durableStore: this.outbox.durable.storeTime,
     };
   }
 

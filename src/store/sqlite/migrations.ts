@@ -146,4 +146,12 @@ export const MIGRATIONS: readonly string[] = [
   // The event a failed Transform was given (JSON text), so that a redelivery runs the hook's
   // Transform again on it; NULL for every other delivery.
   `ALTER TABLE deliveries ADD COLUMN transform_input TEXT;`,
+  // The console's rollups are counted by the writer and added once per batch (sqlite-rollups.ts):
+  // the row triggers of the rollups' migration would count every row a second time. The rollup
+  // tables and what they hold stay; so does the trigger on hooks.
+  `
+  DROP TRIGGER stats_attempt;
+  DROP TRIGGER stats_outcome_insert;
+  DROP TRIGGER stats_outcome_update;
+  `,
 ];

@@ -18,9 +18,10 @@ const H = HOOK_BUCKET_MS;
 
 /**
  * The console's rollups (schema version 3): per owner and 5-minute bucket, outcomes and attempts;
- * per owner, bucket and latency bin, attempt counts; per hook and hour, outcomes. Triggers keep
- * them current inside the transaction that writes the deliveries, so they never disagree with
- * the log; existing deliveries are counted once when the migration runs.
+ * per owner, bucket and latency bin, attempt counts; per hook and hour, outcomes. Existing
+ * deliveries are counted once when this migration runs. The row triggers it creates are dropped
+ * by a later migration: the writer counts a batch's changes and adds them inside the same
+ * transaction (sqlite-rollups.ts), so the rollups never disagree with the log.
  */
 export const AGGREGATES_MIGRATION = `
   CREATE TABLE stats_owner (

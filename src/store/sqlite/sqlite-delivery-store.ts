@@ -24,6 +24,7 @@ import {
 } from '../secret-codec.js';
 import { SqliteAggregates } from './sqlite-aggregates.js';
 import { SqliteOutcomes } from './sqlite-outcomes.js';
+import { SqliteRollups } from './sqlite-rollups.js';
 
 type Row = Record<string, unknown>;
 
@@ -118,7 +119,10 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
     };
     const s = this.stmts;
     const outcomes = new SqliteOutcomes(db);
+    const rollups = new SqliteRollups(db);
     this.writeTx = db.transaction((batch: DeliveryBatch) => {
+      // Counted before the writes: a state's change is counted from the status stored before it.
+      const delta = rollups.count(batch);
       for (const r of batch.inserts) {
         const q = r.request;
         s.insert.run(
@@ -153,6 +157,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
         s.deleteHookDeliveries.run(hookId);
         s.deleteSecret.run(hookId);
       }
+      rollups.write(delta);
     });
     this.pruneTx = db.transaction((rows: Row[]) => {
       for (const row of rows) {

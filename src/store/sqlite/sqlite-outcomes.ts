@@ -1,67 +1,48 @@
 /**
  * Attempt outcomes written to SQLite as multi-row statements, per chunk of up to CHUNK outcomes
  * inside the batch's transaction: the deliveries' new states as one
- * `UPDATE … FROM (VALUES …)` and their attempt records as one `INSERT … VALUES …`. A statement
- * per row cost about 17 µs per outcome, much of it setting up the console's rollup triggers once
- * per statement; the multi-row form does that once per chunk (docs/BENCHMARKS.md "Callback path:
- * fewer steps"). New deliveries stay a statement per row: the multi-row insert measured no faster.
+ * `UPDATE … FROM (VALUES …)` and their attempt records as one `INSERT … VALUES …`: a statement
+ * per row cost about 17 µs per outcome, its setup paid per row rather than per chunk
+ * (docs/BENCHMARKS.md "Callback path: fewer steps"). New deliveries stay a statement per row: the
+ * multi-row insert measured no faster.
  */
 import type Database from 'better-sqlite3';
 import { dedupeUpdates } from '../delivery-row.js';
 import type { AttemptRecord, DeliveryState } from '../delivery-store.js';
-
-/** Rows per statement: 64 × 9 parameters stays far below SQLite's limit of 32,766. */
-const CHUNK = 64;
-
-const values = (rows: number, columns: number): string => {
-  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
-  return new Array<string>(rows).fill(row).join(', ');
-};
+import { CHUNK, SizedStatements, values } from './sized-statements.js';
 
 export class SqliteOutcomes {
-  /** Statements by row count, prepared at first use (a full chunk, and each remainder seen). */
-  private readonly updates = new Map<number, Database.Statement>();
-  private readonly attempts = new Map<number, Database.Statement>();
+  private readonly updates: SizedStatements;
+  private readonly attempts: SizedStatements;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(db: Database.Database) {
+    this.updates = new SizedStatements(db, updateSql);
+    this.attempts = new SizedStatements(db, attemptSql);
+  }
 
   /** Writes the states; call inside the batch's transaction, before `writeAttempts`. */
   writeStates(all: readonly DeliveryState[]): void {
     // One statement must not change a row twice: the last state of each delivery is the one written.
-    this.chunked(dedupeUpdates(all), 7, this.updates, updateSql, putState);
+    chunked(dedupeUpdates(all), 7, this.updates, putState);
   }
 
   /** Writes the attempt records; a repeat of a (delivery, attempt) pair replaces it. */
   writeAttempts(rows: readonly AttemptRecord[]): void {
-    this.chunked(rows, 9, this.attempts, attemptSql, putAttempt);
+    chunked(rows, 9, this.attempts, putAttempt);
   }
+}
 
-  private chunked<T>(
-    rows: readonly T[],
-    columns: number,
-    cache: Map<number, Database.Statement>,
-    sql: (n: number) => string,
-    put: (row: T, params: unknown[], at: number) => void,
-  ): void {
-    for (let at = 0; at < rows.length; at += CHUNK) {
-      const n = Math.min(CHUNK, rows.length - at);
-      const params = new Array<unknown>(n * columns);
-      for (let i = 0; i < n; i++) put(rows[at + i]!, params, i * columns);
-      this.statement(cache, n, sql).run(params);
-    }
-  }
-
-  private statement(
-    cache: Map<number, Database.Statement>,
-    n: number,
-    sql: (n: number) => string,
-  ): Database.Statement {
-    let s = cache.get(n);
-    if (s === undefined) {
-      s = this.db.prepare(sql(n));
-      cache.set(n, s);
-    }
-    return s;
+function chunked<T>(
+  rows: readonly T[],
+  columns: number,
+  statements: SizedStatements,
+  put: (row: T, params: unknown[], at: number) => void,
+): void {
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    const n = Math.min(CHUNK, rows.length - at);
+    const params = new Array<unknown>(n * columns);
+    for (let i = 0; i < n; i++) put(rows[at + i]!, params, i * columns);
+    statements.get(n).run(params);
   }
 }
 

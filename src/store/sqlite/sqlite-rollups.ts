@@ -1,0 +1,96 @@
+/**
+ * The console's rollups as the SQLite writer keeps them (sqlite-aggregates.ts has the tables):
+ * inside the batch's transaction it reads what it does not know of the deliveries the batch
+ * changes (their status before, owner, hook and creation; one multi-row read per chunk), counts
+ * what the batch changes in memory, and adds that to the rollups in a few upserts per batch.
+ */
+import type Database from 'better-sqlite3';
+import { dedupeUpdates } from '../delivery-row.js';
+import type { DeliveryBatch, DeliveryStatus } from '../delivery-store.js';
+import { RollupDelta, type RollupKey } from '../rollup-delta.js';
+import { CHUNK, SizedStatements } from './sized-statements.js';
+
+interface Known extends RollupKey {
+  status: DeliveryStatus;
+}
+
+type Row = { id: string; status: DeliveryStatus; owner: string; hook_id: string; created: number };
+
+const lookupSql = (n: number): string =>
+  'SELECT id, status, owner, hook_id, created FROM deliveries WHERE id IN ' +
+  `(${new Array<string>(n).fill('?').join(', ')})`;
+
+export class SqliteRollups {
+  private readonly lookup: SizedStatements;
+  private readonly s;
+
+  constructor(db: Database.Database) {
+    this.lookup = new SizedStatements(db, lookupSql);
+    this.s = {
+      owner: db.prepare(
+        'INSERT INTO stats_owner (owner, bucket, succeeded, failed, attempts, attempts_ok) VALUES (?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (owner, bucket) DO UPDATE SET succeeded = succeeded + excluded.succeeded, ' +
+          'failed = failed + excluded.failed, attempts = attempts + excluded.attempts, ' +
+          'attempts_ok = attempts_ok + excluded.attempts_ok',
+      ),
+      latency: db.prepare(
+        'INSERT INTO stats_latency (owner, bucket, bin, n) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (owner, bucket, bin) DO UPDATE SET n = n + excluded.n',
+      ),
+      hook: db.prepare(
+        'INSERT INTO stats_hook (hook_id, bucket, succeeded, failed) VALUES (?, ?, ?, ?) ' +
+          'ON CONFLICT (hook_id, bucket) DO UPDATE SET succeeded = succeeded + excluded.succeeded, ' +
+          'failed = failed + excluded.failed',
+      ),
+    };
+  }
+
+  /**
+   * What the batch changes in the rollups, in the order the store applies it (inserts, states,
+   * attempts). Call inside the transaction, before the batch is written: a state's change is
+   * counted from the status stored before it. A state or attempt of a delivery not stored (nor
+   * inserted by the batch) changes nothing, as its write does not.
+   */
+  count(batch: DeliveryBatch): RollupDelta {
+    const delta = new RollupDelta();
+    const known = new Map<string, Known>();
+    for (const r of batch.inserts) {
+      known.set(r.id, { owner: r.owner, hookId: r.hookId, created: r.created, status: r.status });
+      delta.outcome(r, undefined, r.status);
+    }
+    const updates = dedupeUpdates(batch.updates);
+    this.read(known, [...updates.map((u) => u.id), ...batch.attempts.map((a) => a.deliveryId)]);
+    for (const u of updates) {
+      const k = known.get(u.id);
+      if (k === undefined) continue;
+      delta.outcome(k, k.status, u.status);
+      k.status = u.status;
+    }
+    for (const a of batch.attempts) {
+      const k = known.get(a.deliveryId);
+      if (k !== undefined) delta.attempt(k.owner, a);
+    }
+    return delta;
+  }
+
+  /** Adds the counts to the rollup tables; inside the batch's transaction, after its writes. */
+  write(delta: RollupDelta): void {
+    for (const o of delta.owners.values())
+      this.s.owner.run(o.owner, o.bucket, o.succeeded, o.failed, o.attempts, o.attemptsOk);
+    for (const l of delta.latency.values()) this.s.latency.run(l.owner, l.bucket, l.bin, l.n);
+    for (const h of delta.hooks.values()) this.s.hook.run(h.hookId, h.bucket, h.succeeded, h.failed);
+  }
+
+  /** Reads the stored state of the deliveries not yet known, one multi-row read per chunk. */
+  private read(known: Map<string, Known>, ids: readonly string[]): void {
+    const wanted = new Set<string>();
+    for (const id of ids) if (!known.has(id)) wanted.add(id);
+    if (wanted.size === 0) return;
+    const all = [...wanted];
+    for (let at = 0; at < all.length; at += CHUNK) {
+      const part = all.slice(at, at + CHUNK);
+      for (const r of this.lookup.get(part.length).all(part) as Row[])
+        known.set(r.id, { owner: r.owner, hookId: r.hook_id, created: r.created, status: r.status });
+    }
+  }
+}
