@@ -36,5 +36,8 @@ export function assetsOnFirstUse(
   extra: readonly [name: string, file: string, type: string][] = [],
 ): (name: string) => Asset | undefined {
   let assets: Map<string, Asset> | undefined;
-  return (name) => (assets ??= loadAssets(extra)).get(name);
+  return (name) => {
+    assets ??= loadAssets(extra);
+    return assets.get(name);
+  };
 }
