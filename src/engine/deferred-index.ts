@@ -9,7 +9,7 @@
  * own bucket. Results keep the order of loading: each loaded entry reserves its place.
  */
 import type { CompiledPattern } from '../hook/index.js';
-import { decodeRequestSegment } from '../hook/index.js';
+import { firstRequestSegment } from '../hook/index.js';
 import { type Match, MatchIndex } from './match-index.js';
 
 interface Pending<T> {
@@ -39,21 +39,6 @@ function bucketOf(source: string): string {
     // Not a pattern the compiler accepts: compiled with the first request, which reports it.
     return ANY;
   }
-}
-
-/** A path's first segment as the trie compares it, or undefined when it has none. */
-function firstSegment(path: string): string | undefined {
-  let end = path.length;
-  const q = path.indexOf('?');
-  if (q !== -1) end = q;
-  const h = path.indexOf('#');
-  if (h !== -1 && h < end) end = h;
-  const start = end > 0 && path.charCodeAt(0) === 0x2f ? 1 : 0;
-  if (start >= end) return undefined;
-  let e = path.indexOf('/', start);
-  if (e === -1 || e > end) e = end;
-  const seg = path.slice(start, e);
-  return seg.indexOf('%') === -1 ? seg : decodeRequestSegment(seg);
 }
 
 /** A `MatchIndex` with `load` for entries compiled on first use; see the module comment. */
@@ -134,7 +119,7 @@ export class DeferredIndex<T> {
   match(path: string): Match<T>[] {
     if (this.#pending.size > 0) {
       this.#compile(ANY);
-      const first = firstSegment(path);
+      const first = firstRequestSegment(path);
       if (first !== undefined && first !== ANY) this.#compile(first);
     }
     return this.#index.match(path);
