@@ -48,10 +48,16 @@ export class DeferredIndex<T> {
   readonly #buckets = new Map<string, Pending<T>[]>();
   #completing = false;
 
-  /** `patternOf` compiles an entry's pattern; `sourceOf` gives its text, to file it. */
+  /**
+   * `patternOf` compiles an entry's pattern; `sourceOf` gives its text, to file it. A loaded
+   * entry whose pattern does not compile is left out of the index and told to `uncompilable`: it
+   * is compiled in a request or in the background, where a throw would fail a request or stop
+   * the process for one stored hook.
+   */
   constructor(
     private readonly patternOf: (value: T) => CompiledPattern,
     private readonly sourceOf: (value: T) => string,
+    private readonly uncompilable: (value: T, err: Error) => void = () => undefined,
   ) {}
 
   get size(): number {
@@ -136,7 +142,14 @@ export class DeferredIndex<T> {
     if (p.gone) return;
     this.#pending.delete(p.key);
     p.gone = true;
-    this.#index.set(p.key, this.patternOf(p.value), p.value, p.seq);
+    let pattern: CompiledPattern;
+    try {
+      pattern = this.patternOf(p.value);
+    } catch (err) {
+      this.uncompilable(p.value, err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.#index.set(p.key, pattern, p.value, p.seq);
   }
 
   /** The background completion: about SLICE entries, then the next turn, until none is left. */

@@ -16,6 +16,8 @@ export interface EngineOptions {
   enabled?: () => boolean;
   now?: () => Date;
   maxBodyBytes?: number;
+  /** A stored hook whose pattern does not compile: it never fires (logged). */
+  onStoredPatternError?: (hook: Hook, err: Error) => void;
   /** A hook whose callback could not be rendered (body over the size limit). */
   onRenderError?: (hook: Hook, err: Error) => void;
   /** Told how many hooks fired for a trigger (metrics). */
@@ -74,8 +76,12 @@ export interface Preview {
 export class MatchEngine {
   /** Stored hooks loaded in bulk are compiled on first use (deferred-index.ts). */
   private readonly indexes = {
-    before: new DeferredIndex<Hook>(storedPattern, patternSource),
-    after: new DeferredIndex<Hook>(storedPattern, patternSource),
+    before: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
+      this.opts.onStoredPatternError?.(h, err),
+    ),
+    after: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
+      this.opts.onStoredPatternError?.(h, err),
+    ),
   };
   /**
    * Hooks a 410 disabled: known (for `get`), but out of the indexes. The active ones are found

@@ -135,4 +135,26 @@ describe('DeferredIndex', () => {
       ),
     );
   });
+
+  it('leaves out a stored entry whose pattern does not compile, tells of it, and matches the rest', async () => {
+    const told: string[] = [];
+    const index = new DeferredIndex<Item>(
+      (item) => {
+        const r = compilePattern(item.pattern);
+        if (!r.ok) throw new Error(r.message);
+        return r.pattern;
+      },
+      (item) => item.pattern,
+      (item, err) => told.push(`${item.key}: ${err.message}`),
+    );
+    index.load('bad', { key: 'bad', pattern: '/svc/(((' });
+    index.load('good', { key: 'good', pattern: '/svc/(*)' });
+    index.load('later', { key: 'later', pattern: '/later/(*)' });
+    assert.deepEqual(keysOf(index, '/svc/x'), [['good', ['x']]]);
+    assert.equal(told.length, 1);
+    assert.match(told[0]!, /^bad: /);
+    // The background completion does not throw for it either, and finishes the rest.
+    while (index.get('later') !== undefined && keysOf(index, '/later/y').length === 0) await nextTurn();
+    assert.deepEqual(keysOf(index, '/later/y'), [['later', ['y']]]);
+  });
 });
