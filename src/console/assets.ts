@@ -11,11 +11,12 @@ export interface Asset {
 const require = createRequire(import.meta.url);
 
 /**
- * The console's static files, read once at start: htmx and uPlot from their installed npm
+ * The console's static files, read on the first request for one (a console nobody opens never
+ * reads them): htmx and uPlot from their installed npm
  * packages, and the console's own CSS and script from the package (src/console/assets/, in the
  * release tarball through package.json "files"). Nothing is fetched from elsewhere.
  */
-export function loadAssets(): Map<string, Asset> {
+function loadAssets(extra: readonly [name: string, file: string, type: string][] = []): Map<string, Asset> {
   const own = join(packageInfo().root, 'src', 'console', 'assets');
   const files: [string, string, string][] = [
     ['htmx.min.js', require.resolve('htmx.org/dist/htmx.min.js'), 'text/javascript; charset=utf-8'],
@@ -25,6 +26,18 @@ export function loadAssets(): Map<string, Asset> {
     ['console.css', join(own, 'console.css'), 'text/css; charset=utf-8'],
     // Linked from every page (<link rel="icon">), so a browser never asks the upstream for /favicon.ico.
     ['favicon.svg', join(own, 'favicon.svg'), 'image/svg+xml'],
+    ...extra,
   ];
   return new Map(files.map(([name, file, type]) => [name, { type, body: readFileSync(file) }]));
+}
+
+/** The assets by name, read by `loadAssets` on the first call and kept. */
+export function assetsOnFirstUse(
+  extra: readonly [name: string, file: string, type: string][] = [],
+): (name: string) => Asset | undefined {
+  let assets: Map<string, Asset> | undefined;
+  return (name) => {
+    assets ??= loadAssets(extra);
+    return assets.get(name);
+  };
 }

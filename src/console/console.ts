@@ -17,7 +17,7 @@ import {
 } from '../store/index.js';
 import type { Accounts } from '../users/index.js';
 import { ADMIN_USER } from '../users/index.js';
-import { loadAssets } from './assets.js';
+import { assetsOnFirstUse } from './assets.js';
 import { html } from './html.js';
 import { barePage } from './layout.js';
 import type { PageDeps } from './page-deps.js';
@@ -96,7 +96,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
   const sessions = deps.sessions ?? new SessionStore();
   const root = `${deps.base === '/' ? '' : deps.base}${CONSOLE_PATH}`;
   const aggregates: DeliveryAggregates = new CombinedAggregates(deps.deliveryStores.map((s) => s.aggregates));
-  const assets = loadAssets();
+  const asset = assetsOnFirstUse();
   const https = (req: IncomingMessage) => isHttps(deps.trustsProxy, req);
 
   /** The user the identity provider says a browser request comes from, if one is configured and does. */
@@ -198,7 +198,7 @@ function consoleRoutes(api: FastifyInstance, deps: ConsoleDeps): void {
 
       // `quietLog`: one line per stylesheet and script at info would bury the requests that matter.
       app.get('/assets/:name', { config: { public: true, quietLog: true } }, async (req, reply) => {
-        const a = assets.get((req.params as { name: string }).name);
+        const a = asset((req.params as { name: string }).name);
         if (!a) throw new HookdError('NOT_FOUND', 'no such file');
         reply.header('cache-control', 'public, max-age=3600');
         return reply.type(a.type).send(a.body);

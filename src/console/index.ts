@@ -1,5 +1,5 @@
 // The public surface of console/: what other folders may import. Everything else is its own.
-export { loadAssets } from './assets.js';
+export { assetsOnFirstUse } from './assets.js';
 export { CONSOLE_CSP, CONSOLE_PATH, type ConsoleDeps, consoleFeature, cookieValue } from './console.js';
 export { enterPages, userWorldPages } from './embedding.js';
 export { type Html, html, trusted } from './html.js';

@@ -162,6 +162,11 @@ async function assemble(
     enabled: () => settings.eventsEnabled,
     onRenderError: (hook, err) =>
       log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
+    onStoredPatternError: (hook, err) =>
+      log.error(
+        { hookId: hook.Id, err: err.message },
+        'stored hook left out: its PathPattern does not compile',
+      ),
     onFired: (phase, n) => metrics.fired(phase, n),
     scopes: users.scopes,
     redactUri: settings.redactUri,

@@ -1,9 +1,10 @@
 import { BEFORE_COMPLETION, type Hook, internHook, type UrlValueEscape } from '../hook/index.js';
 import { hasStatusLists, methodFires, statusFires, storedPattern, TemplateCache } from './compiled-hook.js';
+import { DeferredIndex } from './deferred-index.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
 import { filterInput, HookCode, type HookCodeOptions, previewOf, TransformedSink } from './hook-code.js';
 import { HookSetObservers } from './hook-set-observers.js';
-import { type Match, MatchIndex } from './match-index.js';
+import type { Match } from './match-index.js';
 import { renderCallback } from './render-callback.js';
 
 export type { Trigger } from './fired-event.js';
@@ -15,6 +16,8 @@ export interface EngineOptions {
   enabled?: () => boolean;
   now?: () => Date;
   maxBodyBytes?: number;
+  /** A stored hook whose pattern does not compile: it never fires (logged). */
+  onStoredPatternError?: (hook: Hook, err: Error) => void;
   /** A hook whose callback could not be rendered (body over the size limit). */
   onRenderError?: (hook: Hook, err: Error) => void;
   /** Told how many hooks fired for a trigger (metrics). */
@@ -51,6 +54,7 @@ interface Firing {
   later?: Promise<number>;
 }
 const NOTHING_FIRED: Firing = { now: 0, waiting: 0 };
+const patternSource = (hook: Hook): string => hook.PathPattern;
 
 export interface Preview {
   hook: Hook;
@@ -70,9 +74,14 @@ export interface Preview {
  * phase, and an empty phase costs nothing.
  */
 export class MatchEngine {
+  /** Stored hooks loaded in bulk are compiled on first use (deferred-index.ts). */
   private readonly indexes = {
-    before: new MatchIndex<Hook>(),
-    after: new MatchIndex<Hook>(),
+    before: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
+      this.opts.onStoredPatternError?.(h, err),
+    ),
+    after: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
+      this.opts.onStoredPatternError?.(h, err),
+    ),
   };
   /**
    * Hooks a 410 disabled: known (for `get`), but out of the indexes. The active ones are found
@@ -106,7 +115,7 @@ export class MatchEngine {
     this.disabled.clear();
     this.code.cleared();
     // Nothing to replace in emptied indexes (Ids are unique across the stores).
-    for (const h of hooks) this.add(internHook(h));
+    for (const h of hooks) this.add(internHook(h), true);
     this.changes.loaded();
   }
 
@@ -121,13 +130,15 @@ export class MatchEngine {
     this.changes.saved(hook);
   }
 
-  private add(hook: Hook): void {
+  /** `loaded`: a stored hook of a bulk load, its pattern compiled when a request may need it. */
+  private add(hook: Hook, loaded = false): void {
     // A disabled hook (410 Gone) stays known but leaves the index until it is replaced.
     if (hook.State !== 'active') {
       this.disabled.set(hook.Id, hook);
       return;
     }
-    this.indexFor(hook.Type).set(hook.Id, storedPattern(hook), hook);
+    if (loaded) this.indexFor(hook.Type).load(hook.Id, hook);
+    else this.indexFor(hook.Type).set(hook.Id, storedPattern(hook), hook);
     this.code.added(hook, hook.Type === BEFORE_COMPLETION ? 'before' : 'after');
   }
 
@@ -388,7 +399,7 @@ export class MatchEngine {
     return renderCallback(this.templates, hook, captures, t, uri, at, user, this.opts.onRenderError);
   }
 
-  private indexFor(type: Hook['Type']): MatchIndex<Hook> {
+  private indexFor(type: Hook['Type']): DeferredIndex<Hook> {
     return type === BEFORE_COMPLETION ? this.indexes.before : this.indexes.after;
   }
 }

@@ -175,8 +175,19 @@ export class MatchIndex<T> {
     return this.#nodes;
   }
 
-  /** Inserts an entry, or replaces the pattern and value of the entry with this key. */
-  set(key: string, pattern: CompiledPattern, value: T): void {
+  /**
+   * A place in the insertion order, for an entry `set` later with it: a key whose pattern is
+   * compiled on first use keeps the place it was loaded in.
+   */
+  reserve(): number {
+    return this.#nextSeq++;
+  }
+
+  /**
+   * Inserts an entry, or replaces the pattern and value of the entry with this key. A new key
+   * takes the place `reserved` for it, or the next one.
+   */
+  set(key: string, pattern: CompiledPattern, value: T, reserved?: number): void {
     const old = this.#byKey.get(key);
     let seq: number;
     if (old !== undefined) {
@@ -184,7 +195,7 @@ export class MatchIndex<T> {
       this.#detach(old);
       seq = old.seq;
     } else {
-      seq = this.#nextSeq++;
+      seq = reserved ?? this.#nextSeq++;
     }
     let node = this.#root;
     const depths = this.#depths;

@@ -3,7 +3,8 @@
  * an evaluation function. Evaluating never throws: an error (a missing key, a wrong type) is a
  * "no match" that says why.
  */
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { createRequire } from 'node:module';
+import type { CelEnv, parse } from '@bufbuild/cel';
 import { lineColumn } from '../util/index.js';
 import { checkNames } from './check-names.js';
 import { type FilterInput, MAX_FILTER_LENGTH } from './variables.js';
@@ -25,8 +26,24 @@ export type FilterCompileResult =
   | { ok: true; filter: CompiledFilter }
   | { ok: false; message: string; line?: number; column?: number };
 
-/** One environment for every filter: the standard functions, no extensions. */
-const ENV = celEnv();
+type Cel = typeof import('@bufbuild/cel');
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The CEL library and one environment for every filter (the standard functions, no extensions),
+ * loaded on the first filter compiled: the library costs about a quarter of a second of CPU to
+ * import, and a daemon whose hooks have no Filter never needs it. `require` keeps compiling
+ * synchronous (a hook is validated and compiled in one call).
+ */
+let loaded: { cel: Cel; env: CelEnv } | undefined;
+function celLibrary(): { cel: Cel; env: CelEnv } {
+  if (loaded === undefined) {
+    const cel = require('@bufbuild/cel') as Cel;
+    loaded = { cel, env: cel.celEnv() };
+  }
+  return loaded;
+}
 
 const MATCHED: FilterVerdict = Object.freeze({ matched: true });
 const NOT_MATCHED: FilterVerdict = Object.freeze({ matched: false });
@@ -41,9 +58,10 @@ export function compileFilter(source: string): FilterCompileResult {
     return { ok: false, message: `is longer than ${MAX_FILTER_LENGTH} characters` };
   if (source.trim() === '')
     return { ok: false, message: 'must not be empty; leave Filter out to match every request' };
+  const { cel, env } = celLibrary();
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(source);
+    parsed = cel.parse(source);
   } catch (err) {
     const p = err as SyntaxProblem;
     const line = p.location?.start?.line;
@@ -69,7 +87,7 @@ export function compileFilter(source: string): FilterCompileResult {
   }
   let run: (ctx: Record<string, unknown>) => unknown;
   try {
-    run = plan(ENV, parsed) as (ctx: Record<string, unknown>) => unknown;
+    run = cel.plan(env, parsed) as (ctx: Record<string, unknown>) => unknown;
   } catch (err) {
     return { ok: false, message: (err as Error).message };
   }
@@ -87,7 +105,7 @@ export function compileFilter(source: string): FilterCompileResult {
       }
       if (v === true) return MATCHED;
       if (v === false) return NOT_MATCHED;
-      if (isCelError(v)) return { matched: false, error: v.message };
+      if (cel.isCelError(v)) return { matched: false, error: v.message };
       return { matched: false, error: `the expression gives ${typeName(v)}, not a bool` };
     },
   };

@@ -18,7 +18,13 @@ export { isHookName, NAME_RULE } from './hook-name.js';
 export { HOOK_SCHEMA } from './hook-schema.js';
 export { internHook } from './intern-hook.js';
 export { type LintInput, lintHook } from './lint-hook.js';
-export { type CompiledPattern, compilePattern, decodeRequestSegment, splitRequestPath } from './pattern.js';
+export {
+  type CompiledPattern,
+  compilePattern,
+  decodeRequestSegment,
+  firstRequestSegment,
+  splitRequestPath,
+} from './pattern.js';
 export { sameHook } from './same-hook.js';
 export { type CompiledTemplate, compileTemplate, TemplateSizeError } from './template.js';
 export { compileUrlTemplate, type UrlValueEscape } from './url-template.js';

@@ -146,13 +146,28 @@ export function decodeRequestSegment(raw: string): string {
  * no segments, `/a/` gives `a`, and `//` and `/a//` keep an empty segment (`''` and `a`, `''`).
  */
 export function splitRequestPath(path: string): string[] {
+  const { start, end } = pathBounds(path);
+  if (start >= end) return [];
+  return path
+    .slice(start, path.charCodeAt(end - 1) === 0x2f ? end - 1 : end)
+    .split('/')
+    .map(decodeRequestSegment);
+}
+
+/** The first segment of a request path, percent-decoded as `splitRequestPath` does; undefined when it has none. */
+export function firstRequestSegment(path: string): string | undefined {
+  const { start, end } = pathBounds(path);
+  if (start >= end) return undefined;
+  const slash = path.indexOf('/', start);
+  return decodeRequestSegment(path.slice(start, slash === -1 || slash > end ? end : slash));
+}
+
+/** Where a request path's segments start (after one leading `/`) and end (before `?` or `#`). */
+function pathBounds(path: string): { start: number; end: number } {
   let end = path.length;
   const q = path.indexOf('?');
   if (q !== -1) end = q;
   const h = path.indexOf('#');
   if (h !== -1 && h < end) end = h;
-  const start = end > 0 && path.charCodeAt(0) === 0x2f ? 1 : 0;
-  if (start >= end) return [];
-  if (path.charCodeAt(end - 1) === 0x2f) end--;
-  return path.slice(start, end).split('/').map(decodeRequestSegment);
+  return { start: end > 0 && path.charCodeAt(0) === 0x2f ? 1 : 0, end };
 }

@@ -1,16 +1,15 @@
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/index.js';
 import {
+  assetsOnFirstUse,
   checkCsrf,
   cookieValue,
   enterPages,
   type Html,
   html,
   isHttps,
-  loadAssets,
   type PageDeps,
   pageErrorOf,
   pagePluginBasics,
@@ -69,13 +68,11 @@ export function portalPagesFeature(deps: PortalPagesDeps): ApiFeature {
 function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
   const sessions = deps.sessions ?? new PortalSessions();
   const root = `${deps.base === '/' ? '' : deps.base}${PORTAL_PATH}`;
-  const assets = loadAssets();
   const own = join(packageInfo().root, 'src', 'portal', 'assets');
-  for (const [name, type] of [
-    ['portal.css', 'text/css; charset=utf-8'],
-    ['portal.js', 'text/javascript; charset=utf-8'],
-  ] as const)
-    assets.set(name, { type, body: readFileSync(join(own, name)) });
+  const asset = assetsOnFirstUse([
+    ['portal.css', join(own, 'portal.css'), 'text/css; charset=utf-8'],
+    ['portal.js', join(own, 'portal.js'), 'text/javascript; charset=utf-8'],
+  ]);
   const https = (req: IncomingMessage) => isHttps(deps.trustsProxy, req);
 
   /** The session of a request's cookie, while its user still exists. */
@@ -139,7 +136,7 @@ function portalRoutes(api: FastifyInstance, deps: PortalPagesDeps): void {
       app.all('/*', notFound);
 
       app.get('/assets/:name', async (req, reply) => {
-        const a = assets.get((req.params as { name: string }).name);
+        const a = asset((req.params as { name: string }).name);
         if (!a) throw new HookdError('NOT_FOUND', 'no such file');
         reply.header('cache-control', 'public, max-age=3600');
         return reply.type(a.type).send(a.body);

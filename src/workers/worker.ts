@@ -70,6 +70,11 @@ export async function runWorker(
     enabled: () => settings.eventsEnabled,
     onRenderError: (hook, err) =>
       log.warn({ hookId: hook.Id, err: err.message }, 'callback body not rendered'),
+    onStoredPatternError: (hook, err) =>
+      log.error(
+        { hookId: hook.Id, err: err.message },
+        'stored hook left out: its PathPattern does not compile',
+      ),
     scopes,
     redactUri: settings.redactUri,
     onFired: (phase, n) => metrics.fired(phase, n),
