@@ -39,9 +39,10 @@ export function reportFeature(p: ReportApiParts): ApiFeature {
 
 function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
-  // goes out, so even an instance killed right after it loses none of them.
+  // goes out, so even an instance killed right after it loses none of them. The answer waits for
+  // the end-of-turn commit, as a proxied response does, so the reports of one turn share it.
   api.addHook('onSend', async (req, reply, payload) => {
-    if (reply.statusCode === 202 && isReportRequest(req)) await p.deliveries.flush().catch(() => undefined);
+    if (reply.statusCode === 202 && isReportRequest(req)) await p.deliveries.settled();
     return payload;
   });
   installIdempotency(api, { store: p.opened.idempotency, ttlMs: p.config.idempotencyTtlMs, log: p.log });
