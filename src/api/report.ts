@@ -14,7 +14,7 @@ import { type IdempotencyStore, installIdempotency, isReportRequest } from '../i
 import type { LoopGuard } from '../loops/index.js';
 import type { UserStore } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { mayReportForAnyone } from '../users/index.js';
+import { ADMIN_USER, mayReportForAnyone } from '../users/index.js';
 import { REPORT_OPENAPI } from './report-openapi.js';
 import { triggerRoutes } from './trigger-routes.js';
 
@@ -39,15 +39,18 @@ export function reportFeature(p: ReportApiParts): ApiFeature {
 
 function reportApi(api: FastifyInstance, p: ReportApiParts): void {
   // A reporter that got 202 can rely on the callbacks: they are recorded before the answer
-  // goes out, so even an instance killed right after it loses none of them.
+  // goes out, so even an instance killed right after it loses none of them. The answer waits for
+  // the end-of-turn commit, as a proxied response does, so the reports of one turn share it.
   api.addHook('onSend', async (req, reply, payload) => {
-    if (reply.statusCode === 202 && isReportRequest(req)) await p.deliveries.flush().catch(() => undefined);
+    if (reply.statusCode === 202 && isReportRequest(req)) await p.deliveries.settled();
     return payload;
   });
   installIdempotency(api, { store: p.opened.idempotency, ttlMs: p.config.idempotencyTtlMs, log: p.log });
   const base = (req: { headers: { host?: string | undefined } }) => p.settings.reportBase(req.headers.host);
-  // Read per report, not cached: a revoked permission holds at once, on every instance.
-  const forAnyone = async (user: string) => mayReportForAnyone(await p.opened.store.getUser(user));
+  // Read per report, not cached: a revoked permission holds at once, on every instance. The admin
+  // has every permission, always (its stored list is not consulted), so its reports read nothing.
+  const forAnyone = async (user: string) =>
+    user === ADMIN_USER || mayReportForAnyone(await p.opened.store.getUser(user));
   const loops = p.loops;
   const own =
     loops &&
