@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type HookdProcess, REPO_ROOT, spawnHookd, tempDir } from '../helpers/hookd.js';
-import type { RunResult } from '../hookctl/helpers.js';
+import { type ChildResult, npmFreeEnv, runChild } from '../helpers/run-child.js';
 
 // A consumer project of its own: the main package's packed tarball installed with npm into a
 // temporary directory, a strict TypeScript file importing hookd/client and hookd/verify that
@@ -15,30 +14,8 @@ const TIMEOUT_MS = 10 * 60_000;
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 /** Runs a program in `cwd` with this Node first on PATH and none of `npm test`'s own settings. */
-function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) clean[k] = v;
-  clean.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${file} ${args.join(' ')} did not finish within ${TIMEOUT_MS} ms\n${stderr}`));
-    }, TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<ChildResult> {
+  return runChild(file, args, { cwd, env: { ...npmFreeEnv(), ...env }, timeoutMs: TIMEOUT_MS });
 }
 
 // The service's back end and a receiver in one file: report a served request, create a hook for

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HookdClient, HookdError } from '../../src/client/index.js';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { createRelayedTestDatabase, pgSkipReason, type RelayedTestDatabase } from '../helpers/pg-test-db.js';
 import { sleep } from '../helpers/servers.js';
-import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.js';
+import type { TcpRelay } from '../helpers/tcp-relay.js';
 
 // hookd/client through a store outage: hookd on PostgreSQL behind a TCP relay the test owns and
 // cuts. An idempotent call rides it out on 503 STORE_UNAVAILABLE + Retry-After within the bound
@@ -16,27 +16,22 @@ describe('hookd/client across a PostgreSQL outage', { timeout: 120_000 }, async 
     it('needs PostgreSQL', { skip }, () => undefined);
     return;
   }
-  let tdb: TestDatabase;
+  let pg: RelayedTestDatabase;
   let relay: TcpRelay;
   let d: TestDaemon;
   let client: HookdClient;
 
   before(async () => {
-    tdb = await createTestDatabase();
-    const u = new URL(tdb.url);
-    relay = await startTcpRelay(u.hostname, Number(u.port || 5432));
-    const viaRelay = new URL(tdb.url);
-    viaRelay.hostname = relay.host;
-    viaRelay.port = String(relay.port);
-    d = await startHookd({ databaseUrl: viaRelay.toString() });
+    pg = await createRelayedTestDatabase();
+    relay = pg.relay;
+    d = await startHookd({ databaseUrl: pg.viaRelay });
     client = new HookdClient({ baseUrl: d.url, token: d.token, retryUnavailableMs: 30_000 });
   });
   after(async () => {
     relay?.restore();
     await client?.close();
     await d?.close();
-    await relay?.close();
-    await tdb?.drop();
+    await pg?.close();
   });
 
   it('a replace waits the outage out; a create fails with 503 STORE_UNAVAILABLE and Retry-After', async () => {

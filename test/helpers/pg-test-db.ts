@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { redactDatabaseUrl } from '../../src/config/load-config.js';
 import { skipReason } from './require.js';
+import { startTcpRelay, type TcpRelay } from './tcp-relay.js';
 
 /**
  * PostgreSQL for tests: a server URL to create throw-away databases on (`HOOKD_TEST_DATABASE_URL`,
@@ -89,6 +90,42 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async drop() {
       await pool?.end().catch(() => undefined);
       await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+/**
+ * A fresh test database behind a TCP relay the test owns: a daemon given `viaRelay` loses its
+ * store when the test cuts the relay (the shared PostgreSQL server itself is never stopped).
+ */
+export interface RelayedTestDatabase {
+  db: TestDatabase;
+  relay: TcpRelay;
+  /** The database's URL through the relay. */
+  viaRelay: string;
+  /** Closes the relay and drops the database: after the daemons on it are closed. */
+  close(): Promise<void>;
+}
+
+export async function createRelayedTestDatabase(): Promise<RelayedTestDatabase> {
+  const db = await createTestDatabase();
+  const u = new URL(db.url);
+  let relay: TcpRelay;
+  try {
+    relay = await startTcpRelay(u.hostname, Number(u.port || 5432));
+  } catch (e) {
+    await db.drop();
+    throw e;
+  }
+  u.hostname = relay.host;
+  u.port = String(relay.port);
+  return {
+    db,
+    relay,
+    viaRelay: u.toString(),
+    async close() {
+      await relay.close();
+      await db.drop();
     },
   };
 }

@@ -10,7 +10,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Hook } from '../../src/hook/hook.js';
 import { Accounts } from '../../src/users/accounts.js';
-import { api, type TestDaemon } from './hookd.js';
+import { type ApiResponse, api, type TestDaemon } from './hookd.js';
 import { counterSum } from './until.js';
 
 /** Resolves after `ms` milliseconds. */
@@ -354,4 +354,13 @@ export async function addUser(d: TestDaemon, name: string, scopes: string[] = ['
   const accounts = new Accounts(d.hookd.store);
   await accounts.addUser(name, scopes);
   return (await accounts.createToken(name)).token;
+}
+
+/** `POST /_hookd/portal-links` as the daemon's admin, for `user`: the answer, its status not asserted. */
+export function portalLink(
+  d: Pick<TestDaemon, 'url' | 'token'>,
+  user: string,
+  extra: Record<string, unknown> = {},
+): Promise<ApiResponse<{ Url: string; ExpiresAt: string }>> {
+  return api(d.url, d.token, 'POST', '/_hookd/portal-links', { User: user, ...extra });
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
-import { addUser } from '../helpers/servers.js';
-import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.js';
+import { startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { createRelayedTestDatabase, pgSkipReason, type RelayedTestDatabase } from '../helpers/pg-test-db.js';
+import { addUser, portalLink } from '../helpers/servers.js';
+import type { TcpRelay } from '../helpers/tcp-relay.js';
 
 // Two instances on one PostgreSQL database: a link made on one opens on the other, once; and
 // with its database unreachable an instance names the store on the portal's pages.
@@ -14,34 +14,27 @@ describe('portal in a PostgreSQL cluster', { timeout: 120_000 }, async () => {
     it('needs PostgreSQL', { skip }, () => undefined);
     return;
   }
-  let tdb: TestDatabase;
+  let pg: RelayedTestDatabase;
   let relay: TcpRelay;
   let a: TestDaemon;
   let b: TestDaemon;
 
   before(async () => {
-    tdb = await createTestDatabase();
-    const u = new URL(tdb.url);
-    relay = await startTcpRelay(u.hostname, Number(u.port || 5432));
-    const viaRelay = new URL(tdb.url);
-    viaRelay.hostname = relay.host;
-    viaRelay.port = String(relay.port);
-    a = await startHookd({ databaseUrl: tdb.url });
-    b = await startHookd({ databaseUrl: viaRelay.toString() }, { dataDir: a.dataDir, keepDataDir: true });
+    pg = await createRelayedTestDatabase();
+    relay = pg.relay;
+    a = await startHookd({ databaseUrl: pg.db.url });
+    b = await startHookd({ databaseUrl: pg.viaRelay }, { dataDir: a.dataDir, keepDataDir: true });
     await addUser(a, 'alice');
   });
   after(async () => {
     relay?.restore();
     await b?.close();
     await a?.close();
-    await relay?.close();
-    await tdb?.drop();
+    await pg?.close();
   });
 
   it('a link made on one instance opens on another, and only once across both', async () => {
-    const link = await api<{ Url: string }>(a.url, a.token, 'POST', '/_hookd/portal-links', {
-      User: 'alice',
-    });
+    const link = await portalLink(a, 'alice');
     assert.equal(link.status, 201, link.text);
     const onB = link.body.Url.replace(a.consoleUrl, b.consoleUrl);
     const first = await fetch(onB, { redirect: 'manual' });
@@ -55,9 +48,7 @@ describe('portal in a PostgreSQL cluster', { timeout: 120_000 }, async () => {
   });
 
   it('names the store when it is unreachable, instead of an internal error', async () => {
-    const link = await api<{ Url: string }>(a.url, a.token, 'POST', '/_hookd/portal-links', {
-      User: 'alice',
-    });
+    const link = await portalLink(a, 'alice');
     relay.cut();
     try {
       const res = await fetch(link.body.Url.replace(a.consoleUrl, b.consoleUrl), { redirect: 'manual' });

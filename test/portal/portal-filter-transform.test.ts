@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumSkipReason, launchBrowser, type TestBrowser } from '../console/browser.js';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import { addUser, type Receiver, startReceiver } from '../helpers/servers.js';
+import { addUser, portalLink, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
 // The portal's hook editor, in real Chromium, signed in by a portal link: a user writes a Filter
@@ -40,9 +40,7 @@ describe('portal editor: Filter and Transform, in Chromium', { skip, timeout: 18
     page.evaluate((f: string) => document.getElementById(`err-${f}`)?.textContent ?? '', field);
 
   it('inline errors for both fields, the try-it box, then the saved hook shows them', async () => {
-    const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
-      User: 'alice',
-    });
+    const link = await portalLink(d, 'alice');
     assert.equal(link.status, 201, link.text);
     await page.goto(link.body.Url);
     await page.waitForURL(/\/_hookd\/portal\/hooks/);

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { addUser, createHook, type Receiver, startReceiver } from '../helpers/servers.js';
+import { addUser, createHook, portalLink, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
 // The portal over HTTP: the link route and its validation, single use, the session's cookie and
@@ -20,10 +20,7 @@ interface Portal {
 
 /** Makes a link for `user` and opens it as a browser would: the session cookie and CSRF token. */
 async function signIn(d: TestDaemon, user: string, extra: Record<string, unknown> = {}): Promise<Portal> {
-  const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
-    User: user,
-    ...extra,
-  });
+  const link = await portalLink(d, user, extra);
   assert.equal(link.status, 201, link.text);
   const opened = await fetch(link.body.Url, { redirect: 'manual' });
   assert.equal(opened.status, 303);
@@ -147,9 +144,7 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
   });
 
   it('signs in once: the second open and an expired link answer 410 with a page that says so', async () => {
-    const link = await api<{ Url: string }>(d.url, d.token, 'POST', '/_hookd/portal-links', {
-      User: 'alice',
-    });
+    const link = await portalLink(d, 'alice');
     const first = await fetch(link.body.Url, { redirect: 'manual' });
     assert.equal(first.status, 303);
     assert.equal(first.headers.get('location'), `${P}/hooks?from=link`);
@@ -188,14 +183,10 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
   it('over HTTPS (a trusted proxy says so) the cookie is SameSite=None; Secure; Partitioned', async () => {
     const t = await startHookd({ trustedProxies: ['127.0.0.1/32'] });
     try {
-      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
-        User: 'admin',
-      });
+      const link = await portalLink(t, 'admin');
       assert.equal(link.status, 400, 'never for the admin');
       await addUser(t, 'carol');
-      const ok = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
-        User: 'carol',
-      });
+      const ok = await portalLink(t, 'carol');
       const res = await fetch(ok.body.Url, { redirect: 'manual', headers: { 'x-forwarded-proto': 'https' } });
       assert.match(
         res.headers.get('set-cookie')!,
@@ -215,9 +206,7 @@ describe('portal over HTTP', { timeout: 60_000 }, () => {
     const t = await startHookd();
     try {
       await addUser(t, 'carol');
-      const link = await api<{ Url: string }>(t.url, t.token, 'POST', '/_hookd/portal-links', {
-        User: 'carol',
-      });
+      const link = await portalLink(t, 'carol');
       const res = await fetch(link.body.Url, { redirect: 'manual' });
       assert.match(res.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
       assert.equal(res.headers.get('x-frame-options'), 'DENY');

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
+import { type ChildResult, npmFreeEnv, runChild } from '../helpers/run-child.js';
 import { type Receiver, sleep, startReceiver, startUpstream, type Upstream } from '../helpers/servers.js';
-import { cleanEnv, type RunResult, runProcess } from '../hookctl/helpers.js';
+import { cleanEnv, runProcess } from '../hookctl/helpers.js';
 
 // The production install (docs/guides/operators/install.md): the release tarball is
 // built by one command (`npm pack`) from a copy of the source, installed into a temp prefix the
@@ -19,37 +20,9 @@ const INSTALL_TIMEOUT_MS = 15 * 60_000;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
   .version;
 
-/** npm without the `npm test` run's own settings (npm_config_*, lifecycle variables). */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
-  // The installed bins start with `#!/usr/bin/env node`: this node first on PATH.
-  env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
-  return env;
-}
-
-/** Runs `npm ARGS` in `cwd`. */
-function npm(args: string[], cwd: string, timeoutMs: number): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', args, { cwd, env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`npm ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+/** Runs `npm ARGS` in `cwd`, without the `npm test` run's own settings. */
+function npm(args: string[], cwd: string, timeoutMs: number): Promise<ChildResult> {
+  return runChild('npm', args, { cwd, env: npmFreeEnv(), timeoutMs });
 }
 
 let work = '';
@@ -138,7 +111,7 @@ describe('the release tarball', () => {
 
   it('the installed hookd --version and -V print the version', async () => {
     for (const flag of ['--version', '-V']) {
-      const r = await runProcess(join(bin, 'hookd'), [flag], { env: npmEnv() });
+      const r = await runProcess(join(bin, 'hookd'), [flag], { env: npmFreeEnv() });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), VERSION);
     }
@@ -174,7 +147,7 @@ describe('the installed hookd driven by the installed hookctl', () => {
         '--allow-callback-net',
         '127.0.0.0/8',
       ],
-      { env: npmEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: npmFreeEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start-up line: ${lines.join('\n')}`)), 30_000);
@@ -190,7 +163,7 @@ describe('the installed hookd driven by the installed hookctl', () => {
       daemon.once('exit', (code) => reject(new Error(`hookd exited ${code}: ${lines.join('\n')}`)));
     });
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
-    env = cleanEnv({ HOOKD_URL: url, HOOKD_TOKEN: token, PATH: npmEnv().PATH });
+    env = cleanEnv({ HOOKD_URL: url, HOOKD_TOKEN: token, PATH: npmFreeEnv().PATH });
   });
 
   after(async () => {

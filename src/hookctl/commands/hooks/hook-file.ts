@@ -1,9 +1,11 @@
+import type { Command } from 'commander';
 import type { HookWarningsView } from '../../api-views.js';
 import type { CliContext } from '../../context.js';
 import { UsageError } from '../../exit-codes.js';
 import { parseJsonText, readInput } from '../../json-file.js';
 import type { Output } from '../../output.js';
 import { readSecret } from '../../secret-input.js';
+import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from './tls-input.js';
 
 /** Where a hook file's fields are documented: the help of every command that reads one says it. */
 export const HOOK_FIELDS_HELP = `The hook's fields (PathPattern, Methods, Callback, CallbackContent, …), each with its default and
@@ -17,7 +19,7 @@ lists the hook types; hookctl validate -f FILE checks a file without sending it.
  * `clientSecretFile` (`--client-secret-file`, `-`: standard input) fills `Auth.OAuth2.ClientSecret`,
  * so the secret lives in a file of its own or comes from a pipe, never from the command line.
  */
-export async function readHookFile(
+async function readHookFile(
   file: string,
   ctx: CliContext,
   usage: string,
@@ -51,7 +53,7 @@ export function printWarnings(out: Output, hook: { Warnings?: unknown }, prefix 
  * `--transform-file FILE|-`: the hook's Transform (JavaScript) from a file of its own, so that it
  * is edited as code rather than as one JSON string.
  */
-export async function fillTransform(
+async function fillTransform(
   doc: unknown,
   transformFile: string | undefined,
   file: string,
@@ -64,4 +66,58 @@ export async function fillTransform(
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
     throw new UsageError('--transform-file needs the hook file to hold a JSON object', { usage });
   (doc as Record<string, unknown>).Transform = (await readInput(transformFile, ctx.io, usage)).text;
+}
+
+/** A hook file and the files that fill parts of it: what `create` and `replace` read alike. */
+export interface HookFileInputs {
+  file: string;
+  usage: string;
+  /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
+  clientSecretFile?: string;
+  /** Fill Tls from these files (`-`: standard input). */
+  tls?: TlsFiles;
+  /** Fills Transform from this JavaScript file (`-`: standard input). */
+  transformFile?: string;
+}
+
+/** commander's parsed options of the flags `hookFileOptions` adds. */
+export type HookFileFlags = { file: string; clientSecretFile?: string; transformFile?: string } & TlsFiles;
+
+/**
+ * Adds `-f`, `--client-secret-file`, `--transform-file` and the TLS flags to a command that sends
+ * a hook file, so create and replace offer and describe them alike.
+ */
+export function hookFileOptions(cmd: Command): Command {
+  cmd
+    .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
+    .option(
+      '--client-secret-file <file>',
+      "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
+    )
+    .option(
+      '--transform-file <file>',
+      "the hook's Transform (function transform(event) { … }) from a JavaScript file; - reads standard input",
+    );
+  for (const [flag, help] of TLS_FLAGS) cmd.option(flag, help);
+  return cmd;
+}
+
+/** The flags given, from commander's parsed options. */
+export function hookFileInputsOf(o: HookFileFlags, usage: string): HookFileInputs {
+  return {
+    file: o.file,
+    usage,
+    ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
+    ...(o.transformFile !== undefined && { transformFile: o.transformFile }),
+    tls: tlsFilesOf(o),
+  };
+}
+
+/** The hook document: the file, with the client secret, Tls and Transform filled from theirs. */
+export async function readHookInputs(inputs: HookFileInputs, ctx: CliContext): Promise<unknown> {
+  const { file, usage } = inputs;
+  const doc = await readHookFile(file, ctx, usage, inputs.clientSecretFile);
+  await fillTls(doc, inputs.tls ?? {}, file, ctx, usage);
+  await fillTransform(doc, inputs.transformFile, file, ctx, usage);
+  return doc;
 }

@@ -4,20 +4,19 @@ import type { HookView } from '../../../api-views.js';
 import { type ContextFactory, examples, usageOf } from '../../../command.js';
 import type { CliContext } from '../../../context.js';
 import { ApiError, UsageError } from '../../../exit-codes.js';
-import { fillTransform, HOOK_FIELDS_HELP, printWarnings, readHookFile } from '../hook-file.js';
-import { fillTls, TLS_FLAGS, type TlsFiles, tlsFilesOf } from '../tls-input.js';
+import {
+  HOOK_FIELDS_HELP,
+  type HookFileFlags,
+  type HookFileInputs,
+  hookFileInputsOf,
+  hookFileOptions,
+  printWarnings,
+  readHookInputs,
+} from '../hook-file.js';
 
-export interface ReplaceOptions {
+export interface ReplaceOptions extends HookFileInputs {
   id: string;
-  file: string;
   force: boolean;
-  usage: string;
-  /** Fills Auth.OAuth2.ClientSecret from this file (`-`: standard input). */
-  clientSecretFile?: string;
-  /** Fill Tls from these files (`-`: standard input). */
-  tls?: TlsFiles;
-  /** Fills Transform from this JavaScript file (`-`: standard input). */
-  transformFile?: string;
 }
 
 /** The file's `Id`, when it names a hook other than the one being replaced. */
@@ -76,9 +75,7 @@ export function sameContent(doc: unknown, stored: HookView): boolean {
  */
 export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise<void> {
   const out = ctx.output('table');
-  const doc = await readHookFile(opts.file, ctx, opts.usage, opts.clientSecretFile);
-  await fillTls(doc, opts.tls ?? {}, opts.file, ctx, opts.usage);
-  await fillTransform(doc, opts.transformFile, opts.file, ctx, opts.usage);
+  const doc = await readHookInputs(opts, ctx);
   const source = opts.file === '-' ? 'standard input' : opts.file;
   let ifMatch: string | undefined;
   if (!opts.force) {
@@ -123,24 +120,15 @@ export async function runReplace(opts: ReplaceOptions, ctx: CliContext): Promise
 
 /** `hookctl hooks replace ID -f FILE [--force]` (and `hookctl replace ID -f FILE`). */
 export function newReplaceCommand(context: ContextFactory, run = runReplace): Command {
-  const cmd = new Command('replace')
-    .description('replace a hook with the configuration in a JSON file (refuses a stale or foreign file)')
-    .argument('<id>', 'the hook Id or Name')
-    .requiredOption('-f, --file <file>', 'the hook as JSON; - reads standard input')
-    .option(
-      '--client-secret-file <file>',
-      "the OAuth2 client secret (Auth.OAuth2.ClientSecret): a file's first line; - reads standard input",
-    )
-    .option(
-      '--transform-file <file>',
-      "the hook's Transform (function transform(event) { … }) from a JavaScript file; - reads standard input",
-    )
+  return hookFileOptions(
+    new Command('replace')
+      .description('replace a hook with the configuration in a JSON file (refuses a stale or foreign file)')
+      .argument('<id>', 'the hook Id or Name'),
+  )
     .option(
       '--force',
       "replace even if the file's Modified is older than the hook's (If-Match) or its Id is another hook's",
-    );
-  for (const [flag, help] of TLS_FLAGS) cmd.option(flag, help);
-  return cmd
+    )
     .addHelpText(
       'after',
       `${examples([
@@ -156,23 +144,7 @@ Modified replaces unconditionally. Warnings about the stored hook are printed on
 
 ${HOOK_FIELDS_HELP}`,
     )
-    .action(
-      async (
-        id: string,
-        o: { file: string; force?: boolean; clientSecretFile?: string; transformFile?: string } & TlsFiles,
-        cmd: Command,
-      ) =>
-        run(
-          {
-            id,
-            file: o.file,
-            force: o.force === true,
-            usage: usageOf(cmd),
-            ...(o.clientSecretFile !== undefined && { clientSecretFile: o.clientSecretFile }),
-            ...(o.transformFile !== undefined && { transformFile: o.transformFile }),
-            tls: tlsFilesOf(o),
-          },
-          context(cmd),
-        ),
+    .action(async (id: string, o: HookFileFlags & { force?: boolean }, cmd: Command) =>
+      run({ id, force: o.force === true, ...hookFileInputsOf(o, usageOf(cmd)) }, context(cmd)),
     );
 }

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
+
+/** How a program run by `runChild` ended, and what it wrote. */
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `file args` in `cwd` with no standard input, collecting what it writes; one that is still
+ * running after `timeoutMs` is killed and the promise rejects, naming it and with its stderr.
+ */
+export function runChild(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} ${args.join(' ')} did not finish within ${opts.timeoutMs} ms\n${stderr}`));
+    }, opts.timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * This process's environment without `npm test`'s own settings (npm_config_*, lifecycle
+ * variables), with this Node first on PATH: the bins npm installs start with
+ * `#!/usr/bin/env node`.
+ */
+export function npmFreeEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  return env;
+}
