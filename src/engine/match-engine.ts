@@ -1,48 +1,15 @@
-import { BEFORE_COMPLETION, type Hook, internHook, type UrlValueEscape } from '../hook/index.js';
+import { BEFORE_COMPLETION, type Hook, internHook } from '../hook/index.js';
 import { hasStatusLists, methodFires, statusFires, storedPattern, TemplateCache } from './compiled-hook.js';
 import { DeferredIndex } from './deferred-index.js';
+import type { EngineOptions, Phase, ScopeVerdict } from './engine-options.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
-import { filterInput, HookCode, type HookCodeOptions, previewOf, TransformedSink } from './hook-code.js';
+import { filterInput, HookCode, previewOf, TransformedSink } from './hook-code.js';
 import { HookSetObservers } from './hook-set-observers.js';
 import type { Match } from './match-index.js';
 import { renderCallback } from './render-callback.js';
 
+export type { EngineOptions, Phase, ScopeVerdict } from './engine-options.js';
 export type { Trigger } from './fired-event.js';
-
-export type Phase = 'before' | 'after';
-
-export interface EngineOptions {
-  /** The events switch: when it is off nothing fires. */
-  enabled?: () => boolean;
-  now?: () => Date;
-  maxBodyBytes?: number;
-  /** A stored hook whose pattern does not compile: it never fires (logged). */
-  onStoredPatternError?: (hook: Hook, err: Error) => void;
-  /** A hook whose callback could not be rendered (body over the size limit). */
-  onRenderError?: (hook: Hook, err: Error) => void;
-  /** Told how many hooks fired for a trigger (metrics). */
-  onFired?: (phase: Phase, count: number) => void;
-  /** The sink failed for callbacks fired after the request's user was resolved (logged). */
-  onSinkError?: (err: Error) => void;
-  /**
-   * The scope rule (src/users/owner-scopes.ts): whether a hook's owner may observe a request on
-   * this path. `in`/`out` are final; `own` means "only if the owner made the request". A promise
-   * only when the owner's scopes are not cached yet. Absent: every owner sees everything.
-   */
-  scopes?: { verdict(owner: string, path: string): ScopeVerdict | Promise<ScopeVerdict> };
-  /** Applied to `$REQUEST_URI` once per firing (`--redact-query-params`). */
-  redactUri?: (uri: string) => string;
-  /**
-   * How template values are escaped in a Callback URL of this scheme (a broker's topic, subject,
-   * routing key); undefined: the Callback goes out as written (HTTP). The daemon answers from
-   * its transports, so that the engine knows none of them.
-   */
-  callbackEscape?: (callback: string) => UrlValueEscape | undefined;
-  /** Filters and transforms (src/filter/, src/transform/): error reporting, sandbox limits. */
-  code?: HookCodeOptions;
-}
-
-export type ScopeVerdict = 'in' | 'out' | 'own';
 
 /**
  * What one firing did at once (`now`), how many matched hooks still wait for the request's user
@@ -74,14 +41,11 @@ export interface Preview {
  * phase, and an empty phase costs nothing.
  */
 export class MatchEngine {
+  private readonly uncompilable = (h: Hook, err: Error) => this.opts.onStoredPatternError?.(h, err);
   /** Stored hooks loaded in bulk are compiled on first use (deferred-index.ts). */
   private readonly indexes = {
-    before: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
-      this.opts.onStoredPatternError?.(h, err),
-    ),
-    after: new DeferredIndex<Hook>(storedPattern, patternSource, (h, err) =>
-      this.opts.onStoredPatternError?.(h, err),
-    ),
+    before: new DeferredIndex<Hook>(storedPattern, patternSource, this.uncompilable),
+    after: new DeferredIndex<Hook>(storedPattern, patternSource, this.uncompilable),
   };
   /**
    * Hooks a 410 disabled: known (for `get`), but out of the indexes. The active ones are found
