@@ -44,6 +44,8 @@ export class AttemptRunner {
   private second = -1;
   private secondText = '';
   private onIdle: (() => void) | undefined;
+  /** Aborted once the drain time is over: every send still in flight ends `aborted`. */
+  readonly #cut = new AbortController();
 
   private readonly logger: Logger;
   private readonly completion: RunnerOptions['completion'];
@@ -89,7 +91,7 @@ export class AttemptRunner {
 
   /** Aborts the requests in flight (they end as aborted and stay pending). */
   abortAll(): void {
-    this.transports.abortAll();
+    this.#cut.abort();
   }
 
   /**
@@ -111,7 +113,7 @@ export class AttemptRunner {
       { inFlight: this.inFlight },
       'attempts still in flight at shutdown were aborted; they stay pending',
     );
-    this.transports.abortAll();
+    this.#cut.abort();
     await this.idle();
   }
 
@@ -219,6 +221,7 @@ export class AttemptRunner {
       body: d.request.body,
       contentType: d.contentType,
       sentAt: start,
+      signal: this.#cut.signal,
       ...(tls !== undefined && { tls }),
     };
     return t.send(attempt);
