@@ -3,13 +3,9 @@ import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../
 import type { CallbackHeaders } from './callback-headers.js';
 import type { DeliveryPlan } from './plan/index.js';
 import type { Scheduler } from './scheduler.js';
-import type { Targets } from './targets.js';
+import type { DeliverySource, Targets } from './targets.js';
 
-/**
- * Where a delivery comes from: a hook that fired, or an operational notification to an
- * endpoint. Each enters the pipeline by its own door (`accept`, `notifications.accept`).
- */
-export type DeliverySource = 'callback' | 'notification';
+export type { DeliverySource } from './targets.js';
 
 /**
  * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
