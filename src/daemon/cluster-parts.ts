@@ -12,14 +12,32 @@ import type { OpenedStores } from './open-store.js';
 type Cluster = NonNullable<OpenedStores['cluster']>;
 
 /**
- * Joins the cluster. `pipeline` is asked when the lease is lost (it exists by then). Stopping
+ * Where a lost lease is told. The membership is joined before the pipeline exists (instances
+ * starting together take turns through it); the pipeline, made later, says how it lets go.
+ */
+export class LeaseLoss {
+  #release: (() => number) | undefined;
+
+  /** What lets go of the pending deliveries not being attempted; returns how many. */
+  releaseWith(release: () => number): void {
+    this.#release = release;
+  }
+
+  /** The lease is lost: how many pending deliveries were let go. */
+  lost(): number {
+    return this.#release?.() ?? 0;
+  }
+}
+
+/**
+ * Joins the cluster; a lost lease is told to `loss`. Stopping
  * lets go of what is still pending, so that the other instances take it over at once rather than
  * after the lease runs out, then leaves.
  */
 export async function joinCluster(
   opened: OpenedStores,
   leaseMs: number,
-  pipeline: () => DeliveryPipeline | undefined,
+  loss: LeaseLoss,
   log: Logger,
   life: Lifecycle,
 ): Promise<ClusterMember | undefined> {
@@ -31,7 +49,7 @@ export async function joinCluster(
     leaseMs,
     log,
     onLeaseLost: () => {
-      const released = pipeline()?.release() ?? 0;
+      const released = loss.lost();
       log.warn({ released }, 'cluster: pending deliveries let go (other instances take them over)');
     },
   });

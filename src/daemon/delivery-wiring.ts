@@ -5,7 +5,7 @@
 
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
-import { DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
+import { DeliveryEvents, DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import { breakerEvents, isEndpointId } from '../notifications/index.js';
 import { OAuth2Bearer, TokenClient } from '../oauth2/index.js';
@@ -43,7 +43,10 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
   const tunnel = config.callbackProxy
     ? connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile))
     : undefined;
-  const deliveries: DeliveryPipeline = new DeliveryPipeline({
+  // The event bus is made first: the breakers' notifications are published on it.
+  const events = new DeliveryEvents();
+  return new DeliveryPipeline({
+    events,
     durable: opened.deliveries.durable,
     ephemeral: opened.deliveries.ephemeral,
     policy: settings.policy,
@@ -62,9 +65,8 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
     logger: log,
     health: w.faults.health,
     ...(w.loopMark && { loopMark: w.loopMark }),
-    ...deliveryOptions(config, { onTransition: breakerEvents(() => deliveries.events) }),
+    ...deliveryOptions(config, { onTransition: breakerEvents(() => events) }),
   });
-  return deliveries;
 }
 
 /** Each attempt's log line and metrics (after the notifications' listeners, as they were made first). */

@@ -18,7 +18,7 @@ import { callbackHeaderCheck, callbackSchemeCheck, TransportRegistry } from '../
 import { migrateUserScopes, userScopes } from '../users/index.js';
 import { packageInfo } from '../util/index.js';
 import { bootstrapAdmin } from './bootstrap.js';
-import { joinCluster, startReclaimer, startTailFanout } from './cluster-parts.js';
+import { joinCluster, LeaseLoss, startReclaimer, startTailFanout } from './cluster-parts.js';
 import { daemonPlans } from './delivery-plans.js';
 import { createDeliveries, recordAttempts } from './delivery-wiring.js';
 import { drainListener } from './drain.js';
@@ -96,9 +96,9 @@ async function assemble(
 ): Promise<Hookd> {
   const { store, cluster } = opened;
   const leaseMs = config.clusterLeaseMs ?? DEFAULT_CLUSTER_LEASE_MS;
-  // The lease can only be lost once the pipeline runs.
-  let pipeline: DeliveryPipeline | undefined;
-  const member = await joinCluster(opened, leaseMs, () => pipeline, log, life);
+  // The lease can only be lost once the pipeline runs; it lets go of its deliveries then.
+  const leaseLoss = new LeaseLoss();
+  const member = await joinCluster(opened, leaseMs, leaseLoss, log, life);
   // Instances starting together on one database take turns: exactly one creates admin.
   const bootstrap = async () => {
     await bootstrapAdmin(store, config.dataDir, log);
@@ -143,7 +143,7 @@ async function assemble(
     ...{ transports, plans, config, opened, settings, faults, tracing, metrics, log },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
   });
-  pipeline = deliveries;
+  leaseLoss.releaseWith(() => deliveries.release());
   metrics.observe({ outboxDepth: () => deliveries.stats().live, breakers: () => deliveries.breakers() });
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.

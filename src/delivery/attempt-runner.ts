@@ -1,8 +1,8 @@
 /**
  * Sends one attempt of a delivery: the signing keys, the attempt's headers (callback-headers.ts),
  * the trace span, the send through the transport of the Callback's scheme, and the outcome
- * handed back to the pipeline. Counts the attempts in flight, so that shutdown can wait for them
- * or abort them.
+ * applied (completion.ts); the attempt's verdict on its destination is what it resolves to. Counts
+ * the attempts in flight, so that shutdown can wait for them or abort them.
  */
 import type { Logger } from 'pino';
 import type { ReceiverPace } from '../pace/index.js';
@@ -11,26 +11,19 @@ import type { Tracing } from '../tracing/index.js';
 import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
 import { internalFailure, paceSampleOf, recordedAttempt, verdictOf } from './attempt-result.js';
 import { callbackHeaders, stampAttempt } from './callback-headers.js';
+import type { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
 import type { DeliveryPlans } from './plan/index.js';
 
-/** What the runner asks of the pipeline. */
-export interface AttemptHost {
-  readonly logger: Logger;
-  /** False once shutdown began: no new send starts. */
-  sending(): boolean;
-  /** Applies an outcome: state, retry or end, log record, event. */
-  complete(d: Delivery, start: number, o: SendOutcome): void;
-  /** Ends a delivery that will not be sent; not an attempt. */
-  endUnsent(d: Delivery, reason: string): void;
-  /** The limiter's slot is free again (with what the attempt said about the destination). */
-  done(d: Delivery, verdict: AttemptVerdict, probe: number): void;
-}
-
 export interface RunnerOptions {
+  readonly logger: Logger;
+  /** Applies an outcome, or ends a delivery unsent. */
+  completion: Pick<Completion, 'complete' | 'endUnsent'>;
+  /** The pipeline's lifecycle: once it aborts no new send starts. */
+  signal: AbortSignal;
   /** The transports, by the Callback's scheme. */
   transports: TransportSet;
   secrets: HookSecrets;
@@ -51,7 +44,12 @@ export class AttemptRunner {
   private second = -1;
   private secondText = '';
   private onIdle: (() => void) | undefined;
+  /** Aborted once the drain time is over: every send still in flight ends `aborted`. */
+  readonly #cut = new AbortController();
 
+  private readonly logger: Logger;
+  private readonly completion: RunnerOptions['completion'];
+  private readonly signal: AbortSignal;
   private readonly transports: TransportSet;
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
@@ -61,10 +59,10 @@ export class AttemptRunner {
   private readonly pace: ReceiverPace | undefined;
   private readonly auth: DeliveryPipelineOptions['auth'];
 
-  constructor(
-    private readonly host: AttemptHost,
-    o: RunnerOptions,
-  ) {
+  constructor(o: RunnerOptions) {
+    this.logger = o.logger;
+    this.completion = o.completion;
+    this.signal = o.signal;
     this.transports = o.transports;
     this.secrets = o.secrets;
     this.tracing = o.tracing;
@@ -85,14 +83,15 @@ export class AttemptRunner {
     return this.inFlight;
   }
 
-  readonly run = (d: Delivery, probe: number): void => {
+  /** Sends one attempt; resolves to what it said about its destination, for the limiter. */
+  readonly run = (d: Delivery): Promise<AttemptVerdict> => {
     this.inFlight++;
-    void this.attempt(d, probe);
+    return this.attempt(d);
   };
 
   /** Aborts the requests in flight (they end as aborted and stay pending). */
   abortAll(): void {
-    this.transports.abortAll();
+    this.#cut.abort();
   }
 
   /**
@@ -110,11 +109,11 @@ export class AttemptRunner {
     ]);
     clearTimeout(timer);
     if (this.inFlight === 0) return;
-    this.host.logger.warn(
+    this.logger.warn(
       { inFlight: this.inFlight },
       'attempts still in flight at shutdown were aborted; they stay pending',
     );
-    this.transports.abortAll();
+    this.#cut.abort();
     await this.idle();
   }
 
@@ -140,22 +139,22 @@ export class AttemptRunner {
     return this.secondText;
   }
 
-  private async attempt(d: Delivery, probe: number): Promise<void> {
-    const host = this.host;
+  private async attempt(d: Delivery): Promise<AttemptVerdict> {
+    const done = this.completion;
     let outcome: AttemptVerdict = 'none';
     d.heldBy = undefined;
     d.shedByCircuit = false;
     try {
-      if (d.cancelled) return;
+      if (d.cancelled) return outcome;
       const plan = this.plans.planOf(d.hookId);
       d.plan = plan;
       if (!plan.active) {
-        host.endUnsent(d, 'not sent: the hook is disabled or was deleted');
-        return;
+        done.endUnsent(d, 'not sent: the hook is disabled or was deleted');
+        return outcome;
       }
       const keys = this.secrets.cached(d.hookId) ?? (await this.secrets.keysFor(d.hookId, d.persist));
       // Shutdown began while the secret was loading: leave it pending rather than start a send.
-      if (!host.sending()) return;
+      if (this.signal.aborted) return outcome;
       const start = Date.now();
       const timestamp = this.timestampOf(start);
       d.headers ??= callbackHeaders(d, this.userAgent, this.tracing !== undefined);
@@ -184,23 +183,23 @@ export class AttemptRunner {
       }
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.
-      if (result.aborted || d.cancelled) return;
+      if (result.aborted || d.cancelled) return outcome;
       outcome = verdictOf(result);
-      host.complete(d, start, result);
+      done.complete(d, start, result);
     } catch (err) {
       // Only our own failures end up here (a store that cannot give a secret): retry later.
       d.active = false;
-      host.logger.error({ err, deliveryId: d.id, hookId: d.hookId }, 'delivery attempt failed inside hookd');
-      if (!d.cancelled) host.complete(d, Date.now(), internalFailure(err as Error));
+      this.logger.error({ err, deliveryId: d.id, hookId: d.hookId }, 'delivery attempt failed inside hookd');
+      if (!d.cancelled) done.complete(d, Date.now(), internalFailure(err as Error));
     } finally {
       d.active = false;
-      host.done(d, outcome, probe);
       if (--this.inFlight === 0 && this.onIdle) {
         const resolve = this.onIdle;
         this.onIdle = undefined;
         resolve();
       }
     }
+    return outcome;
   }
 
   /** Hands the attempt to the transport of its Callback's scheme. */
@@ -222,6 +221,7 @@ export class AttemptRunner {
       body: d.request.body,
       contentType: d.contentType,
       sentAt: start,
+      signal: this.#cut.signal,
       ...(tls !== undefined && { tls }),
     };
     return t.send(attempt);

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { LiveDeliveries } from '../ordering/index.js';
 import type { SendOutcome } from '../transports/index.js';
-import { recordedAttempt } from './attempt-result.js';
+import { notSent, recordedAttempt } from './attempt-result.js';
 import type { Delivery } from './delivery.js';
 import { attemptMessage, type DeliveryEvents } from './delivery-events.js';
 import { attemptRecord } from './delivery-log.js';
@@ -17,20 +17,21 @@ import type { DeliveryPlans } from './plan/index.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
-/** What completion works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
-export interface CompletionHost {
+/** The parts completion writes to: the deliveries in memory, the outbox, the scheduler, the events. */
+export interface CompletionParts {
   readonly live: LiveDeliveries<Delivery>;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
   readonly logger: Logger;
+  /** Where a 410 disables a hook. */
   readonly plans: DeliveryPlans;
-  closed(): boolean;
-  scheduleOf(d: Delivery): RetrySchedule;
+  /** The schedule of plans without one of their own. */
+  readonly schedule: RetrySchedule;
 }
 
 export class Completion {
-  constructor(private readonly h: CompletionHost) {}
+  constructor(private readonly h: CompletionParts) {}
 
   /** Applies an attempt's outcome (outcome.ts): state, retry or end, log record, event. */
   complete(d: Delivery, start: number, o: SendOutcome): void {
@@ -39,7 +40,7 @@ export class Completion {
     d.attempts++;
     d.lastStatusCode = r.statusCode;
     d.lastError = r.error;
-    const effect = attemptEffect(d, o, this.h.scheduleOf(d), now);
+    const effect = attemptEffect(d, o, d.plan.schedule ?? this.h.schedule, now);
     d.status = effect.status;
     d.nextAttempt = effect.nextAttempt;
     d.lastError ??= effect.defaultError;
@@ -56,9 +57,9 @@ export class Completion {
     }
     this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r));
     d.rateWaitMs = 0;
-    if (d.status === 'pending') {
-      if (!this.h.closed()) this.h.scheduler.add(d);
-    } else {
+    // Pending: it waits for its retry (a scheduler stopped at shutdown keeps it without a timer).
+    if (d.status === 'pending') this.h.scheduler.add(d);
+    else {
       this.h.live.remove(d.id);
       d.headers = undefined;
     }
@@ -66,8 +67,16 @@ export class Completion {
       this.h.events.emit('attempt', attemptMessage(d, start, r, effect.outcome), d.owner);
   }
 
+  /** The circuit of the destination is open: the attempt is recorded as not sent and retried later. */
+  readonly shed = (d: Delivery, reason: string): void => {
+    d.active = false;
+    if (d.cancelled) return;
+    d.shedByCircuit = true;
+    this.complete(d, Date.now(), notSent(reason));
+  };
+
   /** Ends a delivery that will not be sent (its hook is disabled or gone); not an attempt. */
-  endUnsent(d: Delivery, reason: string): void {
+  readonly endUnsent = (d: Delivery, reason: string): void => {
     d.active = false;
     d.status = 'failed';
     d.nextAttempt = null;
@@ -76,7 +85,7 @@ export class Completion {
     this.h.outbox.update(d);
     this.h.live.remove(d.id);
     d.headers = undefined;
-  }
+  };
 
   /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */
   private disable(hookId: string): void {

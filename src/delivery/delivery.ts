@@ -2,13 +2,10 @@ import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.j
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
 import type { CallbackHeaders } from './callback-headers.js';
 import type { DeliveryPlan } from './plan/index.js';
-import type { Targets } from './targets.js';
+import type { Scheduler } from './scheduler.js';
+import type { DeliverySource, Targets } from './targets.js';
 
-/**
- * Where a delivery comes from: a hook that fired, or an operational notification to an
- * endpoint. Each enters the pipeline by its own door (`accept`, `notifications.accept`).
- */
-export type DeliverySource = 'callback' | 'notification';
+export type { DeliverySource } from './targets.js';
 
 /**
  * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
@@ -142,4 +139,12 @@ export class Delivery implements DeliveryRecord {
     if (r.transformInput !== undefined) d.transformInput = r.transformInput;
     return d;
   }
+}
+
+/**
+ * Puts a pending delivery where it waits (the scheduler): handed on at once when due and sending
+ * has begun, else scheduled. One ended, cancelled or being attempted is left alone.
+ */
+export function enqueue(scheduler: Pick<Scheduler<Delivery>, 'offer'>, d: Delivery): void {
+  if (!d.cancelled && d.status === 'pending' && !d.active) scheduler.offer(d);
 }

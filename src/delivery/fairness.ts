@@ -154,7 +154,8 @@ export class FairLimiter<J extends Routed> {
 
   constructor(
     private readonly limits: FairnessLimits,
-    private readonly run: (job: J, probe: number) => void,
+    // biome-ignore lint/suspicious/noConfusingVoidType: a job that resolves to its verdict is `done` when it does; one that does not is told `done` by its runner
+    private readonly run: (job: J, probe: number) => Promise<AttemptVerdict> | void,
     private readonly shed: (job: J, reason: string) => void,
     private readonly now: () => number = Date.now,
     private readonly held?: (job: J, kind: HoldKind, key: string) => void,
@@ -313,7 +314,8 @@ export class FairLimiter<J extends Routed> {
     ep.inFlight++;
     host.inFlight++;
     this.running++;
-    this.run(job, (epPermit === 'probe' ? ENDPOINT_PROBE : 0) | (hostPermit === 'probe' ? HOST_PROBE : 0));
+    const probe = (epPermit === 'probe' ? ENDPOINT_PROBE : 0) | (hostPermit === 'probe' ? HOST_PROBE : 0);
+    void this.run(job, probe)?.then((verdict) => this.done(job, verdict, probe));
   }
 
   private pump(): void {

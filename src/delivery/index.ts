@@ -6,7 +6,7 @@ export type { BreakerListener, BreakerOptions } from './circuit-breaker.js';
 export {
   type AttemptMessage,
   type BreakerMessage,
-  type DeliveryEvents,
+  DeliveryEvents,
   triggerMessage,
 } from './delivery-events.js';
 export { DELIVERY_ID_SHAPE } from './delivery-id.js';

@@ -8,33 +8,33 @@ import type { FiredEvent } from '../engine/index.js';
 import type { LiveDeliveries } from '../ordering/index.js';
 import type { DeliveryRecord } from '../store/index.js';
 import type { Tracing } from '../tracing/index.js';
-import { Delivery, type DeliverySource } from './delivery.js';
+import { Delivery, type DeliverySource, enqueue } from './delivery.js';
 import { type DeliveryEvents, firedMessage, isoTime } from './delivery-events.js';
 import type { Outbox } from './outbox.js';
+import { firstDelay, type RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
-/** What intake works on: the pipeline's deliveries in memory, outbox, scheduler and events. */
-export interface IntakeHost {
+/** The parts intake writes to: the deliveries in memory, the outbox, the scheduler, the events. */
+export interface IntakeParts {
   readonly live: LiveDeliveries<Delivery>;
   readonly outbox: Outbox;
   readonly scheduler: Scheduler<Delivery>;
   readonly events: DeliveryEvents;
   readonly tracing: Tracing | undefined;
   readonly logger: Logger;
-  closed(): boolean;
-  /** The first attempt's delay for a hook's schedule. */
-  firstDelay(d: Delivery): number;
-  /** Puts a pending delivery where it waits. */
-  enqueue(d: Delivery, now: number): void;
+  /** The schedule of plans without one of their own (the first attempt's delay). */
+  readonly schedule: RetrySchedule;
 }
 
 export class Intake {
   private readonly live: LiveDeliveries<Delivery>;
   private readonly scheduler: Scheduler<Delivery>;
+  private readonly firstDelay: (d: Delivery) => number;
 
-  constructor(private readonly p: IntakeHost) {
+  constructor(private readonly p: IntakeParts) {
     this.live = p.live;
     this.scheduler = p.scheduler;
+    this.firstDelay = (d) => firstDelay(d.plan.schedule ?? p.schedule);
   }
 
   /**
@@ -44,7 +44,7 @@ export class Intake {
    */
   accept(events: FiredEvent[], source: DeliverySource): void {
     if (events.length === 0) return;
-    if (this.p.closed()) {
+    if (this.p.outbox.stopped) {
       this.p.logger.warn(
         { count: events.length },
         'fired events after the delivery pipeline closed were dropped',
@@ -52,7 +52,7 @@ export class Intake {
       return;
     }
     const now = Date.now();
-    const deliveries = this.p.outbox.accept(events, now, this.p.firstDelay, source);
+    const deliveries = this.p.outbox.accept(events, now, this.firstDelay, source);
     // A delivery its Transform failed is recorded finished: nothing of it waits in memory, so
     // that a redelivery takes it back as it does any finished one.
     for (const d of deliveries) if (d.status === 'pending') this.live.add(d);
@@ -73,14 +73,13 @@ export class Intake {
    * here are skipped. Returns how many were taken.
    */
   adopt(records: readonly DeliveryRecord[], persist: boolean): number {
-    if (this.p.closed()) return 0;
-    const now = Date.now();
+    if (this.p.outbox.stopped) return 0;
     let taken = 0;
     for (const r of records) {
       if (r.status !== 'pending' || this.live.has(r.id)) continue;
       const d = Delivery.fromRecord(r, persist, this.p.outbox.targets);
       this.live.add(d);
-      this.p.enqueue(d, now);
+      enqueue(this.scheduler, d);
       taken++;
     }
     return taken;

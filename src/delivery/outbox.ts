@@ -21,6 +21,7 @@ export class Outbox {
   readonly durable: GroupCommit;
   readonly ephemeral: GroupCommit;
   private readonly log: Logger | undefined;
+  #stopped = false;
 
   constructor(
     durable: DeliveryStore,
@@ -71,7 +72,13 @@ export class Outbox {
     return Promise.all([d, e]).then(noop, noop);
   }
 
+  /** Stopped at the end of shutdown: nothing more is recorded. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   stop(): void {
+    this.#stopped = true;
     this.durable.stop();
     this.ephemeral.stop();
   }

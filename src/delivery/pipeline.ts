@@ -8,19 +8,17 @@
 
 import pino, { type Logger } from 'pino';
 import type { FiredEvent, FiredEventSink } from '../engine/index.js';
-import { HookdError } from '../errors/index.js';
 import type { LiveDeliveries } from '../ordering/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
-import type { Tracing } from '../tracing/index.js';
-import { notSent } from './attempt-result.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
 import { Completion } from './completion.js';
-import type { Delivery } from './delivery.js';
+import { type Delivery, enqueue } from './delivery.js';
 import { DeliveryEvents } from './delivery-events.js';
 import { DEFAULT_RETENTION, DeliveryLog, type DeliveryPage } from './delivery-log.js';
 import { type DeliveryDetail, DeliveryReader } from './delivery-reader.js';
+import { Dispatch } from './dispatch.js';
 import { type BreakerView, FairLimiter } from './fairness.js';
 import {
   agreeOnFirstSecret,
@@ -32,14 +30,13 @@ import { Intake } from './intake.js';
 import { resolveLimits } from './limits.js';
 import { Outbox } from './outbox.js';
 import type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
-import type { DeliveryPlans } from './plan/index.js';
 import { RateGate } from './rate-limit.js';
-import { type RedeliveryHost, type Retransform, redeliverMany, redeliverOne } from './redelivery.js';
-import { firstDelay, type RetrySchedule, retrySchedule } from './retry-policy.js';
+import { Redelivery, type Retransform } from './redelivery.js';
+import { retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
-import { DeliverySemantics } from './semantics.js';
+import { Admission, keyOrder, verifierOf } from './semantics.js';
 import { Targets } from './targets.js';
-import { heldByCircuit, transportsOf } from './transport-wiring.js';
+import { Reconnects, transportsOf } from './transport-wiring.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
@@ -61,117 +58,94 @@ export class DeliveryPipeline implements FiredEventSink {
   readonly pace: ReceiverPace;
   private readonly live: LiveDeliveries<Delivery>;
   // Ordering per key and endpoint verification (semantics.ts).
-  private readonly semantics: DeliverySemantics;
+  private readonly admission: Admission;
   private readonly outbox: Outbox;
   private readonly scheduler: Scheduler<Delivery>;
   private readonly limiter: FairLimiter<Delivery>;
   private readonly runner: AttemptRunner;
   private readonly secrets: HookSecrets;
-  private readonly schedule: RetrySchedule;
-  private readonly plans: DeliveryPlans;
   private readonly logger: Logger;
-  private readonly gate: RateGate;
-  private readonly tracing: Tracing | undefined;
-  private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
-  /** What redelivery works on (redelivery.ts). */
-  private readonly redelivery: RedeliveryHost;
+  private readonly dispatch: Dispatch;
+  private readonly redelivery: Redelivery;
   private readonly intake: Intake;
-  private readonly completion: Completion;
-  #retransform: Retransform | undefined;
+  /** The pipeline's lifecycle: aborted when `close` begins; every wait and new send stops on it. */
+  readonly #life = new AbortController();
+  private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
 
+  // Each part is made after the parts it uses. The scheduler comes first: it is where every
+  // pending delivery waits, and the dispatch, made last, takes the due ones out of it.
   constructor(opts: DeliveryPipelineOptions) {
-    this.events = opts.events ?? new DeliveryEvents();
-    this.logger = opts.logger ?? pino({ level: 'silent' });
-    this.plans = opts.plans;
-    this.schedule = retrySchedule(opts.schedule);
-    this.tracing = opts.tracing;
-    this.gate = new RateGate({
-      allowedRate: (origin) => this.semantics.verifier?.rateFor(origin),
-      later: (d) => this.scheduler.add(d),
-      ...(opts.onRateWait && { onWait: opts.onRateWait }),
-    });
+    const signal = this.#life.signal;
+    const events = opts.events ?? new DeliveryEvents();
+    const logger = opts.logger ?? pino({ level: 'silent' });
+    const { plans, tracing } = opts;
+    const schedule = retrySchedule(opts.schedule);
     const limits = resolveLimits(opts.limits);
-    const { registry, transports } = transportsOf(opts, limits, () => this.logger, this.reconnected);
-    const targets = new Targets(registry, opts.plans, opts.sourceOf);
-    this.pace = new ReceiverPace(limits.perEndpoint, limits.adaptive, (u) => targets.of(u.href).receiver);
-    this.secrets = new HookSecrets(
+    const reconnects = new Reconnects();
+    const { registry, transports } = transportsOf(opts, limits, () => logger, reconnects.told);
+    const targets = new Targets(registry, plans, opts.sourceOf);
+    const pace = new ReceiverPace(limits.perEndpoint, limits.adaptive, (u) => targets.of(u.href).receiver);
+    const secrets = new HookSecrets(
       agreeOnFirstSecret(opts.durable),
       agreeOnFirstSecret(opts.ephemeral),
       opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS,
     );
-    this.runner = new AttemptRunner(
-      {
-        logger: this.logger,
-        sending: () => this.state === 'running',
-        complete: (d, start, r) => this.completion.complete(d, start, r),
-        endUnsent: (d, reason) => this.completion.endUnsent(d, reason),
-        done: (d, verdict, probe) => this.limiter.done(d, verdict, probe),
-      },
-      {
-        ...{
-          transports,
-          secrets: this.secrets,
-          tracing: this.tracing,
-          pace: this.pace,
-          auth: opts.auth,
-        },
-        ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, plans: opts.plans },
-      },
-    );
-    this.semantics = new DeliverySemantics(opts, {
-      ...{ durable: opts.durable, ephemeral: opts.ephemeral, plans: opts.plans },
-      transports,
-      flush: () => this.outbox.flush(),
-      release: (d) => this.enqueue(d, Date.now()),
-      fail: (d, reason) => this.completion.endUnsent(d, reason),
-    });
-    this.live = this.semantics.live;
-    this.outbox = new Outbox(opts.durable, opts.ephemeral, this.recorded, targets, {
-      log: this.logger,
+    const scheduler = new Scheduler<Delivery>();
+    // Newly recorded deliveries may go now.
+    const recorded = (ds: Delivery[]) => {
+      for (const d of ds) enqueue(scheduler, d);
+    };
+    const outbox = new Outbox(opts.durable, opts.ephemeral, recorded, targets, {
+      log: logger,
       health: opts.health,
       ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
     });
-    this.scheduler = new Scheduler<Delivery>(this.due);
+    const { order, live } = keyOrder({
+      durable: opts.durable,
+      ephemeral: opts.ephemeral,
+      plans,
+      outbox,
+      scheduler,
+    });
+    const completion = new Completion({ live, outbox, scheduler, events, logger, plans, schedule });
+    const verifier = verifierOf(opts.verification, { transports, scheduler, completion, signal });
+    const admission = new Admission(order, verifier, transports);
+    const gate = new RateGate({
+      allowedRate: (origin) => verifier?.rateFor(origin),
+      later: (d) => scheduler.add(d),
+      ...(opts.onRateWait && { onWait: opts.onRateWait }),
+    });
+    const runner = new AttemptRunner({
+      ...{ logger, completion, signal, transports, secrets, tracing, pace, auth: opts.auth, plans },
+      ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
+    });
     const heldBy = (d: Delivery, kind: string, key: string) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
     };
-    this.limiter = new FairLimiter<Delivery>(limits, this.runner.run, this.shed, Date.now, heldBy, this.pace);
-    this.log = new DeliveryLog(
-      opts.durable,
-      opts.ephemeral,
-      this.live,
-      this.outbox,
-      { ...DEFAULT_RETENTION, ...opts.retention },
-      this.logger,
-    );
-    this.reads = new DeliveryReader(this.log, () => this.outbox.flush());
-    this.signing = new SigningSecrets(this.secrets);
-    this.intake = new Intake({
-      ...{ live: this.live, outbox: this.outbox, scheduler: this.scheduler, events: this.events },
-      ...{ tracing: this.tracing, logger: this.logger },
-      closed: () => this.state === 'closed',
-      firstDelay: this.firstDelay,
-      enqueue: (d, now) => this.enqueue(d, now),
-    });
-    this.completion = new Completion({
-      ...{ live: this.live, outbox: this.outbox, scheduler: this.scheduler, events: this.events },
-      ...{ logger: this.logger, plans: this.plans },
-      closed: () => this.state === 'closed',
-      scheduleOf: (d) => this.scheduleOf(d),
-    });
-    this.redelivery = {
-      ...{ live: this.live, log: this.log, outbox: this.outbox, scheduler: this.scheduler },
-      logger: this.logger,
-      assertActive: (hookId) => this.assertActive(hookId),
-      requeue: (d, now) => this.requeue(d, now),
-      enqueue: (d, now) => this.enqueue(d, now),
-      retransform: () => this.#retransform,
-    };
+    const limiter = new FairLimiter<Delivery>(limits, runner.run, completion.shed, Date.now, heldBy, pace);
+    this.dispatch = new Dispatch({ plans, admission, gate, limiter, scheduler, live });
+    reconnects.listen(this.dispatch.reconnected, signal);
+    const retention = { ...DEFAULT_RETENTION, ...opts.retention };
+    this.log = new DeliveryLog(opts.durable, opts.ephemeral, live, outbox, retention, logger);
+    this.reads = new DeliveryReader(this.log, () => outbox.flush());
+    this.signing = new SigningSecrets(secrets);
+    this.intake = new Intake({ live, outbox, scheduler, events, tracing, logger, schedule });
+    this.redelivery = new Redelivery({ live, log: this.log, outbox, scheduler, plans, logger, schedule });
+    this.events = events;
+    this.logger = logger;
+    this.pace = pace;
+    this.secrets = secrets;
+    this.scheduler = scheduler;
+    this.outbox = outbox;
+    this.live = live;
+    this.admission = admission;
+    this.runner = runner;
+    this.limiter = limiter;
   }
 
   /** How a redelivery runs a failed Transform again (the engine is made after the pipeline). */
   transformWith(run: Retransform): void {
-    this.#retransform = run;
+    this.redelivery.transformWith(run);
   }
 
   /** Loads the pending deliveries of both stores and starts sending; due ones go at once. */
@@ -185,7 +159,7 @@ export class DeliveryPipeline implements FiredEventSink {
     }
     if (pending.length > 0) this.logger.info({ pending: pending.length }, 'resuming pending deliveries');
     this.state = 'running';
-    this.scheduler.start();
+    this.dispatch.start(this.#life.signal);
     this.log.start();
   }
 
@@ -238,12 +212,12 @@ export class DeliveryPipeline implements FiredEventSink {
    * when there is no such delivery. Throws CONFLICT when the hook is disabled.
    */
   async redeliver(id: string): Promise<DeliveryRecord | undefined> {
-    return redeliverOne(this.redelivery, id);
+    return this.redelivery.one(id);
   }
 
   /** Queues again a hook's deliveries that match the filter (bulk-redelivery.ts). */
   async redeliverBulk(hookId: string, filter: RedeliveryFilter = {}): Promise<BulkRedelivery> {
-    return redeliverMany(this.redelivery, hookId, filter);
+    return this.redelivery.many(hookId, filter);
   }
 
   /**
@@ -275,13 +249,13 @@ export class DeliveryPipeline implements FiredEventSink {
   waitingByHost = (): Iterable<{ host: string; waiting: number }> => this.limiter.waitingByHost();
 
   /** Endpoint verification, when any hook can ask for it. */
-  get verifier(): DeliverySemantics['verifier'] {
-    return this.semantics.verifier;
+  get verifier(): Admission['verifier'] {
+    return this.admission.verifier;
   }
 
   /** Keys with deliveries held behind their head, and those deliveries (metrics). */
-  orderingStats(): ReturnType<DeliverySemantics['stats']> {
-    return this.semantics.stats();
+  orderingStats(): ReturnType<Admission['stats']> {
+    return this.admission.stats();
   }
 
   /** Per-endpoint and per-host circuit states (closed ones only while they count failures), for metrics. */
@@ -311,8 +285,8 @@ export class DeliveryPipeline implements FiredEventSink {
   async close(drainMs = 5000): Promise<void> {
     if (this.state === 'closed' || this.state === 'closing') return;
     this.state = 'closing';
-    this.semantics.close();
-    this.scheduler.stop();
+    // The scheduler and verification stop waiting, and no new send starts.
+    this.#life.abort();
     this.limiter.pause();
     for (const d of this.limiter.drainQueued()) d.active = false;
     await this.log.stop();
@@ -322,78 +296,4 @@ export class DeliveryPipeline implements FiredEventSink {
     this.state = 'closed';
     await this.runner.destroy().catch(() => undefined);
   }
-
-  private readonly firstDelay = (d: Delivery): number => firstDelay(this.scheduleOf(d));
-
-  private scheduleOf(d: Delivery): RetrySchedule {
-    return d.plan.schedule ?? this.schedule;
-  }
-
-  private assertActive(hookId: string): void {
-    if (!this.plans.planOf(hookId).active) {
-      throw new HookdError(
-        'CONFLICT',
-        `hook ${hookId} is disabled (its receiver answered 410 Gone), so nothing is delivered for it; replace the hook to enable it again (hookctl replace ID -f FILE, or PUT /hooks/{id})`,
-      );
-    }
-  }
-
-  /** Starts a new round of the schedule for a finished delivery. */
-  private requeue(d: Delivery, now: number): void {
-    d.status = 'pending';
-    d.roundStart = d.attempts;
-    d.plan = this.plans.planOf(d.hookId);
-    d.nextAttempt = now + this.firstDelay(d);
-    this.outbox.update(d);
-  }
-
-  /** Newly recorded deliveries may go now. */
-  private readonly recorded = (deliveries: Delivery[]): void => {
-    const now = Date.now();
-    for (const d of deliveries) this.enqueue(d, now);
-  };
-
-  /** Puts a pending delivery where it waits: the limiter when due, else the scheduler. */
-  private enqueue(d: Delivery, now: number): void {
-    if (d.cancelled || d.status !== 'pending' || d.active) return;
-    if (this.state === 'running' && (d.nextAttempt ?? 0) <= now) this.submit(d, now);
-    else if (this.state !== 'closed') {
-      this.scheduler.add(d);
-    }
-  }
-
-  private readonly due = (d: Delivery): void => {
-    if (d.cancelled || d.status !== 'pending' || d.active) return;
-    this.submit(d, Date.now());
-  };
-
-  /** Hands a due delivery to the limiter, unless its hook's rate limit makes it wait (rate-limit.ts). */
-  private submit(d: Delivery, now: number): void {
-    // The plan as the hook is now: a change since firing applies, but for the URL it fired with.
-    d.plan = this.plans.planOf(d.hookId);
-    if (!this.semantics.admit(d, now)) return; // held behind its key, or unverified
-    if (this.gate.hold(d, now)) return;
-    d.active = true;
-    this.limiter.submit(d);
-  }
-
-  /** The circuit of the destination is open: the attempt is recorded as not sent and retried later. */
-  private readonly shed = (d: Delivery, reason: string): void => {
-    d.active = false;
-    if (d.cancelled) return;
-    d.shedByCircuit = true;
-    this.completion.complete(d, Date.now(), notSent(reason));
-  };
-
-  /** A receiver's connection is back: its open circuits probe now, and what they held back goes. */
-  private readonly reconnected = (key: string): void => {
-    if (this.state !== 'running') return;
-    this.limiter.reconnected(key);
-    const now = Date.now();
-    for (const d of [...heldByCircuit(this.live.values(), key)]) {
-      this.scheduler.remove(d);
-      d.nextAttempt = now;
-      this.enqueue(d, now);
-    }
-  };
 }

@@ -104,39 +104,53 @@ export class DueHeap<T extends Schedulable> {
 }
 
 /**
- * Hands items to `onDue` when their `nextAttempt` has come. Stopped, it keeps its items and arms
- * no timer; `start` fires whatever fell due meanwhile.
+ * Hands items to the `onDue` it was started with when their `nextAttempt` has come. Stopped (or
+ * its signal aborted), it keeps its items and arms no timer; `start` fires whatever fell due
+ * meanwhile. It is the place every pending delivery waits, so it is made before the parts that
+ * put deliveries in it, and started with the part that takes them out.
  */
 export class Scheduler<T extends Schedulable> {
   private readonly heap = new DueHeap<T>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
-  private running = false;
+  private onDue: ((item: T) => void) | undefined;
 
-  constructor(
-    private readonly onDue: (item: T) => void,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly now: () => number = Date.now) {}
 
   get size(): number {
     return this.heap.size;
   }
 
-  start(): void {
-    this.running = true;
+  /** Handing items out to `onDue`: true between `start` and `stop`. */
+  get running(): boolean {
+    return this.onDue !== undefined;
+  }
+
+  /** Hands due items to `onDue` until `stop`, or until `signal` aborts. */
+  start(onDue: (item: T) => void, signal?: AbortSignal): void {
+    if (signal?.aborted) return;
+    this.onDue = onDue;
+    signal?.addEventListener('abort', () => this.stop(), { once: true });
     this.fire();
   }
 
   stop(): void {
-    this.running = false;
+    this.onDue = undefined;
     this.disarm();
+  }
+
+  /** An item due now goes to `onDue` at once while running; any other is scheduled. */
+  offer(item: T): void {
+    const onDue = this.onDue;
+    if (onDue !== undefined && (item.nextAttempt ?? 0) <= this.now()) onDue(item);
+    else this.add(item);
   }
 
   /** Schedules (or re-schedules) an item at its `nextAttempt`. */
   add(item: T): void {
     if (item.heapIndex >= 0) this.heap.remove(item);
     this.heap.push(item);
-    if (this.running && (item.nextAttempt ?? 0) < this.timerAt) this.arm();
+    if (this.onDue !== undefined && (item.nextAttempt ?? 0) < this.timerAt) this.arm();
   }
 
   remove(item: T): boolean {
@@ -151,14 +165,15 @@ export class Scheduler<T extends Schedulable> {
   private fire = (): void => {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    if (!this.running) return;
+    if (this.onDue === undefined) return;
     const now = this.now();
     for (;;) {
       const top = this.heap.peek();
+      const onDue = this.onDue;
+      if (onDue === undefined) return;
       if (top === undefined || (top.nextAttempt ?? 0) > now) break;
       this.heap.pop();
-      this.onDue(top);
-      if (!this.running) return;
+      onDue(top);
     }
     this.arm();
   };

@@ -6,8 +6,13 @@
  * here also finds its subject's plan (plan/).
  */
 import type { TransportRegistry } from '../transports/index.js';
-import type { DeliverySource } from './delivery.js';
 import type { DeliveryPlan, DeliveryPlans } from './plan/index.js';
+
+/**
+ * Where a delivery comes from: a hook that fired, or an operational notification to an
+ * endpoint. Each enters the pipeline by its own door (`accept`, `notifications.accept`).
+ */
+export type DeliverySource = 'callback' | 'notification';
 
 /** A Callback URL as the core keys it. */
 export interface Target {

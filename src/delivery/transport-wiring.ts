@@ -27,6 +27,22 @@ export function transportsOf(
 }
 
 /**
+ * Receivers whose connection is back, as the transports tell it (`told`): the transports are made
+ * before the parts that act on it, which listen until the pipeline's lifecycle ends.
+ */
+export class Reconnects {
+  readonly #target = new EventTarget();
+
+  readonly told = (receiverKey: string): void => {
+    this.#target.dispatchEvent(new CustomEvent<string>('reconnect', { detail: receiverKey }));
+  };
+
+  listen(to: (receiverKey: string) => void, signal: AbortSignal): void {
+    this.#target.addEventListener('reconnect', (e) => to((e as CustomEvent<string>).detail), { signal });
+  }
+}
+
+/**
  * The deliveries of a receiver that its open circuit held back, to go now rather than at their
  * next retry: a broker back within seconds is delivered to within them.
  */

@@ -42,7 +42,7 @@ class OnFirstSend implements Transport {
       const why = err instanceof Error ? err.message : String(err);
       return { kind: 'retry', text: `the ${this.label} client could not be loaded: ${why}`, latencyMs: 0 };
     }
-    if (this.#closed || aborts !== this.#aborts) {
+    if (this.#closed || aborts !== this.#aborts || attempt.signal?.aborted) {
       const text = this.#closed ? 'the transport is closed' : 'the attempt was aborted';
       return { kind: 'retry', aborted: true, text, latencyMs: performance.now() - t0 };
     }

@@ -26,6 +26,8 @@ export interface TransportAttempt {
   readonly sentAt: number;
   /** The hook's client certificate and private CA (HTTPS only; src/client-tls/). */
   readonly tls?: TlsConnectOptions;
+  /** Aborted at shutdown once the drain time is over: the send ends `aborted`. */
+  readonly signal?: AbortSignal;
 }
 
 /**

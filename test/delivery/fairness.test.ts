@@ -37,7 +37,9 @@ function harness(limits: {
         maxCooldownMs: 4000,
       },
     },
-    (job, probe) => running.push({ job, probe }),
+    (job, probe) => {
+      running.push({ job, probe });
+    },
     (job, reason) => shed.push({ job, reason }),
     () => now,
   );

@@ -49,10 +49,11 @@ describe('Scheduler', () => {
     const finished = new Promise<void>((r) => {
       done = r;
     });
-    const s = new Scheduler<Item>((it) => {
+    const s = new Scheduler<Item>();
+    const onDue = (it: Item) => {
       seen.push(it.name);
       if (seen.length === 3) done();
-    });
+    };
     const now = Date.now();
     s.add(item('late', now + 60));
     s.add(item('early', now + 20));
@@ -62,15 +63,15 @@ describe('Scheduler', () => {
     // them. Node runs timers in the order they expire (ties in the order made), so a timer the
     // stopped one had armed for its items would have fired before the marker's.
     await new Promise<void>((resolve) => {
-      const marker = new Scheduler<Item>(() => {
+      const marker = new Scheduler<Item>();
+      marker.start(() => {
         marker.stop();
         resolve();
       });
-      marker.start();
       marker.add(item('marker', now + 61));
     });
     assert.deepEqual(seen, [], 'nothing fires before start');
-    s.start();
+    s.start(onDue);
     await finished;
     assert.deepEqual(seen, ['now', 'early', 'late']);
     assert.equal(s.size, 0);
@@ -79,8 +80,8 @@ describe('Scheduler', () => {
 
   it('re-arms for an earlier item and forgets removed ones', async () => {
     const seen: string[] = [];
-    const s = new Scheduler<Item>((it) => seen.push(it.name));
-    s.start();
+    const s = new Scheduler<Item>();
+    s.start((it) => seen.push(it.name));
     const far = item('far', Date.now() + 3_600_000);
     s.add(far);
     const gone = item('gone', Date.now() + 10);

@@ -137,6 +137,7 @@ class AmqpTransport implements Transport {
         );
         return outcomeOf(result, t);
       },
+      attempt.signal,
     );
   }
 

@@ -93,6 +93,7 @@ export class HttpTransport implements Transport {
       method: a.method as Dispatcher.HttpMethod,
       headers: a.headers as string[],
       body: a.body,
+      ...(a.signal && { signal: a.signal }),
     });
     // The fault names what it may mean: a client certificate missing or not accepted.
     const named = r.closedAtHandshake

@@ -46,6 +46,8 @@ export interface SendRequest {
   /** Flat `[name, value, …]` list. */
   headers: string[];
   body: string | undefined;
+  /** Ends the attempt as `aborted` (shutdown). */
+  signal?: AbortSignal;
 }
 
 class AttemptTimeout extends Error {
@@ -244,8 +246,22 @@ export class Sender {
   /** Sends one attempt; never rejects: every outcome is an `AttemptResult`. */
   send(req: SendRequest): Promise<AttemptResult> {
     return new Promise<AttemptResult>((resolve) => {
-      const attempt = new Attempt(this, resolve, this.timeoutMs, req.origin.startsWith('https:'));
+      const signal = req.signal;
+      const onAbort = () => attempt.abort();
+      const settle =
+        signal === undefined
+          ? resolve
+          : (r: AttemptResult) => {
+              signal.removeEventListener('abort', onAbort);
+              resolve(r);
+            };
+      const attempt = new Attempt(this, settle, this.timeoutMs, req.origin.startsWith('https:'));
       this.inFlight.add(attempt);
+      if (signal?.aborted) {
+        attempt.abort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.dispatcher.dispatch(
           {

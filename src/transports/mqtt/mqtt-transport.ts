@@ -209,6 +209,7 @@ class MqttTransport implements Transport {
         if ('verdict' in got) return got.verdict;
         return publish(got.conn, target, attempt, live);
       },
+      attempt.signal,
     );
   }
 

@@ -134,6 +134,7 @@ class NatsTransport implements Transport {
         const left = Math.max(1, this.#timeoutMs - (Date.now() - started));
         return publish(got.conn, target, attempt, left);
       },
+      attempt.signal,
     );
   }
 

@@ -97,6 +97,7 @@ class RedisTransport implements Transport {
             : { kind: 'retry', text: `${target.label} answered ${String(err)}` };
         }
       },
+      attempt.signal,
     );
   }
 
