@@ -19,8 +19,9 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteSealedMarker } from '../../src/store/sqlite/sqlite-sealed-marker.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { HOOKD_BIN } from '../helpers/hookd.js';
+import { HOOKD_BIN, spawnHookd } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
+import { createHook } from '../helpers/servers.js';
 import { record } from '../store/delivery-store-contract.js';
 import { storedHook } from '../store/store-contract.js';
 
@@ -169,6 +170,33 @@ describe('the sealed marker in a SQLite data dir', () => {
     assert.equal(await s.marker.finishWalk('kSomeOtherKey000', c), false);
     assert.equal(await s.marker.sealedUnder(), undefined);
     await s.store.close();
+  });
+});
+
+describe('the sealed marker in a running hookd', () => {
+  const NOTHING = 'nothing to walk';
+  const start = (dataDir: string) => spawnHookd([], { dataDir, env: { HOOKD_LOG_LEVEL: 'debug' } });
+  const said = (lines: string[]) => lines.find((l) => l.includes(NOTHING));
+
+  it('walks at its first start, logs that it skips the walk at the next, and after rotate-key', async () => {
+    const dir = tmp();
+    const keyFile = join(dir, 'secrets.key');
+    const first = await start(dir);
+    await createHook(first, {
+      PathPattern: '/orders/*',
+      Methods: ['GET'],
+      Type: 1,
+      Callback: 'https://alice:pw@127.0.0.1:9/cb',
+    });
+    assert.equal(said(first.lines), undefined, 'the first start walks');
+    await first.stop();
+    const second = await start(dir);
+    assert.match(said(second.lines) ?? '', new RegExp(`under key ${readKeyFile(keyFile).current}`));
+    await second.stop();
+    rotateKey(['--data-dir', dir]);
+    const third = await start(dir);
+    assert.match(said(third.lines) ?? '', new RegExp(`under key ${readKeyFile(keyFile).current}`));
+    await third.stop();
   });
 });
 
