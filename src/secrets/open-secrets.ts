@@ -3,7 +3,8 @@
  * (`rotateSecretsKey`). Both walk the stores' secret tables and re-seal, under the current key,
  * every value that is plain (a store from before sealing) or sealed with an older key; each row is
  * rewritten only if it still holds what was read, so instances doing this at once, or a daemon
- * rotating a hook's secret meanwhile, never lose a write.
+ * rotating a hook's secret meanwhile, never lose a write. A store that records every value as
+ * sealed under the current key (its sealed marker, docs/decisions/0077) is not walked at start.
  */
 import { existsSync } from 'node:fs';
 import {
