@@ -19,7 +19,7 @@ import { DEFAULT_KEY_FILE, openSecretsKey, type SealedTables, SecretSealer } fro
 import { type DeliveryStore, guardStore, type HookStore, type Store } from '../store/index.js';
 import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
 import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
-import { SqliteDeliveryStore, SqliteStore } from '../store/sqlite/index.js';
+import { SqliteDeliveryStore, SqliteSealedMarker, SqliteStore } from '../store/sqlite/index.js';
 
 /** The SQLite file in the data dir. */
 export const STORE_FILE = 'hookd.db';
@@ -64,6 +64,11 @@ async function openKey(
   try {
     const r = await openSecretsKey(sealer, tables);
     if (r.created) log.info({ file: sealer.file }, 'created the secrets key file');
+    if (r.marker === 'kept')
+      log.debug(
+        { file: sealer.file, key: sealer.currentKeyId },
+        `secrets: every value sealed under key ${sealer.currentKeyId}, nothing to walk`,
+      );
     if (r.resealed > 0)
       log.info({ file: sealer.file, count: r.resealed }, 'sealed stored secrets with the key file');
   } catch (err) {
@@ -78,18 +83,19 @@ async function openKey(
  * SQLite daemon's start-up (docs/BENCHMARKS.md "Size"), for nothing when no database URL is set.
  */
 async function postgres() {
-  const [{ PgDatabase, PostgresStore, PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
+  const [{ PgDatabase, PgSealedMarker, PostgresStore, PostgresDeliveryStore }, { PostgresIdempotencyStore }] =
     await Promise.all([
       import('../store/postgres/index.js'),
       import('../idempotency/postgres-idempotency-store.js'),
     ]);
-  return { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore };
+  return { PgDatabase, PgSealedMarker, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore };
 }
 
 /** Opens what the daemon runs on. With PostgreSQL the schema is migrated first (under a lock). */
 export async function openStores(config: HookdConfig, log: Logger): Promise<OpenedStores> {
   if (config.databaseUrl) {
-    const { PgDatabase, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore } = await postgres();
+    const { PgDatabase, PgSealedMarker, PostgresStore, PostgresDeliveryStore, PostgresIdempotencyStore } =
+      await postgres();
     const db = await PgDatabase.open(config.databaseUrl, { log });
     const secrets = new SecretSealer(secretsKeyFile(config));
     const store = new PostgresStore(db, { secrets });
@@ -99,7 +105,11 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     const ephemeral = new PostgresDeliveryStore(db, { lease, ephemeral: true, secrets });
     const unfollowKeyFile = await openKey(
       secrets,
-      { secrets: [durable, ephemeral], credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral] },
+      {
+        secrets: [durable, ephemeral],
+        credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral],
+        marker: new PgSealedMarker(db),
+      },
       store,
       log,
     );
@@ -122,7 +132,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
   const durable = new SqliteDeliveryStore(store.db, secrets);
   const unfollowKeyFile = await openKey(
     secrets,
-    { secrets: [durable], credentials: [store, durable] },
+    { secrets: [durable], credentials: [store, durable], marker: new SqliteSealedMarker(store.db) },
     store,
     log,
   );
@@ -171,7 +181,7 @@ export async function openSecretTables(
   config: HookdConfig,
 ): Promise<{ tables: SealedTables; close: () => Promise<void> }> {
   if (config.databaseUrl) {
-    const { PgDatabase, PostgresStore, PostgresDeliveryStore } = await postgres();
+    const { PgDatabase, PgSealedMarker, PostgresStore, PostgresDeliveryStore } = await postgres();
     const db = await PgDatabase.open(config.databaseUrl);
     const store = new PostgresStore(db);
     const durable = new PostgresDeliveryStore(db);
@@ -180,6 +190,7 @@ export async function openSecretTables(
       tables: {
         secrets: [durable, ephemeral],
         credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral],
+        marker: new PgSealedMarker(db),
       },
       close: () => db.close(),
     };
@@ -187,7 +198,11 @@ export async function openSecretTables(
   const store = new SqliteStore(join(config.dataDir, STORE_FILE));
   const deliveries = new SqliteDeliveryStore(store.db);
   return {
-    tables: { secrets: [deliveries], credentials: [store, deliveries] },
+    tables: {
+      secrets: [deliveries],
+      credentials: [store, deliveries],
+      marker: new SqliteSealedMarker(store.db),
+    },
     close: () => store.close(),
   };
 }

@@ -6,5 +6,11 @@
  * (docs/DECISIONS.md "Secrets at rest").
  */
 export { DEFAULT_KEY_FILE, KEY_FILE_FORMAT, keyIdOf, readKeyFile, SecretsKeyError } from './key-file.js';
-export { openSecretsKey, resealSecrets, rotateSecretsKey, type SealedTables } from './open-secrets.js';
+export {
+  type MarkerOutcome,
+  openSecretsKey,
+  resealSecrets,
+  rotateSecretsKey,
+  type SealedTables,
+} from './open-secrets.js';
 export { isSealed, SecretSealer, sealedKeyId } from './sealer.js';

@@ -3,7 +3,8 @@
  * (`rotateSecretsKey`). Both walk the stores' secret tables and re-seal, under the current key,
  * every value that is plain (a store from before sealing) or sealed with an older key; each row is
  * rewritten only if it still holds what was read, so instances doing this at once, or a daemon
- * rotating a hook's secret meanwhile, never lose a write.
+ * rotating a hook's secret meanwhile, never lose a write. A store that records every value as
+ * sealed under the current key (its sealed marker, docs/decisions/0077) is not walked at start.
  */
 import { existsSync } from 'node:fs';
 import {
@@ -14,6 +15,7 @@ import {
   hookFromDocument,
   openUrl,
   PLAIN_SECRETS,
+  type SealedMarker,
   type SealedSecretTable,
   sealUrl,
 } from '../store/index.js';
@@ -44,7 +46,19 @@ export interface SealedTables {
   secrets: readonly SealedSecretTable[];
   /** Hook documents and delivery URLs that may carry a Callback's credentials. */
   credentials?: readonly CredentialTable[];
+  /**
+   * The store's "every value sealed under key K" (none in memory): a start under K skips the
+   * walk, and a walk that leaves nothing to re-seal records its key.
+   */
+  marker?: SealedMarker;
 }
+
+/**
+ * What a start did with the marker: `kept` (it named the current key: no walk), `set` (a walk
+ * recorded it), `unset` (a walk ran beside another walk or a write under another key: the next
+ * start walks again).
+ */
+export type MarkerOutcome = 'kept' | 'set' | 'unset';
 
 function secretItems(t: SealedSecretTable): (after: string) => Promise<Item[]> {
   return async (after) =>
@@ -164,8 +178,9 @@ export async function resealSecrets(tables: SealedTables, sealer: SecretSealer):
 export async function openSecretsKey(
   sealer: SecretSealer,
   tables: SealedTables,
-): Promise<{ resealed: number; created: boolean }> {
+): Promise<{ resealed: number; created: boolean; marker?: MarkerOutcome }> {
   const file = sealer.file;
+  const marker = tables.marker;
   let created = false;
   let set: KeySet | undefined;
   if (!existsSync(file)) {
@@ -179,13 +194,36 @@ export async function openSecretsKey(
     created = set !== undefined;
   }
   sealer.load(set);
-  const { missing, anyStale } = await survey(tables, (id) => sealer.hasKey(id), sealer.currentKeyId);
+  const current = sealer.currentKeyId;
+  // Every value is sealed under the current key, which the file holds: nothing to check or seal.
+  if (marker !== undefined && (await marker.sealedUnder()) === current) {
+    return { resealed: 0, created, marker: 'kept' };
+  }
+  // Claimed before the walk reads a row, so that a write the walk misses is noticed.
+  const claim = await marker?.beginWalk(current);
+  const { missing, anyStale } = await survey(tables, (id) => sealer.hasKey(id), current);
   if (missing !== undefined) {
     throw new SecretsKeyError(
       `the store holds secrets sealed with key ${missing}, which the secrets key file ${file} does not hold (it holds ${[...readKeyFile(file).keys.keys()].join(', ')}): a wrong or an older key file`,
     );
   }
-  return { resealed: anyStale ? await resealSecrets(tables, sealer) : 0, created };
+  const resealed = anyStale ? await resealSecrets(tables, sealer) : 0;
+  if (marker === undefined || claim === undefined) return { resealed, created };
+  return { resealed, created, marker: await finish(marker, sealer, current, claim) };
+}
+
+/**
+ * Records the walk's key, unless the key changed under it (the sealer read a rotated file): a
+ * value it re-sealed then names the new key, and the marker's triggers cleared the claim anyway.
+ */
+async function finish(
+  marker: SealedMarker,
+  sealer: SecretSealer,
+  walked: string,
+  claim: number,
+): Promise<MarkerOutcome> {
+  if (sealer.currentKeyId !== walked) return 'unset';
+  return (await marker.finishWalk(walked, claim)) ? 'set' : 'unset';
 }
 
 /**
@@ -196,7 +234,7 @@ export async function openSecretsKey(
 export async function rotateSecretsKey(
   file: string,
   tables: SealedTables,
-): Promise<{ current: string; resealed: number; retired: string[] }> {
+): Promise<{ current: string; resealed: number; retired: string[]; marker?: MarkerOutcome }> {
   const old = readKeyFile(file);
   const missing = await unknownKey(tables, (id) => old.keys.has(id));
   if (missing !== undefined) {
@@ -208,7 +246,12 @@ export async function rotateSecretsKey(
   const current = keyIdOf(key);
   writeKeyFile(file, { current, keys: new Map([[current, key], ...old.keys]) });
   const sealer = new SecretSealer(file).load();
+  const claim = await tables.marker?.beginWalk(current);
   const resealed = await resealSecrets(tables, sealer);
+  const marked =
+    tables.marker === undefined || claim === undefined
+      ? undefined
+      : await finish(tables.marker, sealer, current, claim);
   const named = new Set<string>();
   await eachItem(tables, (item) => {
     for (const v of item.values) if (isSealed(v)) named.add(sealedKeyId(v));
@@ -220,5 +263,5 @@ export async function rotateSecretsKey(
     else retired.push(id);
   }
   if (retired.length > 0) writeKeyFile(file, { current, keys: keep });
-  return { current, resealed, retired };
+  return { current, resealed, retired, ...(marked !== undefined && { marker: marked }) };
 }

@@ -35,6 +35,7 @@ export {
 } from './delivery-store.js';
 export { isUniqueViolation, nameConflict } from './name-conflict.js';
 export { DatabaseUnavailableError, LOCK_CLASS, LOCKS, SchemaTooNewError } from './postgres/pg-common.js';
+export type { SealedMarker } from './sealed-marker.js';
 export {
   type CredentialRow,
   type CredentialTable,

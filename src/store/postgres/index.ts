@@ -3,6 +3,7 @@
  * database URL is configured (its driver-free values are in the store's own index).
  */
 export { PgDatabase, type PgDatabaseOptions } from './pg-database.js';
+export { PgSealedMarker } from './pg-sealed-marker.js';
 export {
   type LeaseIdentity,
   PostgresDeliveryStore,

@@ -1,3 +1,4 @@
+import { SEALED_MARKER_SQL } from './pg-sealed-marker.js';
 import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
 import { ROLLUP_TRIGGERS_V11_SQL } from './postgres-rollup-triggers.js';
 
@@ -280,5 +281,11 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE deliveries ADD COLUMN transform_input TEXT;
   ALTER TABLE eph_deliveries ADD COLUMN transform_input TEXT;
   `,
+  },
+  {
+    version: 13,
+    name: 'secrets: sealed marker',
+    // See the SQLite migration of the same purpose.
+    sql: SEALED_MARKER_SQL,
   },
 ];

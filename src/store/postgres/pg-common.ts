@@ -18,6 +18,11 @@ export const LOCKS = {
   alive: 2,
   /** One instance at a time prunes the delivery log. */
   prune: 3,
+  /**
+   * Held shared by a transaction writing a sealed value, exclusively by a walk's claim on the
+   * sealed marker (pg-sealed-marker.ts).
+   */
+  sealedMarker: 4,
 } as const;
 
 /** A connection error in words, naming the (redacted) database it was about. */

@@ -1,4 +1,5 @@
 import { AGGREGATES_MIGRATION } from './sqlite-aggregates.js';
+import { SEALED_MARKER_MIGRATION } from './sqlite-sealed-marker.js';
 
 /**
  * Schema versions, applied in order inside a transaction each; `PRAGMA user_version` records how
@@ -154,4 +155,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER stats_outcome_insert;
   DROP TRIGGER stats_outcome_update;
   `,
+  // "Every value sealed under key K", so that a start under K skips the re-sealing walk; the
+  // triggers clear it on a write under another key, by this hookd or an older one.
+  SEALED_MARKER_MIGRATION,
 ];
