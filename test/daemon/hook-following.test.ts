@@ -6,6 +6,10 @@ import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { until } from '../helpers/until.js';
 
+// Asked before any suite is declared: a top-level await between suites can let the runner
+// finish the file before the suites after it are declared, so they would never run.
+const skip = await pgSkipReason();
+
 // On a shared PostgreSQL database an instance's own hook change comes back to it as a
 // notification: it applies the change once, whichever of the two arrives first.
 
@@ -33,8 +37,6 @@ describe('sameHook', () => {
     assert.equal(sameHook(a, { Id: 'hk_1', Methods: ['GET'], Headers: { A: '1' }, Name: 'x' }), false);
   });
 });
-
-const skip = await pgSkipReason();
 
 describe('hook changes on a shared PostgreSQL database', { skip, timeout: 60_000 }, () => {
   let tdb: TestDatabase;

@@ -22,6 +22,12 @@ import { skipReason } from '../helpers/require.js';
 import { record } from '../store/delivery-store-contract.js';
 import { storedHook } from '../store/store-contract.js';
 
+// Asked before any suite is declared: a top-level await between suites can let the runner
+// finish the file before the suites after it are declared, so they would never run.
+const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
+// PostgreSQL first (its own flag), then the dump tool.
+const unavailable = (await pgSkipReason()) ?? skipReason(noPgDump && 'pg_dump is not installed');
+
 const PASSWORD = 'pw-Zq8xV3nT6kLr';
 const CALLBACK = `https://alice:${PASSWORD}@receiver.example/hooks?x=1`;
 const dirs: string[] = [];
@@ -137,9 +143,6 @@ describe("a hook's Tls in a SQLite store", () => {
   });
 });
 
-const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
-// PostgreSQL first (its own flag), then the dump tool.
-const unavailable = (await pgSkipReason()) ?? skipReason(noPgDump && 'pg_dump is not installed');
 describe('Callback credentials in a PostgreSQL database', {
   skip: unavailable,
 }, () => {

@@ -28,6 +28,12 @@ import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/
 import { skipReason } from '../helpers/require.js';
 import { storedHook } from '../store/store-contract.js';
 
+// Asked before any suite is declared: a top-level await between suites can let the runner
+// finish the file before the suites after it are declared, so they would never run.
+const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
+// PostgreSQL first (its own flag), then the dump tool.
+const unavailable = (await pgSkipReason()) ?? skipReason(noPgDump && 'pg_dump is not installed');
+
 const dirs: string[] = [];
 function tmp(): string {
   const d = mkdtempSync(join(tmpdir(), 'hookd-secrets-'));
@@ -219,9 +225,6 @@ describe('a SQLite store', () => {
   });
 });
 
-const noPgDump = spawnSync('pg_dump', ['--version']).status !== 0;
-// PostgreSQL first (its own flag), then the dump tool.
-const unavailable = (await pgSkipReason()) ?? skipReason(noPgDump && 'pg_dump is not installed');
 describe('a PostgreSQL database', {
   skip: unavailable,
 }, () => {

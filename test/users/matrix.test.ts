@@ -15,6 +15,10 @@ import {
 } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
+// Asked before any suite is declared: a top-level await between suites can let the runner
+// finish the file before the suites after it are declared, so they would never run.
+const skip = await pgSkipReason();
+
 /**
  * The cross-user matrix: users with different scopes, each with catch-all and specific
  * hooks, requests made by each of them and by anonymous clients through the proxy (identified by
@@ -325,8 +329,6 @@ describe('cross-user matrix on SQLite (one hookd)', { timeout: 180_000 }, () => 
     );
   });
 });
-
-const skip = await pgSkipReason();
 
 describe('cross-user matrix on PostgreSQL (two hookd instances)', { skip, timeout: 240_000 }, () => {
   let tdb: TestDatabase;

@@ -21,6 +21,13 @@ import { brokerMissing, recordingContext, uniqueName } from '../helpers/transpor
 import { until } from '../helpers/until.js';
 import { newSigningSecret, STRIPE, signWithHookd } from './signed.js';
 
+// Asked before any suite is declared: a top-level await between suites can let the runner
+// finish the file before the suites after it are declared, so they would never run.
+const noAmqp = await brokerMissing('RabbitMQ', 5672);
+const noMqtt = await brokerMissing('Mosquitto', 1883);
+const noNats = await brokerMissing('NATS', 4222);
+const noRedis = await brokerMissing('Redis', 6379);
+
 // What hookd signs verifies as each transport's consumer gets it: an HTTP receiver's headers from
 // a real hookd, and a message sent by hookd's transport through the real broker, its headers read
 // back in the broker client's own shape (AMQP headers, MQTT user properties, NATS MsgHdrs, Redis
@@ -103,7 +110,6 @@ describe('verifyCallback over HTTP from a real hookd', () => {
   });
 });
 
-const noAmqp = await brokerMissing('RabbitMQ', 5672);
 describe('verifyCallback from AMQP message headers (RabbitMQ)', { skip: noAmqp }, () => {
   it('verifies m.properties.headers as amqplib gives them', async () => {
     const conn = await amqpConnect('amqp://guest:guest@127.0.0.1:5672');
@@ -126,7 +132,6 @@ describe('verifyCallback from AMQP message headers (RabbitMQ)', { skip: noAmqp }
   });
 });
 
-const noMqtt = await brokerMissing('Mosquitto', 1883);
 describe('verifyCallback from MQTT 5 user properties (Mosquitto)', { skip: noMqtt }, () => {
   it('verifies packet.properties.userProperties as mqtt.js gives them', async () => {
     const topic = uniqueName('verify');
@@ -149,7 +154,6 @@ describe('verifyCallback from MQTT 5 user properties (Mosquitto)', { skip: noMqt
   });
 });
 
-const noNats = await brokerMissing('NATS', 4222);
 describe('verifyCallback from NATS headers (JetStream)', { skip: noNats }, () => {
   it("verifies msg.headers, the client's MsgHdrs, as it is", async () => {
     const nc = await natsConnect({ servers: '127.0.0.1:4222' });
@@ -170,7 +174,6 @@ describe('verifyCallback from NATS headers (JetStream)', { skip: noNats }, () =>
   });
 });
 
-const noRedis = await brokerMissing('Redis', 6379);
 describe('verifyCallback from Redis stream fields', { skip: noRedis }, () => {
   it('verifies the fields of an XREAD entry, the payload in its body field', async () => {
     const admin = createClient({ socket: { host: '127.0.0.1', port: 6379 } });
