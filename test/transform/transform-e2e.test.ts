@@ -129,9 +129,11 @@ describe('Transform end to end', () => {
         }),
       );
     const beside = await latency('beside');
+    // Held up by even one runaway transform, a healthy callback would wait out its 50 ms limit:
+    // the bound stays below that above the healthy hook's own latency, with room for a busy machine.
     for (const [k, url] of HEALTHY.entries())
       assert.ok(
-        beside[k]! <= Math.max(2 * alone[k]!, 2) && beside[k]! < 100,
+        beside[k]! <= alone[k]! + 40,
         `${url}: median latency ${beside[k]!.toFixed(1)} ms beside them, ${alone[k]!.toFixed(1)} ms alone`,
       );
     assert.ok(
