@@ -6,7 +6,7 @@
  */
 
 import type { DeliveryAggregates } from './delivery-aggregates.js';
-import type { SealedSecretTable } from './secret-codec.js';
+import type { SealedSecretTable } from './sealed-secret-table.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 

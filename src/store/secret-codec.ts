@@ -6,6 +6,7 @@
  */
 import type { Hook } from '../hook/index.js';
 import type { HookSecretRecord } from './delivery-store.js';
+import type { StoredSecretRow } from './sealed-secret-table.js';
 
 export interface SecretCodec {
   /** The text to store for `plain`, bound to the row it belongs to (`hookId`). */
@@ -23,23 +24,7 @@ export const PLAIN_SECRETS: SecretCodec = {
   open: (_hookId, stored) => stored,
 };
 
-/** One row of a secrets table as stored, for re-sealing. */
-export interface StoredSecretRow {
-  hookId: string;
-  secret: string;
-  previous: string | null;
-}
-
-/** The raw rows of a secrets table: what a migration or key rotation walks and rewrites. */
-export interface SealedSecretTable {
-  /** Up to `limit` rows with a hookId greater than `after`, ordered by hookId. */
-  storedSecrets(after: string, limit: number): Promise<StoredSecretRow[]>;
-  /**
-   * Writes `next` over the row if it still holds `before`'s texts (a rotation or another instance
-   * that wrote it meanwhile wins); true when it was written.
-   */
-  replaceStoredSecret(before: StoredSecretRow, next: StoredSecretRow): Promise<boolean>;
-}
+export type { SealedSecretTable, StoredSecretRow } from './sealed-secret-table.js';
 
 /** A secret record sealed for its row. */
 export function sealRecord(codec: SecretCodec, r: HookSecretRecord): StoredSecretRow {

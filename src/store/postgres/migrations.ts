@@ -1,4 +1,4 @@
-import { SEALED_MARKER_SQL } from './pg-sealed-marker.js';
+import { SEALED_MARKER_SQL } from './pg-sealed-marker-sql.js';
 import { AGGREGATES_MIGRATION_SQL } from './postgres-aggregates.js';
 import { ROLLUP_TRIGGERS_V11_SQL } from './postgres-rollup-triggers.js';
 
