@@ -76,7 +76,7 @@ describe('the structure of src/', () => {
     assert.deepEqual(both, []);
   });
 
-  it("has no circle of files (type-only imports included)", () => {
+  it('has no circle of files (type-only imports included)', () => {
     const edges = new Map<string, string[]>();
     for (const i of imports) edges.set(i.from, [...(edges.get(i.from) ?? []), i.to]);
     const state = new Map<string, 'open' | 'done'>();
