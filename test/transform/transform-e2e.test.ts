@@ -133,7 +133,7 @@ describe('Transform end to end', () => {
     // the bound stays below that above the healthy hook's own latency, with room for a busy machine.
     for (const [k, url] of HEALTHY.entries())
       assert.ok(
-        beside[k]! <= alone[k]! + 40,
+        beside[k]! <= alone[k]! + 40 && beside[k]! < 100,
         `${url}: median latency ${beside[k]!.toFixed(1)} ms beside them, ${alone[k]!.toFixed(1)} ms alone`,
       );
     assert.ok(
