@@ -140,7 +140,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     this.settled = true;
-    // A client that went away gets nothing, and fires nothing (as before: no completed response).
+    // A client that went away gets nothing, and fires nothing: a response never completed is no trigger.
     this.copy?.end();
     const wait =
       this.after !== undefined && !this.res.destroyed ? this.after(this.statusCode, this.headers) : undefined;
