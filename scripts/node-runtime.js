@@ -4,7 +4,7 @@
 // verified by npm) into .runtime/ (git-ignored) and links node_modules/.bin/node to it. npm puts
 // node_modules/.bin first on the PATH of every script it runs, so `npm start`, `npm test`, `npm
 // run build` and the tools they start (tsc, the test runner, which spawns process.execPath) all
-// run on it, with no wrapper between npm and hookd (signals reach hookd as before). When the
+// run on it, with no wrapper between npm and hookd (signals reach hookd directly). When the
 // system Node meets the floor nothing is fetched and a link left from an older Node is removed:
 // CI's run on 24 and on 26 uses exactly that Node. Runs on old Node: plain modules only.
 //

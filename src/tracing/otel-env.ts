@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry SDK variables that SDK 3 no longer reads itself (it takes code options only):
+ * The OpenTelemetry SDK variables that SDK 3 does not read itself (it takes code options only):
  * the sampler (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`), the batch span processor
  * (`OTEL_BSP_*`) and the span limits (`OTEL_SPAN_*`, `OTEL_ATTRIBUTE_*`, `OTEL_EVENT_*`,
  * `OTEL_LINK_*`). The README promises hookd honours them, so hookd reads them here, with the

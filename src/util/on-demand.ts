@@ -4,7 +4,7 @@
  * (about 0.3 s of CPU for all of them, docs/BENCHMARKS.md "Start-up at 100,000 hooks"); the
  * WebSocket server, JWT verification and pretty logs are not needed by a daemon that is never
  * asked for them. Loaded synchronously (`require`, which also loads ES modules on Node 24), so
- * the callers stay synchronous and behave as before once loaded.
+ * the callers stay synchronous and, once loaded, behave as with a static import.
  */
 import { createRequire } from 'node:module';
 

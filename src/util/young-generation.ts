@@ -4,7 +4,7 @@
  * high survival rate by doubling the young generation up to its maximum: on Node 24 that left
  * 128 MB of semi-spaces committed after reading 100,000 hooks, more than the hooks themselves
  * (docs/BENCHMARKS.md "Hook index: size and start-up"). Holding the young generation at its
- * size for the load sends the survivors to the old generation as before, without the extra
+ * size for the load sends the survivors to the old generation all the same, without the extra
  * copying; afterwards it grows again with the traffic as in any Node process.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -62,7 +62,10 @@ export const OPS_OPTIONS = {
     parse: listenerOrOff('127.0.0.1:8472'),
     default: DEFAULT_CONSOLE_LISTEN,
   },
-  /** Serve the console under the proxied origin too (`--console-on-proxy`; the old place, opt-in). */
+  /**
+   * Serve the console under the proxied origin too (`--console-on-proxy`): opt-in, since the
+   * console then shares its origin with the service's pages.
+   */
   consoleOnProxy: {
     fileKey: 'console.onProxy',
     flag: '--console-on-proxy',

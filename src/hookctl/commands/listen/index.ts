@@ -162,7 +162,7 @@ hookd never connects there, so its callback-target policy does not apply. Lines:
   TIME  <-- [STATUS] METHOD URL  LATENCY  [DELIVERY]
 Piped, the fields are tab-separated. The answers are recorded in the delivery log as attempts
 with Via "listener" (hookctl deliveries … -o json); the hook's own endpoint gets its callbacks
-as before. Only a hook's owner can listen to it.
+all the same. Only a hook's owner can listen to it.
 `,
     )
     .action(async (o: { hook?: string[]; forwardTo: string; printSecret?: boolean }, cmd: Command) =>
