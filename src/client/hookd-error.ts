@@ -68,14 +68,21 @@ export function problemOf(status: number, contentType: string, text: string, req
     }
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const p = parsed as Record<string, unknown>;
+    const { errors: listed, ...p } = parsed as Record<string, unknown>;
     if (typeof p.code === 'string') {
-      const errors = Array.isArray(p.errors)
-        ? p.errors
+      // Every member is kept (an entry's line and column, an extension of a proxy's): only the
+      // ones the type promises are filled in where the answer lacks them.
+      const errors = Array.isArray(listed)
+        ? listed
             .filter((e): e is Record<string, unknown> => e !== null && typeof e === 'object')
-            .map((e) => ({ field: String(e.field ?? '(body)'), message: String(e.message ?? 'is invalid') }))
+            .map((e) => ({
+              ...e,
+              field: String(e.field ?? '(body)'),
+              message: String(e.message ?? 'is invalid'),
+            }))
         : undefined;
       return {
+        ...p,
         type: typeof p.type === 'string' ? p.type : 'about:blank',
         title: typeof p.title === 'string' ? p.title : `HTTP ${status}`,
         status,

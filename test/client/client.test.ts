@@ -208,6 +208,10 @@ describe('hookd/client: report, deliveries, secrets', () => {
       client.deliveries.list({ hook: h.Id, since: new Date(Date.now() + 3600_000).toISOString() }),
     );
     assert.equal(none.length, 0);
+    const hour = (n: number) => new Date(Date.now() + n * 3600_000).toISOString();
+    assert.equal((await collect(client.deliveries.list({ hook: h.Id, until: hour(-1) }))).length, 0);
+    const within = await collect(client.deliveries.list({ hook: h.Id, since: hour(-1), until: hour(1) }));
+    assert.equal(within.length, 3);
     const detail = await client.deliveries.get(all[0]!.Id);
     assert.equal(detail.AttemptLog[0]?.StatusCode, 200);
     const queued = await client.deliveries.redeliver(all[0]!.Id);

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { cleanEnv, hookctl } from './helpers.js';
+import { cleanEnv, hookctlInProcess as hookctl } from './helpers.js';
 
 // hookctl carries Filter and Transform: create and replace take --transform-file, and match
 // sends headers and bodies and shows what the filter and the transform made of them.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeCertificates, skip } from '../helpers/certificates.js';
 import { api, startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { cleanEnv, hookctl } from './helpers.js';
+import { cleanEnv, hookctlInProcess as hookctl } from './helpers.js';
 
 describe('hookctl --client-cert, --client-key, --ca-certs', { skip }, () => {
   const dir = tempDir('hookctl-tls-');

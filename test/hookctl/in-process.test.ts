@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, cleanEnv, fakeStdin, hookFixtures, runInProcess } from './helpers.js';
+import { ANSI, cleanEnv, hookctlInProcess, hookFixtures } from './helpers.js';
 
 // hookctl commands through their run seam (runCli(args, deps)), in this process, on a
 // terminal and piped, against a real hookd. The spawned binary keeps its end-to-end tests in
@@ -17,15 +17,7 @@ let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-/** hookctl in this process: stdout a pipe unless `tty`, stdin a pipe holding `input`. */
-function hookctl(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string; tty?: boolean }) {
-  return runInProcess(args, {
-    env: opts.env,
-    tty: opts.tty ?? false,
-    ...(opts.env.HOME !== undefined && { home: opts.env.HOME }),
-    stdin: fakeStdin({ tty: false, input: opts.input ?? '' }),
-  });
-}
+const hookctl = hookctlInProcess;
 
 const { file, deleteAll, ...fixtures } = hookFixtures(
   hookctl,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon } from '../helpers/hookd.js';
 import { addUser } from '../helpers/servers.js';
-import { assertBuilt, cleanEnv, hookctl } from './helpers.js';
+import { cleanEnv, hookctlInProcess as hookctl } from './helpers.js';
 
 // `hookctl portal-link USER`: the URL alone on stdout, one that opens once; problems named.
 
@@ -11,7 +11,6 @@ describe('hookctl portal-link', { timeout: 60_000 }, () => {
   let env: NodeJS.ProcessEnv;
 
   before(async () => {
-    assertBuilt();
     d = await startHookd();
     await addUser(d, 'alice');
     env = cleanEnv({ HOOKD_URL: d.url, HOOKD_TOKEN: d.token });
