@@ -9,7 +9,8 @@ import { describeBytes, type TransformLimits } from './limits.js';
 
 export const SOURCE_NAME = 'transform.js';
 
-export type SandboxResult = { ok: true; json: string } | { ok: false; error: string };
+/** `overran`: the run ended past its time limit (its cause may be another). */
+export type SandboxResult = { ok: true; json: string } | { ok: false; error: string; overran?: boolean };
 
 /** `input` is the event as JSON; the answer is the returned value as JSON. */
 export function runInSandbox(
@@ -32,10 +33,14 @@ export function runInSandbox(
     });
     const ctx = rt.newContext();
     try {
+      // QuickJS polls the interrupt handler between bytecodes, so one built-in call (a
+      // String.prototype.repeat of megabytes) runs to its end past the deadline: a run that ends
+      // after it has overrun the limit, whatever it returned. A failure keeps its own cause.
+      const late = (): boolean => interrupted || Date.now() > deadline;
       const failed = (h: QuickJSHandle): SandboxResult => {
         const error = interrupted ? `exceeded ${limits.timeMs} ms` : describeError(ctx, h, limits);
         h.dispose();
-        return { ok: false, error };
+        return late() ? { ok: false, error, overran: true } : { ok: false, error };
       };
       deadline = Date.now() + limits.timeMs;
       const defined = ctx.evalCode(source, SOURCE_NAME);
@@ -62,6 +67,7 @@ export function runInSandbox(
       if (call.error) return failed(call.error);
       const json = ctx.getString(call.value);
       call.value.dispose();
+      if (late()) return { ok: false, error: `exceeded ${limits.timeMs} ms`, overran: true };
       return { ok: true, json };
     } finally {
       ctx.dispose();

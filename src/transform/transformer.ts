@@ -49,7 +49,7 @@ export class Transformer {
     const apart = this.#suspect(source);
     const pool = apart ? this.#quarantinePool() : this.#mainPool();
     const r = await pool.run(source, JSON.stringify(event));
-    if (!r.ok && r.error.startsWith('exceeded')) {
+    if (!r.ok && (r.overran === true || r.error.startsWith('exceeded'))) {
       this.#suspects.delete(source);
       this.#suspects.set(source, Date.now() + QUARANTINE_MS);
       if (this.#suspects.size > QUARANTINE_MAX) this.#suspects.delete(this.#suspects.keys().next().value!);

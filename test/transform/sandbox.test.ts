@@ -48,6 +48,19 @@ describe('transform sandbox', () => {
     });
   });
 
+  it('fails with a cause: one long built-in call ends past the time limit and is exceeded all the same', async () => {
+    // String.prototype.repeat runs in one native call that the interrupt handler cannot stop:
+    // ten million characters take tens of milliseconds even on a fast machine, past 5 ms.
+    const short = new Transformer({ limits: { timeMs: 5 } });
+    try {
+      const long = source('return { payload: "xy".repeat(5 * 1024 * 1024).length };');
+      assert.deepEqual(await short.run(long, EVENT), { error: 'Transform: exceeded 5 ms' });
+      assert.ok(short.isQuarantined(long), 'it runs apart from then on, as any run over the limit');
+    } finally {
+      await short.close();
+    }
+  });
+
   const hostile: [string, string, RegExp][] = [
     [
       'allocation',
