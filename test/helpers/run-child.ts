@@ -10,16 +10,22 @@ export interface ChildResult {
 }
 
 /**
- * Runs `file args` in `cwd` with no standard input, collecting what it writes; one that is still
- * running after `timeoutMs` is killed and the promise rejects, naming it and with its stderr.
+ * Runs `file args` in `cwd` (this process's own when absent), collecting what it writes; its
+ * standard input is `input` when given and otherwise none. One that is still running after
+ * `timeoutMs` is killed and the promise rejects, naming it and with its stderr. It never blocks
+ * the event loop (spawnSync would), so a server the test runs in this process keeps answering.
  */
 export function runChild(
   file: string,
   args: string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+  opts: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs: number; input?: string },
 ): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -37,6 +43,7 @@ export function runChild(
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
   });
 }
 

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,17 +6,14 @@ import { PassThrough } from 'node:stream';
 import type { CliDeps } from '../../src/hookctl/context.js';
 import { runCli } from '../../src/hookctl/main.js';
 import { assertBuilt, HOOKCTL_BIN, REPO_ROOT as ROOT, tempDir } from '../helpers/hookd.js';
+import { type ChildResult, runChild } from '../helpers/run-child.js';
 
 export { closedPort } from '../helpers/servers.js';
 // One way of finding the repository and its binaries for every test (test/helpers/hookd.ts).
 export { assertBuilt, HOOKCTL_BIN, ROOT };
 
-export interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+/** How a hookctl (or other program) run ended, and what it wrote. */
+export type RunResult = ChildResult;
 
 /**
  * A clean environment for a hookctl child: nothing inherited that could change its behaviour
@@ -43,41 +39,13 @@ export function hookctl(
   return runProcess(process.execPath, [HOOKCTL_BIN, ...args], opts);
 }
 
-/**
- * Runs a program without blocking the event loop (spawnSync would: the hookd these tests start
- * lives in this process and must keep answering).
- */
+/** Runs a program through the one child runner (test/helpers/run-child.ts), 20 s unless told. */
 export function runProcess(
   file: string,
   args: string[],
   opts: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
 ): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
-      env: opts.env,
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(`${file} ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20000} ms\n${stderr}`),
-      );
-    }, opts.timeoutMs ?? 20000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-  });
+  return runChild(file, args, { env: opts.env, input: opts.input, timeoutMs: opts.timeoutMs ?? 20000 });
 }
 
 /** A writable that records what is written, posing as a terminal or a pipe. */
