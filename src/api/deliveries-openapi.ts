@@ -242,13 +242,18 @@ export const DELIVERIES_OPENAPI: OpenApiFragment = {
     },
     BulkRedelivery: {
       type: 'object',
-      required: ['queued', 'pending'],
+      required: ['queued', 'pending', 'failed'],
       properties: {
         queued: { type: 'integer', minimum: 0 },
         pending: { type: 'integer', minimum: 0, description: 'Pending ones, left on their schedule' },
+        failed: {
+          type: 'integer',
+          minimum: 0,
+          description: "Ones whose hook's Transform failed again: not queued, failed with the new cause",
+        },
         dryRun: { type: 'boolean', enum: [true] },
       },
-      example: { queued: 12, pending: 2 },
+      example: { queued: 12, pending: 2, failed: 0 },
     },
     Secret: {
       type: 'object',

@@ -127,9 +127,12 @@ export function deliveryRoutes(app: FastifyInstance, deps: DeliveryRouteDeps): v
         const filter = parseRedeliveryFilter(req.body);
         const result = await pipeline.redeliverBulk(hook.Id, filter);
         // A dry run changes nothing: 200, with what a real run would queue.
-        return reply
-          .code(filter.dryRun ? 200 : 202)
-          .send({ queued: result.queued, pending: result.pending, ...(filter.dryRun && { dryRun: true }) });
+        return reply.code(filter.dryRun ? 200 : 202).send({
+          queued: result.queued,
+          pending: result.pending,
+          failed: result.failed,
+          ...(filter.dryRun && { dryRun: true }),
+        });
       },
     },
     { events: true },

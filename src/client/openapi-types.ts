@@ -1033,13 +1033,16 @@ export interface components {
         /**
          * @example {
          *       "queued": 12,
-         *       "pending": 2
+         *       "pending": 2,
+         *       "failed": 0
          *     }
          */
         BulkRedelivery: {
             queued: number;
             /** @description Pending ones, left on their schedule */
             pending: number;
+            /** @description Ones whose hook's Transform failed again: not queued, failed with the new cause */
+            failed: number;
             /** @enum {boolean} */
             dryRun?: true;
         };

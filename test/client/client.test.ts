@@ -218,6 +218,7 @@ describe('hookd/client: report, deliveries, secrets', () => {
     assert.equal(queued.Id, all[0]!.Id);
     const dry = await client.deliveries.redeliverAll(h.Id, { status: 'succeeded', dryRun: true });
     assert.equal(dry.dryRun, true);
+    assert.equal(dry.failed, 0, 'a bulk redelivery counts the ones whose Transform failed again');
     const bad = await failure(client.deliveries.get('dl_nope'));
     assert.equal(bad.status, 404);
 

@@ -375,11 +375,15 @@ describe('redelivery', () => {
       assert.equal(none.status, 202, none.text);
       assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'nothing failed');
       const dry = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
-      assert.deepEqual(dry.body, { queued: 3, pending: 0, dryRun: true }, 'no filter: all of them');
+      assert.deepEqual(
+        dry.body,
+        { queued: 3, pending: 0, failed: 0, dryRun: true },
+        'no filter: all of them',
+      );
 
       const some = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, {});
       assert.equal(some.status, 202, some.text);
-      assert.deepEqual(some.body, { queued: 3, pending: 0 });
+      assert.deepEqual(some.body, { queued: 3, pending: 0, failed: 0 });
       const both = await rcv.waitFor('/bulk', 6);
       assert.deepEqual(
         both
@@ -394,7 +398,7 @@ describe('redelivery', () => {
         status: 'succeeded',
         since: future,
       });
-      assert.deepEqual(late.body, { queued: 0, pending: 0 });
+      assert.deepEqual(late.body, { queued: 0, pending: 0, failed: 0 });
 
       const bad = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { state: 'failed' });
       assert.equal(bad.status, 400);

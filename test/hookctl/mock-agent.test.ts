@@ -211,11 +211,21 @@ describe('hookctl against a MockAgent', () => {
   });
 
   it('redeliver with a filter posts it and prints the count', async () => {
-    answer('POST', '/hooks/orders/redeliver', 202, { queued: 4, pending: 1 });
+    answer('POST', '/hooks/orders/redeliver', 202, { queued: 4, pending: 1, failed: 0 });
     const r = await hookctl(['redeliver', '--hook', 'orders', '--status', 'failed']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(seen[0]!.body!), { status: 'failed' });
     assert.match(r.stdout + r.stderr, /4/);
+  });
+
+  it('redeliver says how many failed again in the Transform and were not queued', async () => {
+    answer('POST', '/hooks/orders/redeliver', 202, { queued: 3, pending: 0, failed: 2 });
+    const r = await hookctl(['redeliver', '--hook', 'orders', '--status', 'failed']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout + r.stderr,
+      /queued 3 deliveries of orders again: 2 deliveries failed again in the hook's Transform/,
+    );
   });
 
   it('portal-link posts the user, ttl and scopes and prints the URL alone on stdout', async () => {

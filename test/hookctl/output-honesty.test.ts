@@ -167,7 +167,7 @@ describe('1. redeliver --hook without filters: every delivery, confirmed', () =>
       { dryRun: true },
     );
     assert.equal(dry.status, 200);
-    assert.deepEqual(dry.body, { queued: 2, pending: 0, dryRun: true });
+    assert.deepEqual(dry.body, { queued: 2, pending: 0, failed: 0, dryRun: true });
   });
 });
 

@@ -178,13 +178,17 @@ describe('delivery routes', () => {
 
       const bulk = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(bulk.status, 202);
-      assert.deepEqual(bulk.body, { queued: 2, pending: 0 });
+      assert.deepEqual(bulk.body, { queued: 2, pending: 0, failed: 0 });
       await settled(hook, 3);
       const none = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
-      assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'none failed are left');
+      assert.deepEqual(none.body, { queued: 0, pending: 0, failed: 0 }, 'none failed are left');
       const all = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
       assert.equal(all.status, 200);
-      assert.deepEqual(all.body, { queued: 3, pending: 0, dryRun: true }, 'no filter means every delivery');
+      assert.deepEqual(
+        all.body,
+        { queued: 3, pending: 0, failed: 0, dryRun: true },
+        'no filter means every delivery',
+      );
 
       const bad = await call(alice, 'POST', `/hooks/${hook.Id}/redeliver`, { Status: 'failed', until: 'x' });
       assert.equal(bad.status, 400);

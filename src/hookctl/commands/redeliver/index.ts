@@ -58,9 +58,15 @@ export function explain(r: BulkRedeliveryView, hook: string, f: Filter): string 
       ? `no delivery of ${hook} is ${filter}; hookctl deliveries ${hook} lists them`
       : `${hook} has no deliveries yet`;
   }
+  const notes: string[] = [];
   if (pending > 0)
-    return `${plural(pending)} still pending ${pending === 1 ? 'was' : 'were'} left on their schedule`;
-  return undefined;
+    notes.push(`${plural(pending)} still pending ${pending === 1 ? 'was' : 'were'} left on their schedule`);
+  const failed = r.failed ?? 0;
+  if (failed > 0)
+    notes.push(
+      `${plural(failed)} failed again in the hook's Transform and ${failed === 1 ? 'stays' : 'stay'} failed (hookctl deliveries ${hook} --status failed shows why)`,
+    );
+  return notes.length > 0 ? notes.join('; ') : undefined;
 }
 
 /**
@@ -98,7 +104,8 @@ export async function runRedeliver(opts: RedeliverOptions, ctx: CliContext): Pro
     const preview = await client.redeliverHook(hook, { dryRun: true });
     if (preview.queued === 0) {
       out.info(`queued 0 deliveries of ${hook}: ${explain(preview, hook, filter)}`);
-      if (out.format === 'json') out.json({ queued: 0, pending: preview.pending ?? 0 });
+      if (out.format === 'json')
+        out.json({ queued: 0, pending: preview.pending ?? 0, failed: preview.failed ?? 0 });
       return;
     }
     const ok = await confirm(
