@@ -373,7 +373,7 @@ describe('redelivery', () => {
 
       const none = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { status: 'failed' });
       assert.equal(none.status, 202, none.text);
-      assert.deepEqual(none.body, { queued: 0, pending: 0 }, 'nothing failed');
+      assert.deepEqual(none.body, { queued: 0, pending: 0, failed: 0 }, 'nothing failed');
       const dry = await api(d.url, d.token, 'POST', `/hooks/${hook.Id}/redeliver`, { dryRun: true });
       assert.deepEqual(
         dry.body,
