@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { MockAgent } from 'undici';
-import { type Delivery, type Hook, HookdClient, HookdError, type TailEvent } from '../../src/client/index.js';
+import { type Delivery, type Hook, HookdClient, type TailEvent } from '../../src/client/index.js';
 import { verifyCallback } from '../../src/verify/index.js';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
 import { closedPort, type Receiver, startReceiver } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
+import { failure } from './failure.js';
 
 // hookd/client against a real hookd: every method, the typed errors, pages, the tail.
 
@@ -37,17 +38,6 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
-}
-
-/** The HookdError a call rejects with. */
-async function failure(p: Promise<unknown>): Promise<HookdError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof HookdError, `a HookdError, not ${String(e)}`);
-    return e;
-  }
-  assert.fail('the call succeeded');
 }
 
 describe('hookd/client: hooks', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MockAgent } from 'undici';
-import { HookdClient, HookdError } from '../../src/client/index.js';
+import { HookdClient } from '../../src/client/index.js';
+import { failure } from './failure.js';
 
 // A HookdError's `problem` is the problem document as the server sent it: every member, an
 // `errors[]` entry's line and column included, with only the promised members filled in.
@@ -18,16 +19,6 @@ afterEach(async () => {
   agent.assertNoPendingInterceptors();
   await agent.close();
 });
-
-async function failure(p: Promise<unknown>): Promise<HookdError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof HookdError, `a HookdError, not ${String(e)}`);
-    return e;
-  }
-  assert.fail('the call succeeded');
-}
 
 describe('HookdError.problem', () => {
   it('keeps every member of the document, and each entry of errors[] whole', async () => {

@@ -144,6 +144,13 @@ export function hookctlInProcess(
   });
 }
 
+/** A valid hook the command tests create and list: a time-series path with one capture. */
+export const SAMPLE_HOOK = {
+  PathPattern: '/repositories/*/timeseries/(*)',
+  Methods: ['GET'],
+  Callback: 'http://127.0.0.1:9/cb',
+};
+
 /** Matches any ANSI colour escape. */
 export const ANSI = /\u001b\[[0-9;]*m/;
 

@@ -15,6 +15,7 @@ import {
   hookFixtures,
   ROOT,
   runProcess,
+  SAMPLE_HOOK,
 } from './helpers.js';
 
 // The real binary (node bin/hookctl.js, i.e. dist/) as a child process against a real hookd.
@@ -22,11 +23,7 @@ import {
 // What only needs a command (its requests, its output, server and token resolution, profiles,
 // validate) runs through the run seam in in-process.test.ts and in-process-commands.test.ts.
 
-const HOOK = {
-  PathPattern: '/repositories/*/timeseries/(*)',
-  Methods: ['GET'],
-  Callback: 'http://127.0.0.1:9/cb',
-};
+const HOOK = SAMPLE_HOOK;
 
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;

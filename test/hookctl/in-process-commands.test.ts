@@ -3,32 +3,20 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { cleanEnv, closedPort, fakeStdin, hookFixtures, runInProcess } from './helpers.js';
+import { cleanEnv, closedPort, hookctlInProcess, hookFixtures, SAMPLE_HOOK } from './helpers.js';
 
 // hookctl commands through their run seam (runCli(args, deps)), piped, against a real hookd:
 // what a command asks the server, how it finds the server and the token, and what it prints.
 // The exit status of the process, colour, completion and stdin piping stay with the spawned
 // binary in hookctl.test.ts.
 
-const HOOK = {
-  PathPattern: '/repositories/*/timeseries/(*)',
-  Methods: ['GET'],
-  Callback: 'http://127.0.0.1:9/cb',
-};
+const HOOK = SAMPLE_HOOK;
 
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
 let dir: string;
 
-/** hookctl in this process: stdout a pipe, stdin a pipe holding `input`, HOME from the env. */
-function hookctl(args: string[], opts: { env: NodeJS.ProcessEnv; input?: string }) {
-  return runInProcess(args, {
-    env: opts.env,
-    tty: false,
-    ...(opts.env.HOME !== undefined && { home: opts.env.HOME }),
-    stdin: fakeStdin({ tty: false, input: opts.input ?? '' }),
-  });
-}
+const hookctl = hookctlInProcess;
 
 const { file, ...fixtures } = hookFixtures(
   hookctl,

@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, cleanEnv, hookctlInProcess, hookFixtures } from './helpers.js';
+import { ANSI, cleanEnv, hookctlInProcess, hookFixtures, SAMPLE_HOOK } from './helpers.js';
 
 // hookctl commands through their run seam (runCli(args, deps)), in this process, on a
 // terminal and piped, against a real hookd. The spawned binary keeps its end-to-end tests in
 // hookctl.test.ts; what only needs the commands runs here, without a process each.
 
-const HOOK = {
-  PathPattern: '/repositories/*/timeseries/(*)',
-  Methods: ['GET'],
-  Callback: 'http://127.0.0.1:9/cb',
-};
+const HOOK = SAMPLE_HOOK;
 
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;

@@ -3,16 +3,12 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHookd, type TestDaemon, tempDir } from '../helpers/hookd.js';
-import { ANSI, cleanEnv, fakeStdin, runInProcess } from './helpers.js';
+import { ANSI, cleanEnv, fakeStdin, runInProcess, SAMPLE_HOOK } from './helpers.js';
 
 // Terminal behaviour, in-process with injected streams that claim to be a TTY (a child process
 // cannot get a terminal in a test), against a real hookd.
 
-const HOOK = {
-  PathPattern: '/repositories/*/timeseries/(*)',
-  Methods: ['GET'],
-  Callback: 'http://127.0.0.1:9/cb',
-};
+const HOOK = SAMPLE_HOOK;
 
 let daemon: TestDaemon;
 let env: NodeJS.ProcessEnv;
