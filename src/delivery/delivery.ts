@@ -61,8 +61,6 @@ export class Delivery implements DeliveryRecord {
   active = false;
   /** The hook was deleted: nothing more is sent or written. */
   cancelled = false;
-  /** Queued for the next state write. */
-  dirty = false;
   /** Request headers with room for the per-attempt signing headers, built at the first attempt. */
   headers: CallbackHeaders | undefined = undefined;
   /** The hook's `RateLimit` reserved a later send time for the next attempt (rate-limit.ts). */
