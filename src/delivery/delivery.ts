@@ -55,8 +55,6 @@ export class Delivery implements DeliveryRecord {
   heldBy: string | undefined = undefined;
   /** The delivery of its key it waits behind (src/ordering/; the delivery log's `HeldBehind`). */
   heldBehind: string | undefined = undefined;
-  /** Position in the scheduler's heap, -1 when not in it. */
-  heapIndex = -1;
   /** An attempt is running (or queued in the limiter). */
   active = false;
   /** The hook was deleted: nothing more is sent or written. */
