@@ -10,7 +10,7 @@ import { receiverSignatures, signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
 import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
 import { internalFailure, paceSampleOf, recordedAttempt, verdictOf } from './attempt-result.js';
-import { callbackHeaders, stampAttempt } from './callback-headers.js';
+import { type CallbackHeaders, callbackHeaders, stampAttempt } from './callback-headers.js';
 import type { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
@@ -58,6 +58,11 @@ export class AttemptRunner {
   private readonly plans: DeliveryPlans;
   private readonly pace: ReceiverPace | undefined;
   private readonly auth: DeliveryPipelineOptions['auth'];
+  /**
+   * Each delivery's request headers with room for the per-attempt signing headers, built at its
+   * first attempt and reused by its retries; weakly held, so an ended delivery takes them along.
+   */
+  private readonly headersOf = new WeakMap<Delivery, CallbackHeaders>();
 
   constructor(o: RunnerOptions) {
     this.logger = o.logger;
@@ -157,10 +162,14 @@ export class AttemptRunner {
       if (this.signal.aborted) return outcome;
       const start = Date.now();
       const timestamp = this.timestampOf(start);
-      d.headers ??= callbackHeaders(d, this.userAgent, this.tracing !== undefined);
+      let base = this.headersOf.get(d);
+      if (base === undefined) {
+        base = callbackHeaders(d, this.userAgent, this.tracing !== undefined);
+        this.headersOf.set(d, base);
+      }
       const span = this.tracing?.attempt(d, d.attempts + 1);
       const schemes = plan.schemes;
-      const headers = stampAttempt(d.headers, {
+      const headers = stampAttempt(base, {
         timestamp,
         // v1 and/or v1a per hook (src/signing/).
         signature: signatureFor(schemes, keys, d.id, timestamp, d.request.body ?? '', start),

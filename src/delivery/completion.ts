@@ -59,10 +59,7 @@ export class Completion {
     d.rateWaitMs = 0;
     // Pending: it waits for its retry (a scheduler stopped at shutdown keeps it without a timer).
     if (d.status === 'pending') this.h.scheduler.add(d);
-    else {
-      this.h.live.remove(d.id);
-      d.headers = undefined;
-    }
+    else this.h.live.remove(d.id);
     if (this.h.events.has('attempt'))
       this.h.events.emit('attempt', attemptMessage(d, start, r, effect.outcome), d.owner);
   }
@@ -84,7 +81,6 @@ export class Completion {
     this.h.scheduler.remove(d);
     this.h.outbox.update(d);
     this.h.live.remove(d.id);
-    d.headers = undefined;
   };
 
   /** 410 Gone: the hook is disabled, and its other waiting deliveries end unsent. */

@@ -1,6 +1,5 @@
 import type { CallbackRequest, FiredEvent, TriggerInfo } from '../engine/index.js';
 import { copyDeliveryState, type DeliveryRecord, type DeliveryStatus } from '../store/index.js';
-import type { CallbackHeaders } from './callback-headers.js';
 import type { DeliveryPlan } from './plan/index.js';
 import type { Scheduler } from './scheduler.js';
 import type { DeliverySource, Targets } from './targets.js';
@@ -55,18 +54,10 @@ export class Delivery implements DeliveryRecord {
   heldBy: string | undefined = undefined;
   /** The delivery of its key it waits behind (src/ordering/; the delivery log's `HeldBehind`). */
   heldBehind: string | undefined = undefined;
-  /** Position in the scheduler's heap, -1 when not in it. */
-  heapIndex = -1;
   /** An attempt is running (or queued in the limiter). */
   active = false;
   /** The hook was deleted: nothing more is sent or written. */
   cancelled = false;
-  /** Queued for the next state write. */
-  dirty = false;
-  /** Request headers with room for the per-attempt signing headers, built at the first attempt. */
-  headers: CallbackHeaders | undefined = undefined;
-  /** The hook's `RateLimit` reserved a later send time for the next attempt (rate-limit.ts). */
-  rateSlot = false;
   /** How long the rate limit has held the next attempt back so far, ms. */
   rateWaitMs = 0;
   /** Its last attempt was not sent because its receiver's circuit was open. */

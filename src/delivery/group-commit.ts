@@ -7,14 +7,9 @@
  */
 import type { Logger } from 'pino';
 import type { StoreHealth } from '../store/index.js';
-import {
-  type AttemptRecord,
-  type DeliveryStore,
-  describeStoreFault,
-  emptyBatch,
-  isStoreFault,
-} from '../store/index.js';
+import { type AttemptRecord, type DeliveryStore, describeStoreFault, isStoreFault } from '../store/index.js';
 import type { Delivery } from './delivery.js';
+import { recordOf, WriteBatch } from './write-batch.js';
 
 type Waiter = { resolve: () => void; reject: (err: Error) => void };
 
@@ -66,7 +61,7 @@ export interface GroupCommitOptions {
  * fired beyond that while the store refuses writes are dropped and counted (`dropped`).
  */
 export class GroupCommit {
-  private batch = emptyBatch();
+  private batch = new WriteBatch();
   private inserted: Delivery[] = [];
   private waiters: Waiter[] = [];
   private scheduled = false;
@@ -75,8 +70,11 @@ export class GroupCommit {
   /** The running commit loop, so a flush of an empty batch can wait for the write in progress. */
   private current: Promise<void> | undefined;
   /** Writes the store refused, oldest first, merged into one batch; undefined while it takes them. */
-  private held: ReturnType<typeof emptyBatch> | undefined;
-  /** The buffered new deliveries by Id, for the delivery log until they are written. */
+  private held: WriteBatch | undefined;
+  /**
+   * The buffered new deliveries by Id, live: the delivery log shows their current state and that
+   * they are not yet durable until they are written. The store sees only the held snapshots.
+   */
   readonly unwritten = new Map<string, Delivery>();
   private retryMs = RETRY_FIRST_MS;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -122,20 +120,16 @@ export class GroupCommit {
     return this.held === undefined || this.unwritten.size + this.batch.inserts.length < this.bufferLimit;
   }
 
+  /** Queues the new delivery's record as it is now; a change before the commit replaces it. */
   insert(d: Delivery): void {
-    // The insert writes the state as it is at commit time, so later changes need no update.
-    d.dirty = true;
-    this.batch.inserts.push(d);
+    this.batch.insert(recordOf(d));
     this.inserted.push(d);
     this.soon();
   }
 
-  /** Queues a write of the delivery's state as it will be at commit time. */
+  /** Queues a write of the delivery's state as it is now (the batch's last one of it is written). */
   update(d: Delivery): void {
-    if (!d.dirty) {
-      d.dirty = true;
-      this.batch.updates.push(d);
-    }
+    this.batch.change(d);
     this.later();
   }
 
@@ -145,10 +139,7 @@ export class GroupCommit {
    */
   outcome(d: Delivery, a: AttemptRecord): void {
     this.batch.attempts.push(a);
-    if (!d.dirty) {
-      d.dirty = true;
-      this.batch.updates.push(d);
-    }
+    this.batch.change(d);
     this.later();
   }
 
@@ -215,15 +206,13 @@ export class GroupCommit {
         const batch = this.batch;
         const inserted = this.inserted;
         const waiters = this.waiters;
-        this.batch = emptyBatch();
+        this.batch = new WriteBatch();
         this.inserted = [];
         this.waiters = [];
-        for (const d of batch.inserts as Delivery[]) d.dirty = false;
-        for (const d of batch.updates as Delivery[]) d.dirty = false;
         let failure: Error | undefined;
         if (this.held !== undefined) {
           // The store refuses writes: this batch joins the buffer, behind the older ones.
-          this.hold(batch);
+          this.hold(batch, inserted);
         } else {
           try {
             await this.timedWrite(batch);
@@ -235,7 +224,7 @@ export class GroupCommit {
                 'the store refuses writes: fired callbacks are kept in memory (not yet durable) and sent; they are written when it takes writes again',
               );
               this.health?.fault(this.source, err);
-              this.hold(batch);
+              this.hold(batch, inserted);
             } else {
               failure = err as Error;
               this.log?.error(
@@ -261,7 +250,7 @@ export class GroupCommit {
     }
   }
 
-  private async timedWrite(batch: ReturnType<typeof emptyBatch>): Promise<void> {
+  private async timedWrite(batch: WriteBatch): Promise<void> {
     const t0 = process.hrtime.bigint();
     try {
       await this.store.write(batch);
@@ -272,22 +261,16 @@ export class GroupCommit {
   }
 
   /** Adds a refused batch to the buffer and arms the retry. */
-  private hold(batch: ReturnType<typeof emptyBatch>): void {
+  private hold(batch: WriteBatch, inserted: readonly Delivery[]): void {
+    // Updates of buffered deliveries are written with their insert; of the others, at most once.
     if (this.held === undefined) {
       this.held = batch;
       this.retryMs = RETRY_FIRST_MS;
-    } else {
-      this.held.inserts.push(...batch.inserts);
-      this.held.updates.push(...batch.updates);
-      this.held.attempts.push(...batch.attempts);
-      this.held.deletedHooks.push(...batch.deletedHooks);
-    }
-    for (const d of batch.inserts as Delivery[]) {
+    } else this.held.absorb(batch);
+    for (const d of inserted) {
       d.buffered = true;
       this.unwritten.set(d.id, d);
     }
-    // Updates of buffered deliveries are written with their insert; of the others, at most once.
-    for (const d of batch.updates as Delivery[]) d.dirty = true;
     this.armRetry();
   }
 
@@ -306,15 +289,11 @@ export class GroupCommit {
       return;
     }
     this.writing = true;
-    for (const d of held.updates as Delivery[]) d.dirty = false;
     this.current = this.timedWrite(held).then(
       () => {
         this.held = undefined;
-        let n = 0;
-        for (const d of held.inserts as Delivery[]) {
-          d.buffered = false;
-          n++;
-        }
+        const n = this.unwritten.size;
+        for (const d of this.unwritten.values()) d.buffered = false;
         this.unwritten.clear();
         this.writtenThrough += n;
         this.log?.info(
@@ -327,7 +306,6 @@ export class GroupCommit {
         if (!this.batchEmpty()) this.run();
       },
       (err: unknown) => {
-        for (const d of held.updates as Delivery[]) d.dirty = true;
         this.writing = false;
         if (isStoreFault(err)) this.health?.fault(this.source, err);
         else this.log?.error({ err }, 'writing buffered deliveries failed; retrying');
@@ -350,12 +328,6 @@ export class GroupCommit {
   }
 
   private batchEmpty(): boolean {
-    const b = this.batch;
-    return (
-      b.inserts.length === 0 &&
-      b.updates.length === 0 &&
-      b.attempts.length === 0 &&
-      b.deletedHooks.length === 0
-    );
+    return this.batch.empty;
   }
 }

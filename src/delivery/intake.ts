@@ -52,15 +52,17 @@ export class Intake {
       return;
     }
     const now = Date.now();
-    const deliveries = this.p.outbox.accept(events, now, this.firstDelay, source);
+    const tr = this.p.tracing;
+    const deliveries = this.p.outbox.accept(
+      events,
+      now,
+      this.firstDelay,
+      source,
+      tr === undefined ? undefined : (e, d) => tr.fired(e.trace, d),
+    );
     // A delivery its Transform failed is recorded finished: nothing of it waits in memory, so
     // that a redelivery takes it back as it does any finished one.
     for (const d of deliveries) if (d.status === 'pending') this.live.add(d);
-    // Before the end of this turn, when the insert commits: the record carries the trace context.
-    const tr = this.p.tracing;
-    if (tr !== undefined)
-      for (let i = 0; i < events.length; i++)
-        deliveries[i]!.traceParent = tr.fired(events[i]!.trace, deliveries[i]!);
     if (this.p.events.has('fired')) {
       const time = isoTime(now);
       for (const d of deliveries) this.p.events.emit('fired', firedMessage(d, time), d.owner);

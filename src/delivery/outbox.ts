@@ -85,13 +85,15 @@ export class Outbox {
 
   /**
    * Creates and queues one delivery per fired event, due `firstDelay` ms from now. They are handed
-   * to `onRecorded` once committed; nothing is attempted before.
+   * to `onRecorded` once committed; nothing is attempted before. `traceOf` (tracing on) gives each
+   * its fire span's `traceparent` before its record is queued, so that the record carries it.
    */
   accept(
     events: readonly FiredEvent[],
     now: number,
     firstDelay: (d: Delivery) => number,
     source: DeliverySource,
+    traceOf?: (e: FiredEvent, d: Delivery) => string,
   ): Delivery[] {
     const out: Delivery[] = [];
     for (let i = 0; i < events.length; i++) {
@@ -112,6 +114,7 @@ export class Outbox {
         Object.assign(d, { status: 'failed', lastError: e.failure, nextAttempt: null });
         if (e.transformInput !== undefined) d.transformInput = JSON.stringify(e.transformInput);
       }
+      if (traceOf !== undefined) d.traceParent = traceOf(e, d);
       commit.insert(d);
       out.push(d);
     }

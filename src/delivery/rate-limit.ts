@@ -81,6 +81,11 @@ export interface RateGateOptions {
 /** Where the pipeline asks, before an attempt takes a slot, whether the hook's rate allows it now. */
 export class RateGate {
   readonly limiter = new HookRateLimiter();
+  /**
+   * Deliveries given a later send time whose reserved slot is already counted: they pass when they
+   * come back. Weakly held, so a cancelled one leaves nothing behind.
+   */
+  private readonly reserved = new WeakSet<Delivery>();
 
   constructor(private readonly opts: RateGateOptions) {}
 
@@ -89,10 +94,7 @@ export class RateGate {
    * delivery coming back at its reserved time passes (its slot is already counted).
    */
   hold(d: Delivery, now: number): boolean {
-    if (d.rateSlot) {
-      d.rateSlot = false;
-      return false;
-    }
+    if (this.reserved.delete(d)) return false;
     const plan = d.plan;
     const limit =
       plan.rateLimit ??
@@ -100,7 +102,7 @@ export class RateGate {
     if (limit === undefined) return false;
     const wait = this.limiter.reserve(d.hookId, limit, now);
     if (wait <= 0) return false;
-    d.rateSlot = true;
+    this.reserved.add(d);
     d.rateWaitMs += wait;
     d.nextAttempt = now + wait;
     this.opts.onWait?.(wait);

@@ -3,103 +3,121 @@
  * million waiting retries cost one timer and no store polling.
  */
 
-/** What the scheduler orders: a due time and its slot in the heap (-1 when not scheduled). */
+/** What the scheduler orders: a due time (null counts as due at once). */
 export interface Schedulable {
   nextAttempt: number | null;
-  heapIndex: number;
 }
 
 // setTimeout takes at most 2^31-1 ms; longer waits re-arm when the timer fires.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A binary min-heap on `nextAttempt` that tracks positions, so removal and re-keying are O(log n). */
+/** An item's place in the heap, kept by the heap so that the item carries none of it. */
+interface Slot<T> {
+  readonly item: T;
+  index: number;
+}
+
+/**
+ * A binary min-heap on `nextAttempt` that tracks positions, so removal and re-keying are O(log n).
+ * Each item's slot is found through one Map entry, set on push and deleted on pop or removal; the
+ * sifting moves only the slots. The key is read from the item at each comparison, as it is.
+ */
 export class DueHeap<T extends Schedulable> {
-  private readonly items: T[] = [];
+  private readonly slots: Slot<T>[] = [];
+  private readonly slotOf = new Map<T, Slot<T>>();
 
   get size(): number {
-    return this.items.length;
+    return this.slots.length;
+  }
+
+  has(item: T): boolean {
+    return this.slotOf.has(item);
   }
 
   peek(): T | undefined {
-    return this.items[0];
+    return this.slots[0]?.item;
   }
 
   push(item: T): void {
-    item.heapIndex = this.items.length;
-    this.items.push(item);
-    this.up(item.heapIndex);
+    if (this.slotOf.has(item)) return;
+    const slot: Slot<T> = { item, index: this.slots.length };
+    this.slotOf.set(item, slot);
+    this.slots.push(slot);
+    this.up(slot);
   }
 
   pop(): T | undefined {
-    const items = this.items;
-    const top = items[0];
+    const slots = this.slots;
+    const top = slots[0];
     if (top === undefined) return undefined;
-    const last = items.pop()!;
+    const last = slots.pop()!;
     if (last !== top) {
-      items[0] = last;
-      last.heapIndex = 0;
-      this.down(0);
+      slots[0] = last;
+      last.index = 0;
+      this.down(last);
     }
-    top.heapIndex = -1;
-    return top;
+    this.slotOf.delete(top.item);
+    return top.item;
   }
 
   /** Removes an item wherever it is; false when it was not in the heap. */
   remove(item: T): boolean {
-    const i = item.heapIndex;
-    if (i < 0 || this.items[i] !== item) return false;
-    const last = this.items.pop()!;
-    if (last !== item) {
-      this.items[i] = last;
-      last.heapIndex = i;
-      this.down(i);
-      this.up(last.heapIndex);
+    const slot = this.slotOf.get(item);
+    if (slot === undefined) return false;
+    this.slotOf.delete(item);
+    const last = this.slots.pop()!;
+    if (last !== slot) {
+      this.slots[slot.index] = last;
+      last.index = slot.index;
+      this.down(last);
+      this.up(last);
     }
-    item.heapIndex = -1;
     return true;
   }
 
   /** Every item, in no particular order. */
-  values(): readonly T[] {
-    return this.items;
+  values(): T[] {
+    return this.slots.map((s) => s.item);
   }
 
   private key(i: number): number {
-    return this.items[i]!.nextAttempt ?? 0;
+    return this.slots[i]!.item.nextAttempt ?? 0;
   }
 
-  private up(i: number): void {
-    const items = this.items;
-    const item = items[i]!;
-    const k = item.nextAttempt ?? 0;
+  private up(slot: Slot<T>): void {
+    const slots = this.slots;
+    const k = slot.item.nextAttempt ?? 0;
+    let i = slot.index;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (this.key(parent) <= k) break;
-      items[i] = items[parent]!;
-      items[i]!.heapIndex = i;
+      const p = slots[parent]!;
+      slots[i] = p;
+      p.index = i;
       i = parent;
     }
-    items[i] = item;
-    item.heapIndex = i;
+    slots[i] = slot;
+    slot.index = i;
   }
 
-  private down(i: number): void {
-    const items = this.items;
-    const n = items.length;
-    const item = items[i]!;
-    const k = item.nextAttempt ?? 0;
+  private down(slot: Slot<T>): void {
+    const slots = this.slots;
+    const n = slots.length;
+    const k = slot.item.nextAttempt ?? 0;
+    let i = slot.index;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
       const child = right < n && this.key(right) < this.key(left) ? right : left;
       if (this.key(child) >= k) break;
-      items[i] = items[child]!;
-      items[i]!.heapIndex = i;
+      const c = slots[child]!;
+      slots[i] = c;
+      c.index = i;
       i = child;
     }
-    items[i] = item;
-    item.heapIndex = i;
+    slots[i] = slot;
+    slot.index = i;
   }
 }
 
@@ -148,7 +166,7 @@ export class Scheduler<T extends Schedulable> {
 
   /** Schedules (or re-schedules) an item at its `nextAttempt`. */
   add(item: T): void {
-    if (item.heapIndex >= 0) this.heap.remove(item);
+    this.heap.remove(item);
     this.heap.push(item);
     if (this.onDue !== undefined && (item.nextAttempt ?? 0) < this.timerAt) this.arm();
   }

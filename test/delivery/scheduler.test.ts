@@ -6,7 +6,7 @@ interface Item extends Schedulable {
   name: string;
 }
 
-const item = (name: string, at: number): Item => ({ name, nextAttempt: at, heapIndex: -1 });
+const item = (name: string, at: number): Item => ({ name, nextAttempt: at });
 
 describe('DueHeap', () => {
   it('pops in due order, with removal from anywhere', () => {
@@ -31,7 +31,7 @@ describe('DueHeap', () => {
     const out: number[] = [];
     for (let top = heap.pop(); top; top = heap.pop()) {
       assert.ok(!removed.has(top));
-      assert.equal(top.heapIndex, -1);
+      assert.equal(heap.has(top), false);
       out.push(top.nextAttempt!);
     }
     assert.equal(out.length, items.length - removed.size);
