@@ -17,6 +17,7 @@ import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
 import type { DeliveryPipelineOptions } from './pipeline-options.js';
 import type { DeliveryPlans } from './plan/index.js';
+import type { RateWaits } from './rate-limit.js';
 
 export interface RunnerOptions {
   readonly logger: Logger;
@@ -37,6 +38,8 @@ export interface RunnerOptions {
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
   auth?: DeliveryPipelineOptions['auth'];
+  /** The rate limits' wait before each attempt, for its span. */
+  rateWaits: Pick<RateWaits, 'of'>;
 }
 
 export class AttemptRunner {
@@ -58,6 +61,7 @@ export class AttemptRunner {
   private readonly plans: DeliveryPlans;
   private readonly pace: ReceiverPace | undefined;
   private readonly auth: DeliveryPipelineOptions['auth'];
+  private readonly rateWaits: Pick<RateWaits, 'of'>;
   /**
    * Each delivery's request headers with room for the per-attempt signing headers, built at its
    * first attempt and reused by its retries; weakly held, so an ended delivery takes them along.
@@ -75,6 +79,7 @@ export class AttemptRunner {
     this.loopMark = o.loopMark;
     this.plans = o.plans;
     this.pace = o.pace;
+    this.rateWaits = o.rateWaits;
     this.auth = o.auth;
   }
 
@@ -188,7 +193,7 @@ export class AttemptRunner {
       if (load !== undefined) this.pace?.answered(d.origin, paceSampleOf(result, load));
       if (span !== undefined) {
         const r = recordedAttempt(result);
-        span.end(r.statusCode, r.error, d.rateWaitMs);
+        span.end(r.statusCode, r.error, this.rateWaits.of(d));
       }
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.

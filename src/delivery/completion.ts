@@ -14,6 +14,7 @@ import { attemptRecord } from './delivery-log.js';
 import type { Outbox } from './outbox.js';
 import { attemptEffect } from './outcome.js';
 import type { DeliveryPlans } from './plan/index.js';
+import type { RateWaits } from './rate-limit.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -28,6 +29,8 @@ export interface CompletionParts {
   readonly plans: DeliveryPlans;
   /** The schedule of plans without one of their own. */
   readonly schedule: RetrySchedule;
+  /** The rate limits' wait before each attempt, recorded with it. */
+  readonly rateWaits: Pick<RateWaits, 'settle'>;
 }
 
 export class Completion {
@@ -55,8 +58,7 @@ export class Completion {
       };
       this.h.logger.warn(line, 'delivery failed after its last attempt');
     }
-    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r));
-    d.rateWaitMs = 0;
+    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r, this.h.rateWaits.settle(d)));
     // Pending: it waits for its retry (a scheduler stopped at shutdown keeps it without a timer).
     if (d.status === 'pending') this.h.scheduler.add(d);
     else this.h.live.remove(d.id);

@@ -30,7 +30,7 @@ import { Intake } from './intake.js';
 import { resolveLimits } from './limits.js';
 import { Outbox } from './outbox.js';
 import type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
-import { RateGate } from './rate-limit.js';
+import { RateGate, RateWaits } from './rate-limit.js';
 import { Redelivery, type Retransform } from './redelivery.js';
 import { retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
@@ -107,17 +107,28 @@ export class DeliveryPipeline implements FiredEventSink {
       outbox,
       scheduler,
     });
-    const completion = new Completion({ live, outbox, scheduler, events, logger, plans, schedule });
+    const rateWaits = new RateWaits();
+    const completion = new Completion({
+      live,
+      outbox,
+      scheduler,
+      events,
+      logger,
+      plans,
+      schedule,
+      rateWaits,
+    });
     const verifier = verifierOf(opts.verification, { transports, scheduler, completion, signal });
     const admission = new Admission(order, verifier, transports);
     const gate = new RateGate({
+      waits: rateWaits,
       allowedRate: (origin) => verifier?.rateFor(origin),
       later: (d) => scheduler.add(d),
       ...(opts.onRateWait && { onWait: opts.onRateWait }),
     });
     const runner = new AttemptRunner({
       ...{ logger, completion, signal, transports, secrets, tracing, pace, auth: opts.auth, plans },
-      ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
+      ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark, rateWaits },
     });
     const heldBy = (d: Delivery, kind: string, key: string) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
