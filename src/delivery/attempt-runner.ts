@@ -153,7 +153,6 @@ export class AttemptRunner {
     const done = this.completion;
     let outcome: AttemptVerdict = 'none';
     d.heldBy = undefined;
-    d.shedByCircuit = false;
     try {
       if (d.cancelled) return outcome;
       const plan = this.plans.planOf(d.hookId);

@@ -34,7 +34,19 @@ export interface CompletionParts {
 }
 
 export class Completion {
+  /**
+   * The attempt (its number) each delivery was shed at, its receiver's circuit open: one whose
+   * latest attempt it is goes again when the receiver's connection is back. Kept by number, so a
+   * sent attempt needs no write here; weakly held, so an ended delivery takes it along.
+   */
+  private readonly shedAt = new WeakMap<Delivery, number>();
+
   constructor(private readonly h: CompletionParts) {}
+
+  /** Its latest attempt was not sent because its receiver's circuit was open. */
+  lastShed(d: Delivery): boolean {
+    return this.shedAt.get(d) === d.attempts;
+  }
 
   /** Applies an attempt's outcome (outcome.ts): state, retry or end, log record, event. */
   complete(d: Delivery, start: number, o: SendOutcome): void {
@@ -70,7 +82,7 @@ export class Completion {
   readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
-    d.shedByCircuit = true;
+    this.shedAt.set(d, d.attempts + 1);
     this.complete(d, Date.now(), notSent(reason));
   };
 

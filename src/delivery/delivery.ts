@@ -58,8 +58,6 @@ export class Delivery implements DeliveryRecord {
   active = false;
   /** The hook was deleted: nothing more is sent or written. */
   cancelled = false;
-  /** Its last attempt was not sent because its receiver's circuit was open. */
-  shedByCircuit = false;
 
   constructor(
     id: string,

@@ -134,7 +134,7 @@ export class DeliveryPipeline implements FiredEventSink {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
     };
     const limiter = new FairLimiter<Delivery>(limits, runner.run, completion.shed, Date.now, heldBy, pace);
-    this.dispatch = new Dispatch({ plans, admission, gate, limiter, scheduler, live });
+    this.dispatch = new Dispatch({ plans, admission, gate, limiter, scheduler, live, completion });
     reconnects.listen(this.dispatch.reconnected, signal);
     const retention = { ...DEFAULT_RETENTION, ...opts.retention };
     this.log = new DeliveryLog(opts.durable, opts.ephemeral, live, outbox, retention, logger);

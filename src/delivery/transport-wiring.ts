@@ -46,8 +46,12 @@ export class Reconnects {
  * The deliveries of a receiver that its open circuit held back, to go now rather than at their
  * next retry: a broker back within seconds is delivered to within them.
  */
-export function* heldByCircuit(live: Iterable<Delivery>, receiverKey: string): Generator<Delivery> {
+export function* heldByCircuit(
+  live: Iterable<Delivery>,
+  receiverKey: string,
+  shed: (d: Delivery) => boolean,
+): Generator<Delivery> {
   for (const d of live) {
-    if (d.shedByCircuit && d.origin === receiverKey && !d.active && d.status === 'pending') yield d;
+    if (d.origin === receiverKey && !d.active && d.status === 'pending' && shed(d)) yield d;
   }
 }
