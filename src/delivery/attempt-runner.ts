@@ -15,7 +15,7 @@ import type { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
-import type { DeliveryPipelineOptions } from './pipeline-options.js';
+import type { SendContext } from './pipeline-options.js';
 import type { DeliveryPlans } from './plan/index.js';
 import type { RateWaits } from './rate-limit.js';
 
@@ -32,12 +32,12 @@ export interface RunnerOptions {
   /** Sent as `User-Agent` unless the hook sets its own. */
   userAgent: string;
   /** Marks each attempt as hookd's own (src/loops/). */
-  loopMark?: DeliveryPipelineOptions['loopMark'];
+  loopMark?: SendContext['loopMark'];
   /** Each delivery's plan as its subject is now: looked up again as the attempt starts. */
   plans: DeliveryPlans;
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
-  auth?: DeliveryPipelineOptions['auth'];
+  auth?: SendContext['auth'];
   /** The rate limits' wait before each attempt, for its span. */
   rateWaits: Pick<RateWaits, 'of'>;
 }
@@ -57,10 +57,10 @@ export class AttemptRunner {
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
-  private readonly loopMark: DeliveryPipelineOptions['loopMark'];
+  private readonly loopMark: SendContext['loopMark'];
   private readonly plans: DeliveryPlans;
   private readonly pace: ReceiverPace | undefined;
-  private readonly auth: DeliveryPipelineOptions['auth'];
+  private readonly auth: SendContext['auth'];
   private readonly rateWaits: Pick<RateWaits, 'of'>;
   /**
    * Each delivery's request headers with room for the per-attempt signing headers, built at its
