@@ -76,8 +76,9 @@ export interface PerHookOptions {
 export class RateWaits {
   private readonly ms = new WeakMap<Delivery, number>();
   /**
-   * Figures added and not yet settled (one a cancelled delivery took along stays counted): while
-   * none is, an attempt's lookups are skipped, so hooks without a rate limit pay nothing for them.
+   * Figures added and not yet settled (one a delivery took along without a recorded attempt, cancelled
+   * or ended unsent, stays counted): while none is, an attempt's lookups are skipped, so hooks
+   * without a rate limit pay nothing for them.
    */
   private open = 0;
 
