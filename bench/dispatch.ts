@@ -225,9 +225,11 @@ async function rig(connections: number, durable: boolean): Promise<PipelineRig> 
   const dir = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
   const sqlite = durable ? new SqliteStore(join(dir, 'hookd.db')) : undefined;
   const pipeline = new DeliveryPipeline({
-    durable: sqlite ? new SqliteDeliveryStore(sqlite.db) : new MemoryDeliveryStore(),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: new AddressPolicy(['127.0.0.0/8']),
+    stores: {
+      durable: sqlite ? new SqliteDeliveryStore(sqlite.db) : new MemoryDeliveryStore(),
+      ephemeral: new MemoryDeliveryStore(),
+    },
+    send: { policy: new AddressPolicy(['127.0.0.0/8']) },
     plans: samePlanForAll(),
     limits: { concurrency: 256, perHost: connections, perEndpoint: connections },
     retention: { intervalMs: 0 },

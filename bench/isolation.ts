@@ -57,9 +57,8 @@ export async function runIsolation(withBad: boolean): Promise<IsolationRun> {
     },
   });
   const pipeline = new DeliveryPipeline({
-    durable: new MemoryDeliveryStore(),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: LOOPBACK,
+    stores: { durable: new MemoryDeliveryStore(), ephemeral: new MemoryDeliveryStore() },
+    send: { policy: LOOPBACK },
     // Defaults for the limits (256 / 32 per host / 8 per endpoint) and the 15 s attempt limit.
     schedule: { delaysMs: [0, 1000, 2000], jitter: 0 },
     plans: samePlanForAll(),

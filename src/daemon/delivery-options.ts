@@ -4,8 +4,8 @@ import type { BreakerOptions } from '../delivery/index.js';
 import type { Tracing } from '../tracing/index.js';
 
 /**
- * The delivery limits and fault buffer the configuration sets (the pipeline has the defaults), and
- * the delivery log's retention;
+ * The delivery limits the configuration sets (the pipeline has the defaults), and the delivery
+ * log's retention;
  * `breaker`: breaker settings from elsewhere (the transition listener of operational notifications).
  */
 export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions>) {
@@ -17,7 +17,6 @@ export function deliveryOptions(c: HookdConfig, breaker?: Partial<BreakerOptions
       ...(c.deliveryPerEndpoint !== undefined && { perEndpoint: c.deliveryPerEndpoint }),
       adaptive: c.adaptiveConcurrency,
     },
-    ...(c.storeFaultBuffer !== undefined && { faultBuffer: c.storeFaultBuffer }),
     retention: { maxAgeMs: c.deliveryRetentionMs },
   };
 }

@@ -5,7 +5,7 @@
 
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
-import { DeliveryEvents, DeliveryPipeline, type DeliveryPipelineOptions } from '../delivery/index.js';
+import { DeliveryEvents, DeliveryPipeline, type SendContext } from '../delivery/index.js';
 import { connectTunnel, egressProxyOf } from '../egress/index.js';
 import { breakerEvents, isEndpointId } from '../notifications/index.js';
 import { OAuth2Bearer, TokenClient } from '../oauth2/index.js';
@@ -32,7 +32,7 @@ export interface DeliveryWiring {
    */
   plans: DaemonPlans;
   /** Marks hookd's own requests (src/loops/). */
-  loopMark?: DeliveryPipelineOptions['loopMark'];
+  loopMark?: SendContext['loopMark'];
   /** The transports by Callback scheme. */
   transports: TransportRegistry;
 }
@@ -46,25 +46,30 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
   // The event bus is made first: the breakers' notifications are published on it.
   const events = new DeliveryEvents();
   return new DeliveryPipeline({
-    events,
-    durable: opened.deliveries.durable,
-    ephemeral: opened.deliveries.ephemeral,
-    policy: settings.policy,
-    transports: w.transports,
+    stores: {
+      durable: opened.deliveries.durable,
+      ephemeral: opened.deliveries.ephemeral,
+      health: w.faults.health,
+      ...(config.storeFaultBuffer !== undefined && { faultBuffer: config.storeFaultBuffer }),
+    },
+    send: {
+      policy: settings.policy,
+      transports: w.transports,
+      ...(tunnel && { tunnel }),
+      // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
+      auth: new OAuth2Bearer(
+        new TokenClient({
+          dispatcher: createPinnedDispatcher(settings.policy, { ...(tunnel && { tunnel }) }),
+        }),
+      ),
+      ...(w.loopMark && { loopMark: w.loopMark }),
+    },
     // A delivery to a notification endpoint came from the notifications' own door.
     sourceOf: (id) => (isEndpointId(id) ? 'notification' : 'callback'),
     plans: w.plans,
     ...(config.retrySchedule && { schedule: { delaysMs: config.retrySchedule.map((sec) => sec * 1000) } }),
-    ...perHookDelivery(() => metrics, w.tracing),
-    // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
-    auth: new OAuth2Bearer(
-      new TokenClient({ dispatcher: createPinnedDispatcher(settings.policy, { ...(tunnel && { tunnel }) }) }),
-    ),
     verification: {},
-    ...(tunnel && { tunnel }),
-    logger: log,
-    health: w.faults.health,
-    ...(w.loopMark && { loopMark: w.loopMark }),
+    telemetry: { events, logger: log, ...perHookDelivery(() => metrics, w.tracing) },
     ...deliveryOptions(config, { onTransition: breakerEvents(() => events) }),
   });
 }

@@ -15,8 +15,9 @@ import type { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
 import type { AttemptVerdict } from './fairness.js';
 import type { HookSecrets } from './hook-secrets.js';
-import type { DeliveryPipelineOptions } from './pipeline-options.js';
+import type { SendContext } from './pipeline-options.js';
 import type { DeliveryPlans } from './plan/index.js';
+import type { RateWaits } from './rate-limit.js';
 
 export interface RunnerOptions {
   readonly logger: Logger;
@@ -31,12 +32,14 @@ export interface RunnerOptions {
   /** Sent as `User-Agent` unless the hook sets its own. */
   userAgent: string;
   /** Marks each attempt as hookd's own (src/loops/). */
-  loopMark?: DeliveryPipelineOptions['loopMark'];
+  loopMark?: SendContext['loopMark'];
   /** Each delivery's plan as its subject is now: looked up again as the attempt starts. */
   plans: DeliveryPlans;
   /** Learns each receiver's pace from its answers (src/pace/). */
   pace?: ReceiverPace;
-  auth?: DeliveryPipelineOptions['auth'];
+  auth?: SendContext['auth'];
+  /** The rate limits' wait before each attempt, for its span. */
+  rateWaits: Pick<RateWaits, 'of'>;
 }
 
 export class AttemptRunner {
@@ -54,10 +57,11 @@ export class AttemptRunner {
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
-  private readonly loopMark: DeliveryPipelineOptions['loopMark'];
+  private readonly loopMark: SendContext['loopMark'];
   private readonly plans: DeliveryPlans;
   private readonly pace: ReceiverPace | undefined;
-  private readonly auth: DeliveryPipelineOptions['auth'];
+  private readonly auth: SendContext['auth'];
+  private readonly rateWaits: Pick<RateWaits, 'of'>;
   /**
    * Each delivery's request headers with room for the per-attempt signing headers, built at its
    * first attempt and reused by its retries; weakly held, so an ended delivery takes them along.
@@ -75,6 +79,7 @@ export class AttemptRunner {
     this.loopMark = o.loopMark;
     this.plans = o.plans;
     this.pace = o.pace;
+    this.rateWaits = o.rateWaits;
     this.auth = o.auth;
   }
 
@@ -148,7 +153,6 @@ export class AttemptRunner {
     const done = this.completion;
     let outcome: AttemptVerdict = 'none';
     d.heldBy = undefined;
-    d.shedByCircuit = false;
     try {
       if (d.cancelled) return outcome;
       const plan = this.plans.planOf(d.hookId);
@@ -188,7 +192,7 @@ export class AttemptRunner {
       if (load !== undefined) this.pace?.answered(d.origin, paceSampleOf(result, load));
       if (span !== undefined) {
         const r = recordedAttempt(result);
-        span.end(r.statusCode, r.error, d.rateWaitMs);
+        span.end(r.statusCode, r.error, this.rateWaits.of(d));
       }
       d.active = false;
       // Aborted at shutdown: the outcome is unknown, so it stays pending and goes again after restart.

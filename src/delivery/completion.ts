@@ -14,6 +14,7 @@ import { attemptRecord } from './delivery-log.js';
 import type { Outbox } from './outbox.js';
 import { attemptEffect } from './outcome.js';
 import type { DeliveryPlans } from './plan/index.js';
+import type { RateWaits } from './rate-limit.js';
 import type { RetrySchedule } from './retry-policy.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -28,10 +29,24 @@ export interface CompletionParts {
   readonly plans: DeliveryPlans;
   /** The schedule of plans without one of their own. */
   readonly schedule: RetrySchedule;
+  /** The rate limits' wait before each attempt, recorded with it. */
+  readonly rateWaits: Pick<RateWaits, 'settle'>;
 }
 
 export class Completion {
+  /**
+   * The attempt (its number) each delivery was shed at, its receiver's circuit open: one whose
+   * latest attempt it is goes again when the receiver's connection is back. Kept by number, so a
+   * sent attempt needs no write here; weakly held, so an ended delivery takes it along.
+   */
+  private readonly shedAt = new WeakMap<Delivery, number>();
+
   constructor(private readonly h: CompletionParts) {}
+
+  /** Its latest attempt was not sent because its receiver's circuit was open. */
+  lastShed(d: Delivery): boolean {
+    return this.shedAt.get(d) === d.attempts;
+  }
 
   /** Applies an attempt's outcome (outcome.ts): state, retry or end, log record, event. */
   complete(d: Delivery, start: number, o: SendOutcome): void {
@@ -55,8 +70,7 @@ export class Completion {
       };
       this.h.logger.warn(line, 'delivery failed after its last attempt');
     }
-    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r));
-    d.rateWaitMs = 0;
+    this.h.outbox.outcome(d, attemptRecord(d, d.attempts, start, r, this.h.rateWaits.settle(d)));
     // Pending: it waits for its retry (a scheduler stopped at shutdown keeps it without a timer).
     if (d.status === 'pending') this.h.scheduler.add(d);
     else this.h.live.remove(d.id);
@@ -68,7 +82,7 @@ export class Completion {
   readonly shed = (d: Delivery, reason: string): void => {
     d.active = false;
     if (d.cancelled) return;
-    d.shedByCircuit = true;
+    this.shedAt.set(d, d.attempts + 1);
     this.complete(d, Date.now(), notSent(reason));
   };
 

@@ -34,7 +34,13 @@ export interface DeliveryPage {
 }
 
 /** The log record of one attempt. */
-export function attemptRecord(d: Delivery, attempt: number, time: number, r: RecordedAttempt): AttemptRecord {
+export function attemptRecord(
+  d: Delivery,
+  attempt: number,
+  time: number,
+  r: RecordedAttempt,
+  rateWaitMs: number,
+): AttemptRecord {
   const a: AttemptRecord = {
     deliveryId: d.id,
     hookId: d.hookId,
@@ -46,7 +52,7 @@ export function attemptRecord(d: Delivery, attempt: number, time: number, r: Rec
     responseBody: r.responseBody,
   };
   // Set only when there was a wait (a literal with a conditional spread costs a copy per attempt).
-  if (d.rateWaitMs > 0) a.rateLimitWaitMs = Math.round(d.rateWaitMs * 100) / 100;
+  if (rateWaitMs > 0) a.rateLimitWaitMs = Math.round(rateWaitMs * 100) / 100;
   return a;
 }
 

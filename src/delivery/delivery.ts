@@ -58,10 +58,6 @@ export class Delivery implements DeliveryRecord {
   active = false;
   /** The hook was deleted: nothing more is sent or written. */
   cancelled = false;
-  /** How long the rate limit has held the next attempt back so far, ms. */
-  rateWaitMs = 0;
-  /** Its last attempt was not sent because its receiver's circuit was open. */
-  shedByCircuit = false;
 
   constructor(
     id: string,

@@ -4,6 +4,7 @@
  * limiter (fairness.ts). And a receiver whose connection is back: what its open circuit held back
  * goes now.
  */
+import type { Completion } from './completion.js';
 import type { Delivery } from './delivery.js';
 import { enqueue } from './delivery.js';
 import type { FairLimiter } from './fairness.js';
@@ -22,6 +23,8 @@ export interface DispatchParts {
   readonly scheduler: Scheduler<Delivery>;
   /** The deliveries in memory: those a reconnected receiver's circuit held back. */
   readonly live: { values(): Iterable<Delivery> };
+  /** Whose latest attempt its receiver's open circuit shed. */
+  readonly completion: Pick<Completion, 'lastShed'>;
 }
 
 export class Dispatch {
@@ -46,11 +49,11 @@ export class Dispatch {
 
   /** A receiver's connection is back: its open circuits probe now, and what they held back goes. */
   readonly reconnected = (key: string): void => {
-    const { scheduler, limiter } = this.p;
+    const { scheduler, limiter, completion } = this.p;
     if (!scheduler.running) return;
     limiter.reconnected(key);
     const now = Date.now();
-    for (const d of [...heldByCircuit(this.p.live.values(), key)]) {
+    for (const d of [...heldByCircuit(this.p.live.values(), key, (d) => completion.lastShed(d))]) {
       scheduler.remove(d);
       d.nextAttempt = now;
       enqueue(scheduler, d);

@@ -11,7 +11,13 @@ export {
 } from './delivery-events.js';
 export { DELIVERY_ID_SHAPE } from './delivery-id.js';
 export { HOLD_KINDS, type HoldKind } from './fairness.js';
-export { DeliveryPipeline, type DeliveryPipelineOptions } from './pipeline.js';
+export {
+  DeliveryPipeline,
+  type DeliveryPipelineOptions,
+  type PipelineStores,
+  type PipelineTelemetry,
+  type SendContext,
+} from './pipeline.js';
 export {
   DEFAULT_PLAN,
   type DeliveryPlan,

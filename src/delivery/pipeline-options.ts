@@ -17,37 +17,60 @@ import type { DeliveryPlans } from './plan/index.js';
 import type { PerHookOptions } from './rate-limit.js';
 import type { RetrySchedule } from './retry-policy.js';
 
-export interface DeliveryPipelineOptions extends PerHookOptions {
+/** Where deliveries and the hooks' signing secrets are kept, and what happens when a store refuses writes. */
+export interface PipelineStores {
   /** Where `Persist: true` hooks' deliveries and secrets go (SQLite in the daemon). */
   durable: DeliveryStore;
   /** Where `Persist: false` hooks' deliveries and secrets go (memory). */
   ephemeral: DeliveryStore;
-  /** The callback target policy, applied at connect time to every resolved address (SPEC §10). */
-  policy: AddressChecker;
-  /** Each hook's and endpoint's compiled plan, and whether it may still be sent to (plan/). */
-  plans: DeliveryPlans;
-  /** The event bus for the live tail and metrics; one is made when left out. */
-  events?: DeliveryEvents;
-  /** The retry schedule (default: Standard Webhooks, see `STANDARD_WEBHOOKS_SCHEDULE`). */
-  schedule?: Partial<RetrySchedule>;
-  /** Concurrency per endpoint, per host and overall, time limits, breakers (docs/DECISIONS.md). */
-  limits?: DeliveryLimitOptions;
   /** Told of writes the stores refuse and take (readiness). */
   health?: StoreHealth;
   /** Deliveries kept in memory at most while a store refuses writes (default 10,000). */
   faultBuffer?: number;
-  retention?: Partial<RetentionOptions>;
-  /** How long a rotated-out signing secret still signs, ms (default 24 h). */
-  rotationGraceMs?: number;
-  /** Sent as `User-Agent` unless the hook sets its own (default `hookd`). */
-  userAgent?: string;
-  logger?: Logger;
+}
+
+/**
+ * What every attempt leaves with: the transports' context (policy, resolver, tunnel) is made from
+ * it, and the attempt runner adds the headers and credentials.
+ */
+export interface SendContext {
+  /** The callback target policy, applied at connect time to every resolved address (SPEC §10). */
+  policy: AddressChecker;
   /** Name resolution for callbacks (default the system resolver); tests point names at addresses. */
   lookup?: LookupAll;
+  /** Every callback leaves through the egress proxy's tunnel (src/egress/). */
+  tunnel?: Tunnel;
+  /** The transports by Callback scheme (default: every built-in one). */
+  transports?: TransportRegistry;
+  /** Sent as `User-Agent` unless the hook sets its own (default `hookd`). */
+  userAgent?: string;
   /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/). */
   loopMark?: (headers: string[], kind: 'callback' | 'notification', method: string, target: string) => void;
   /** Sends with the `Authorization` a plan's OAuth2 credentials need (bearer tokens, src/oauth2/). */
   auth?: AttemptAuth;
+}
+
+/** What the pipeline tells of its work: the event bus, the log, traces and the rate limits' waits. */
+export interface PipelineTelemetry extends PerHookOptions {
+  /** The event bus for the live tail and metrics; one is made when left out. */
+  events?: DeliveryEvents;
+  logger?: Logger;
+}
+
+export interface DeliveryPipelineOptions {
+  stores: PipelineStores;
+  send: SendContext;
+  /** Each hook's and endpoint's compiled plan, and whether it may still be sent to (plan/). */
+  plans: DeliveryPlans;
+  /** A stored delivery's source by its subject's Id (default: every one is a hook's callback). */
+  sourceOf?: (subjectId: string) => DeliverySource;
+  /** The retry schedule (default: Standard Webhooks, see `STANDARD_WEBHOOKS_SCHEDULE`). */
+  schedule?: Partial<RetrySchedule>;
+  /** Concurrency per endpoint, per host and overall, time limits, breakers (docs/DECISIONS.md). */
+  limits?: DeliveryLimitOptions;
+  retention?: Partial<RetentionOptions>;
+  /** How long a rotated-out signing secret still signs, ms (default 24 h). */
+  rotationGraceMs?: number;
   /**
    * The CloudEvents handshake before an origin's first delivery, for the plans that ask for it
    * (src/verification/); absent: none is made.
@@ -56,12 +79,7 @@ export interface DeliveryPipelineOptions extends PerHookOptions {
     EndpointVerifierOptions<Delivery>,
     'requestOrigin' | 'waitMs' | 'timeoutMs' | 'retryMs'
   >;
-  /** Every callback leaves through the egress proxy's tunnel (src/egress/). */
-  tunnel?: Tunnel;
-  /** A stored delivery's source by its subject's Id (default: every one is a hook's callback). */
-  sourceOf?: (subjectId: string) => DeliverySource;
-  /** The transports by Callback scheme (default: every built-in one). */
-  transports?: TransportRegistry;
+  telemetry?: PipelineTelemetry;
 }
 
 export interface PipelineStats {

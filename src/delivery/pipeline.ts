@@ -30,7 +30,7 @@ import { Intake } from './intake.js';
 import { resolveLimits } from './limits.js';
 import { Outbox } from './outbox.js';
 import type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
-import { RateGate } from './rate-limit.js';
+import { RateGate, RateWaits } from './rate-limit.js';
 import { Redelivery, type Retransform } from './redelivery.js';
 import { retrySchedule } from './retry-policy.js';
 import { Scheduler } from './scheduler.js';
@@ -40,7 +40,13 @@ import { Reconnects, transportsOf } from './transport-wiring.js';
 
 export type { DeliveryDetail } from './delivery-reader.js';
 export type { DeliveryLimits } from './limits.js';
-export type { DeliveryPipelineOptions, PipelineStats } from './pipeline-options.js';
+export type {
+  DeliveryPipelineOptions,
+  PipelineStats,
+  PipelineStores,
+  PipelineTelemetry,
+  SendContext,
+} from './pipeline-options.js';
 
 /**
  * Takes fired events from the engine and delivers them at least once, signed, within the
@@ -76,18 +82,20 @@ export class DeliveryPipeline implements FiredEventSink {
   // pending delivery waits, and the dispatch, made last, takes the due ones out of it.
   constructor(opts: DeliveryPipelineOptions) {
     const signal = this.#life.signal;
-    const events = opts.events ?? new DeliveryEvents();
-    const logger = opts.logger ?? pino({ level: 'silent' });
-    const { plans, tracing } = opts;
+    const { plans, stores, send, telemetry = {} } = opts;
+    const { durable, ephemeral } = stores;
+    const { tracing } = telemetry;
+    const events = telemetry.events ?? new DeliveryEvents();
+    const logger = telemetry.logger ?? pino({ level: 'silent' });
     const schedule = retrySchedule(opts.schedule);
     const limits = resolveLimits(opts.limits);
     const reconnects = new Reconnects();
-    const { registry, transports } = transportsOf(opts, limits, () => logger, reconnects.told);
+    const { registry, transports } = transportsOf(send, limits, () => logger, reconnects.told);
     const targets = new Targets(registry, plans, opts.sourceOf);
     const pace = new ReceiverPace(limits.perEndpoint, limits.adaptive, (u) => targets.of(u.href).receiver);
     const secrets = new HookSecrets(
-      agreeOnFirstSecret(opts.durable),
-      agreeOnFirstSecret(opts.ephemeral),
+      agreeOnFirstSecret(durable),
+      agreeOnFirstSecret(ephemeral),
       opts.rotationGraceMs ?? DEFAULT_ROTATION_GRACE_MS,
     );
     const scheduler = new Scheduler<Delivery>();
@@ -95,38 +103,49 @@ export class DeliveryPipeline implements FiredEventSink {
     const recorded = (ds: Delivery[]) => {
       for (const d of ds) enqueue(scheduler, d);
     };
-    const outbox = new Outbox(opts.durable, opts.ephemeral, recorded, targets, {
+    const outbox = new Outbox(durable, ephemeral, recorded, targets, {
       log: logger,
-      health: opts.health,
-      ...(opts.faultBuffer !== undefined && { bufferLimit: opts.faultBuffer }),
+      health: stores.health,
+      ...(stores.faultBuffer !== undefined && { bufferLimit: stores.faultBuffer }),
     });
     const { order, live } = keyOrder({
-      durable: opts.durable,
-      ephemeral: opts.ephemeral,
+      durable,
+      ephemeral,
       plans,
       outbox,
       scheduler,
     });
-    const completion = new Completion({ live, outbox, scheduler, events, logger, plans, schedule });
+    const rateWaits = new RateWaits();
+    const completion = new Completion({
+      live,
+      outbox,
+      scheduler,
+      events,
+      logger,
+      plans,
+      schedule,
+      rateWaits,
+    });
     const verifier = verifierOf(opts.verification, { transports, scheduler, completion, signal });
     const admission = new Admission(order, verifier, transports);
     const gate = new RateGate({
+      waits: rateWaits,
       allowedRate: (origin) => verifier?.rateFor(origin),
       later: (d) => scheduler.add(d),
-      ...(opts.onRateWait && { onWait: opts.onRateWait }),
+      ...(telemetry.onRateWait && { onWait: telemetry.onRateWait }),
     });
     const runner = new AttemptRunner({
-      ...{ logger, completion, signal, transports, secrets, tracing, pace, auth: opts.auth, plans },
-      ...{ userAgent: opts.userAgent ?? 'hookd', loopMark: opts.loopMark },
+      ...{ logger, completion, signal, transports, secrets, tracing, pace, auth: send.auth, plans },
+      ...{ userAgent: send.userAgent ?? 'hookd', loopMark: send.loopMark, rateWaits },
     });
     const heldBy = (d: Delivery, kind: string, key: string) => {
       d.heldBy = `${kind.replace('_', ' ')} ${key}`;
     };
     const limiter = new FairLimiter<Delivery>(limits, runner.run, completion.shed, Date.now, heldBy, pace);
-    this.dispatch = new Dispatch({ plans, admission, gate, limiter, scheduler, live });
+    this.dispatch = new Dispatch({ plans, admission, gate, limiter, scheduler, live, completion });
     reconnects.listen(this.dispatch.reconnected, signal);
     const retention = { ...DEFAULT_RETENTION, ...opts.retention };
-    this.log = new DeliveryLog(opts.durable, opts.ephemeral, live, outbox, retention, logger);
+    this.log = new DeliveryLog(durable, ephemeral, live, outbox, retention, logger);
     this.reads = new DeliveryReader(this.log, () => outbox.flush());
     this.signing = new SigningSecrets(secrets);
     this.intake = new Intake({ live, outbox, scheduler, events, tracing, logger, schedule });

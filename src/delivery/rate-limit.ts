@@ -68,9 +68,46 @@ export interface PerHookOptions {
   tracing?: Tracing;
 }
 
+/**
+ * How long the rate limits have held each delivery's next attempt back so far, ms: added to by the
+ * gate, read by the attempt's span and settled into its log record. Weakly held, so a delivery
+ * that ends or is cancelled takes its figure along.
+ */
+export class RateWaits {
+  private readonly ms = new WeakMap<Delivery, number>();
+  /**
+   * Figures added and not yet settled (one a delivery took along without a recorded attempt, cancelled
+   * or ended unsent, stays counted): while none is, an attempt's lookups are skipped, so hooks
+   * without a rate limit pay nothing for them.
+   */
+  private open = 0;
+
+  add(d: Delivery, wait: number): void {
+    const w = this.ms.get(d);
+    if (w === undefined) this.open++;
+    this.ms.set(d, (w ?? 0) + wait);
+  }
+
+  of(d: Delivery): number {
+    return this.open === 0 ? 0 : (this.ms.get(d) ?? 0);
+  }
+
+  /** The wait so far, and none from here on: the attempt it held back is being recorded. */
+  settle(d: Delivery): number {
+    if (this.open === 0) return 0;
+    const w = this.ms.get(d);
+    if (w === undefined) return 0;
+    this.ms.delete(d);
+    this.open--;
+    return w;
+  }
+}
+
 export interface RateGateOptions {
   /** The rate a verified origin allowed (`WebHook-Allowed-Rate`), for plans without a limit of their own. */
   allowedRate: (origin: string) => RateLimit | undefined;
+  /** Where each hold's wait is added up for the attempt it holds back. */
+  waits: RateWaits;
   /** Puts a held delivery back in the scheduler (due at its `nextAttempt`). */
   later: (d: Delivery) => void;
   /** Told of each hold, with the wait in ms (metrics). */
@@ -103,7 +140,7 @@ export class RateGate {
     const wait = this.limiter.reserve(d.hookId, limit, now);
     if (wait <= 0) return false;
     this.reserved.add(d);
-    d.rateWaitMs += wait;
+    this.opts.waits.add(d, wait);
     d.nextAttempt = now + wait;
     this.opts.onWait?.(wait);
     this.opts.later(d);

@@ -6,20 +6,20 @@ import type { Logger } from 'pino';
 import { TransportRegistry, TransportSet } from '../transports/index.js';
 import type { Delivery } from './delivery.js';
 import type { DeliveryLimits } from './limits.js';
-import type { DeliveryPipelineOptions } from './pipeline-options.js';
+import type { SendContext } from './pipeline-options.js';
 
 /** The transports of a pipeline; `onReconnect` is told a receiver key whose connection is back. */
 export function transportsOf(
-  opts: DeliveryPipelineOptions,
+  send: SendContext,
   limits: DeliveryLimits,
   logger: () => Logger,
   onReconnect: (receiverKey: string) => void,
 ): { registry: TransportRegistry; transports: TransportSet } {
-  const registry = opts.transports ?? new TransportRegistry();
+  const registry = send.transports ?? new TransportRegistry();
   const transports = new TransportSet(registry, {
-    ...{ policy: opts.policy, lookup: opts.lookup, perReceiver: limits.perHost },
+    ...{ policy: send.policy, lookup: send.lookup, perReceiver: limits.perHost },
     ...{ timeoutMs: limits.timeoutMs, connectTimeoutMs: limits.connectTimeoutMs },
-    ...(opts.tunnel && { tunnel: opts.tunnel }),
+    ...(send.tunnel && { tunnel: send.tunnel }),
     log: (level, msg, fields) => logger()[level](fields ?? {}, msg),
     onReconnect,
   });
@@ -46,8 +46,12 @@ export class Reconnects {
  * The deliveries of a receiver that its open circuit held back, to go now rather than at their
  * next retry: a broker back within seconds is delivered to within them.
  */
-export function* heldByCircuit(live: Iterable<Delivery>, receiverKey: string): Generator<Delivery> {
+export function* heldByCircuit(
+  live: Iterable<Delivery>,
+  receiverKey: string,
+  shed: (d: Delivery) => boolean,
+): Generator<Delivery> {
   for (const d of live) {
-    if (d.shedByCircuit && d.origin === receiverKey && !d.active && d.status === 'pending') yield d;
+    if (d.origin === receiverKey && !d.active && d.status === 'pending' && shed(d)) yield d;
   }
 }

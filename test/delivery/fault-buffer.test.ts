@@ -82,13 +82,10 @@ describe('store-fault buffer', () => {
     const durable = new SqliteDeliveryStore(store.db);
     const health = new StoreHealth();
     const p = new DeliveryPipeline({
-      durable,
-      ephemeral: new MemoryDeliveryStore(),
-      policy: new AddressPolicy(['127.0.0.0/8']),
+      stores: { durable, ephemeral: new MemoryDeliveryStore(), health, faultBuffer: 5 },
+      send: { policy: new AddressPolicy(['127.0.0.0/8']) },
       schedule: { delaysMs: [0], jitter: 0 },
       plans: samePlanForAll(),
-      health,
-      faultBuffer: 5,
     });
     await p.start();
     cleanups.push(() => p.close(0));

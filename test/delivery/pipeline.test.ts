@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { AttemptMessage, FiredMessage } from '../../src/delivery/delivery-events.js';
-import { DeliveryPipeline, type DeliveryPipelineOptions } from '../../src/delivery/pipeline.js';
+import {
+  DeliveryPipeline,
+  type DeliveryPipelineOptions,
+  type PipelineStores,
+} from '../../src/delivery/pipeline.js';
 import { DEFAULT_PLAN, INACTIVE_PLAN, samePlanForAll } from '../../src/delivery/plan/index.js';
 import type { FiredEvent } from '../../src/engine/fired-event.js';
 import { AddressPolicy } from '../../src/policy/address-policy.js';
@@ -73,13 +77,15 @@ interface Harness {
 }
 
 /** A started pipeline on a real SQLite file (unless stores are given), closed after the test. */
-async function pipeline(over: Partial<DeliveryPipelineOptions> = {}): Promise<Harness> {
-  const durable = over.durable ?? sqliteStore().deliveries;
-  const ephemeral = over.ephemeral ?? new MemoryDeliveryStore();
+async function pipeline(
+  over: Partial<Omit<DeliveryPipelineOptions, 'stores'>> & { stores?: Partial<PipelineStores> } = {},
+): Promise<Harness> {
+  const durable = over.stores?.durable ?? sqliteStore().deliveries;
+  const ephemeral = over.stores?.ephemeral ?? new MemoryDeliveryStore();
   const disabled: string[] = [];
   const inactive = new Set<string>();
   const p = new DeliveryPipeline({
-    policy: LOOPBACK,
+    send: { policy: LOOPBACK },
     schedule: FAST,
     plans: {
       planOf: (id) => (inactive.has(id) ? INACTIVE_PLAN : DEFAULT_PLAN),
@@ -91,8 +97,7 @@ async function pipeline(over: Partial<DeliveryPipelineOptions> = {}): Promise<Ha
       },
     },
     ...over,
-    durable,
-    ephemeral,
+    stores: { ...over.stores, durable, ephemeral },
   });
   const attempts: AttemptMessage[] = [];
   const fired: FiredMessage[] = [];
@@ -165,7 +170,7 @@ describe('DeliveryPipeline', () => {
   it('delivers a burst of 1,000 exactly once each', async () => {
     const r = await receiver();
     const { deliveries } = sqliteStore();
-    const h = await pipeline({ durable: deliveries });
+    const h = await pipeline({ stores: { durable: deliveries } });
     const hooks = [newHookId(), newHookId(), newHookId()];
     const events: FiredEvent[] = [];
     for (let i = 0; i < 1000; i++) events.push(event(hooks[i % 3]!, `${r.url}/burst/${i}`));
@@ -270,7 +275,10 @@ describe('DeliveryPipeline', () => {
     const r = await receiver();
     const h = await pipeline({
       schedule: { delaysMs: [0], jitter: 0 },
-      lookup: async (name) => (name === 'internal.test' ? ['127.0.0.1', '10.0.0.7'] : ['127.0.0.1']),
+      send: {
+        policy: LOOPBACK,
+        lookup: async (name) => (name === 'internal.test' ? ['127.0.0.1', '10.0.0.7'] : ['127.0.0.1']),
+      },
     });
     const hookId = newHookId();
     h.pipeline.accept([
@@ -461,9 +469,8 @@ describe('DeliveryPipeline', () => {
     const { deliveries } = sqliteStore();
     const ephemeral = new MemoryDeliveryStore();
     const first = new DeliveryPipeline({
-      durable: deliveries,
-      ephemeral,
-      policy: LOOPBACK,
+      stores: { durable: deliveries, ephemeral },
+      send: { policy: LOOPBACK },
       schedule: FAST,
       limits: { perHost: 2 },
       plans: samePlanForAll(),
@@ -483,9 +490,8 @@ describe('DeliveryPipeline', () => {
 
     hang = false;
     const second = new DeliveryPipeline({
-      durable: deliveries,
-      ephemeral,
-      policy: LOOPBACK,
+      stores: { durable: deliveries, ephemeral },
+      send: { policy: LOOPBACK },
       schedule: FAST,
       plans: samePlanForAll(),
     });

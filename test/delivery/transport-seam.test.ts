@@ -65,14 +65,15 @@ afterEach(async () => {
 
 async function pipelineWith(q: QueueReceiver): Promise<{ p: DeliveryPipeline; attempts: AttemptMessage[] }> {
   const p = new DeliveryPipeline({
-    durable: new MemoryDeliveryStore(),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: new AddressPolicy(['127.0.0.0/8']),
+    stores: { durable: new MemoryDeliveryStore(), ephemeral: new MemoryDeliveryStore() },
+    send: {
+      policy: new AddressPolicy(['127.0.0.0/8']),
+      transports: new TransportRegistry([httpTransport, q.module]),
+    },
     plans: samePlanForAll(),
     // After the first failure the next attempt is ten minutes away, and the breaker's cool-down too.
     schedule: { delaysMs: [0, 600_000, 600_000], jitter: 0 },
     limits: { breaker: { threshold: 1, cooldownMs: 600_000 } },
-    transports: new TransportRegistry([httpTransport, q.module]),
   });
   const attempts: AttemptMessage[] = [];
   p.events.on('attempt', (m) => attempts.push(m));

@@ -111,14 +111,15 @@ describe('egress through a forward proxy (pipeline)', () => {
 
   async function pipelineVia(proxyUrl: string) {
     const p = new DeliveryPipeline({
-      durable: new MemoryDeliveryStore(),
-      ephemeral: new MemoryDeliveryStore(),
-      policy: new AddressPolicy(['127.0.0.2/32']),
+      stores: { durable: new MemoryDeliveryStore(), ephemeral: new MemoryDeliveryStore() },
+      send: {
+        policy: new AddressPolicy(['127.0.0.2/32']),
+        // evil.test stands for a name that resolves to a forbidden address (cloud metadata).
+        lookup: async (name) => (name === 'evil.test' ? ['169.254.169.254'] : ['127.0.0.2']),
+        tunnel: connectTunnel(egressProxyOf(proxyUrl)),
+      },
       schedule: { delaysMs: [0, 60_000], jitter: 0 },
       plans: samePlanForAll(),
-      // evil.test stands for a name that resolves to a forbidden address (cloud metadata).
-      lookup: async (name) => (name === 'evil.test' ? ['169.254.169.254'] : ['127.0.0.2']),
-      tunnel: connectTunnel(egressProxyOf(proxyUrl)),
     });
     await p.start();
     cleanups.push(() => p.close(0));

@@ -89,9 +89,8 @@ describe('SqliteStore: a data dir of schema version 12', () => {
       });
 
       const pipeline = new DeliveryPipeline({
-        durable: store,
-        ephemeral: new MemoryDeliveryStore(),
-        policy: new AddressPolicy(['127.0.0.0/8']),
+        stores: { durable: store, ephemeral: new MemoryDeliveryStore() },
+        send: { policy: new AddressPolicy(['127.0.0.0/8']) },
         plans: samePlanForAll(),
         retention: { intervalMs: 0 },
       });

@@ -49,9 +49,8 @@ describe('the last handshake (pipeline, short timeouts)', () => {
     it(`a receiver that ${behaviour === 'hang' ? 'never answers' : behaviour}: "${expected}", and when the next goes`, async () => {
       const url = await receiver(behaviour);
       const p = new DeliveryPipeline({
-        durable: new MemoryDeliveryStore(),
-        ephemeral: new MemoryDeliveryStore(),
-        policy: new AddressPolicy(['127.0.0.0/8']),
+        stores: { durable: new MemoryDeliveryStore(), ephemeral: new MemoryDeliveryStore() },
+        send: { policy: new AddressPolicy(['127.0.0.0/8']) },
         schedule: { delaysMs: [0], jitter: 0 },
         plans: samePlanForAll({ ...DEFAULT_PLAN, verification: 'cloudevents' }),
         verification: { waitMs: 60_000, timeoutMs: 400, retryMs: 30_000 },

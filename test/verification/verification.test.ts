@@ -71,9 +71,8 @@ function event(url: string): FiredEvent {
  */
 async function pipeline() {
   const p: DeliveryPipeline = new DeliveryPipeline({
-    durable: new MemoryDeliveryStore(),
-    ephemeral: new MemoryDeliveryStore(),
-    policy: new AddressPolicy(['127.0.0.0/8']),
+    stores: { durable: new MemoryDeliveryStore(), ephemeral: new MemoryDeliveryStore() },
+    send: { policy: new AddressPolicy(['127.0.0.0/8']) },
     schedule: { delaysMs: [0, 60_000], jitter: 0 },
     plans: samePlanForAll({ ...DEFAULT_PLAN, verification: 'cloudevents' }),
     verification: { waitMs: 1500, timeoutMs: 500, retryMs: 300 },
