@@ -25,10 +25,13 @@ if (selected.length === 0) {
 }
 // --test-force-exit: a test file whose `before` failed may leave a server listening that its
 // `after` never reaches; without the flag that file's process, and so the whole run, waits forever.
+// The flag loses a file's last results unless that process's stdout blocks (test-child-stdout.mjs).
 const child = spawn(
   process.execPath,
   [
     '--enable-source-maps',
+    '--import',
+    new URL('./test-child-stdout.mjs', import.meta.url).href,
     '--test',
     '--test-force-exit',
     '--test-concurrency=2',

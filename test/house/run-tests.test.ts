@@ -18,7 +18,8 @@ function runIn(files: Record<string, string>): { status: number | null; lines: s
   try {
     mkdirSync(join(dir, 'scripts'));
     mkdirSync(join(dir, 'dist', 'test'), { recursive: true });
-    copyFileSync(join(ROOT, 'scripts', 'run-tests.js'), join(dir, 'scripts', 'run-tests.js'));
+    for (const f of ['run-tests.js', 'test-child-stdout.mjs'])
+      copyFileSync(join(ROOT, 'scripts', f), join(dir, 'scripts', f));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'dist', 'test', name), text);
     const env = { ...process.env };
     delete env.HOOKD_REQUIRE_ALL;
@@ -35,6 +36,28 @@ function runIn(files: Record<string, string>): { status: number | null; lines: s
 }
 
 describe('scripts/run-tests.js', () => {
+  it('counts every result of files that end by the forced exit, however much they wrote', () => {
+    // Long names fill the pipe of each file's process; the open interval makes the runner's
+    // forced exit end it. Without blocking stdout in those processes the last results are lost.
+    const file = `import { it } from 'node:test';
+setInterval(() => {}, 60_000);
+for (let i = 0; i < 150; i++) it(\`t\${i} \${'x'.repeat(2000)}\`, () => {});
+`;
+    const { status, lines } = runIn({ 'a.test.js': file, 'b.test.js': file, 'c.test.js': file });
+    assert.equal(status, 0, lines.slice(-5).join('\n'));
+    assert.match(lines.join('\n'), /^ℹ tests 450$/m);
+  });
+
+  it('loads the stdout preload into each test file process', () => {
+    const { status, lines } = runIn({
+      'p.test.js': `import { it } from 'node:test';
+import assert from 'node:assert/strict';
+it('sees it', () => assert.equal(globalThis[Symbol.for('hookd.test.stdoutBlocking')], true));
+`,
+    });
+    assert.equal(status, 0, lines.slice(-8).join('\n'));
+  });
+
   it('names every failing test, with its file and line, in its last lines and exits non-zero', () => {
     const { status, lines } = runIn({
       'a.test.js': `import { describe, it } from 'node:test';
