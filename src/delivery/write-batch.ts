@@ -3,26 +3,21 @@
  * delivery's state as it was when the write was queued, and nothing it holds changes under it
  * (the batch could cross a thread boundary as it is).
  */
-import type { AttemptRecord, DeliveryBatch, DeliveryRecord, DeliveryState } from '../store/index.js';
+import {
+  type AttemptRecord,
+  copyDeliveryState,
+  type DeliveryBatch,
+  type DeliveryRecord,
+  type DeliveryState,
+} from '../store/index.js';
 import type { Delivery } from './delivery.js';
 
 /** A delivery's record as it is now. Its trigger and request are the fired ones, never changed. */
 export function recordOf(d: Delivery): DeliveryRecord {
-  const r: DeliveryRecord = {
-    id: d.id,
-    hookId: d.hookId,
-    owner: d.owner,
-    hookType: d.hookType,
-    created: d.created,
-    trigger: d.trigger,
-    request: d.request,
-    status: d.status,
-    attempts: d.attempts,
-    roundStart: d.roundStart,
-    nextAttempt: d.nextAttempt,
-    lastStatusCode: d.lastStatusCode,
-    lastError: d.lastError,
-  };
+  const { id, hookId, owner, hookType, created, trigger, request } = d;
+  // The state fields are filled by copyDeliveryState, the store's one list of them.
+  const r = { id, hookId, owner, hookType, created, trigger, request } as DeliveryRecord;
+  copyDeliveryState(r, d);
   if (d.traceParent !== undefined) r.traceParent = d.traceParent;
   if (d.transformInput !== undefined) r.transformInput = d.transformInput;
   return Object.freeze(r);
@@ -30,15 +25,9 @@ export function recordOf(d: Delivery): DeliveryRecord {
 
 /** A delivery's changing state as it is now. */
 export function stateOf(d: DeliveryState): DeliveryState {
-  return Object.freeze({
-    id: d.id,
-    status: d.status,
-    attempts: d.attempts,
-    roundStart: d.roundStart,
-    nextAttempt: d.nextAttempt,
-    lastStatusCode: d.lastStatusCode,
-    lastError: d.lastError,
-  });
+  const s = { id: d.id } as DeliveryState;
+  copyDeliveryState(s, d);
+  return Object.freeze(s);
 }
 
 /**
