@@ -25,6 +25,7 @@ import {
 import { type HookdServer, startHookd, startUpstream, tempDir } from './lib/peers.js';
 import { LOAD_CORE, SERVER_CORE, sleep } from './lib/process.js';
 import { fmt, fmtSpread, percentiles, type Spread, spread, table } from './lib/stats.js';
+import { ensureTools } from './setup.js';
 
 export interface FireLatencyOptions {
   rounds: number;
@@ -271,8 +272,9 @@ export function formatFireLatency(r: FireLatencyResult): string {
   return `${table(['hook', 'callbacks/s (min–max)', 'p50 ms (min–max)', 'p99 ms (min–max)', 'received / sent'], rows)}\n\n${notes.map((n) => `- ${n}`).join('\n')}`;
 }
 
-function parseArgs(argv: string[]): FireLatencyOptions {
-  const o: FireLatencyOptions = {
+function parseArgs(argv: string[]): FireLatencyOptions & { setup: boolean } {
+  const o: FireLatencyOptions & { setup: boolean } = {
+    setup: true,
     rounds: 5,
     durationS: 5,
     rate: 1000,
@@ -289,6 +291,7 @@ function parseArgs(argv: string[]): FireLatencyOptions {
     else if (a === '--connections') o.connections = Number(argv[++i]);
     else if (a === '--warmup') o.warmupS = Number(argv[++i]);
     else if (a === '--no-pin') o.pin = false;
+    else if (a === '--no-setup') o.setup = false;
     else if (a === '--baseline' && v !== undefined) o.baselineBin = resolve(argv[++i]!);
     else if (a === '--hookd-arg' && v !== undefined) {
       o.hookdArgs = [...(o.hookdArgs ?? []), ...v.split(' ')];
@@ -299,8 +302,14 @@ function parseArgs(argv: string[]): FireLatencyOptions {
 }
 
 // Run: `node dist/bench/fire-latency.js [--rounds 5] [--seconds 5] [--rate 1000] [--baseline /old/bin/hookd.js]
-// [--hookd-arg '--adaptive-concurrency off']`.
+// [--hookd-arg '--adaptive-concurrency off'] [--no-setup]`.
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const r = await runFireLatencyBench({ ...parseArgs(process.argv.slice(2)), log: (l) => console.error(l) });
+  const opts = parseArgs(process.argv.slice(2));
+  // Run alone, the bench sets up wrk as `npm run bench` does: autocannon stamps a request when it
+  // builds it, before its own pacing holds it back, so its latencies are the generator's queue.
+  const tools = ensureTools({ install: opts.setup, log: (l) => console.error(l) });
+  for (const m of tools.messages) console.error(`setup: ${m}`);
+  const { setup: _setup, ...bench } = opts;
+  const r = await runFireLatencyBench({ ...bench, log: (l) => console.error(l) });
   console.log(formatFireLatency(r));
 }
