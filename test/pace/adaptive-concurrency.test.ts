@@ -7,10 +7,12 @@ import { createHook, type Receiver, startReceiver } from '../helpers/servers.js'
 import { until } from '../helpers/until.js';
 
 // A pace the receiver sets (src/pace/): hookd learns each receiver's concurrency limit from its
-// answers. The slow receiver here answers at once up to its knee and 20 ms later for every
+// answers. The slow receiver here answers at once up to its knee and 60 ms later for every
 // request in flight above it, as a server with a fixed pool of workers does. The step is well
-// above the pace's 5 ms slack and the scheduling jitter of a machine busy with the rest of the
-// suite, so what the limit settles on is the receiver's knee, not the machine's noise.
+// above the pace's 5 ms slack and above twice a baseline that a machine busy with the rest of the
+// suite lifts: lone answers delayed by a busy CPU raise the baseline (as they should for a
+// receiver that got slower), and a step of 20 ms can then pass for an unloaded answer, letting the
+// limit drift to twice the knee. So what the limit settles on is the knee, not the machine's noise.
 const KNEE = 4;
 const MAX = 16;
 
@@ -32,7 +34,7 @@ async function startKneeReceiver(status = () => 200): Promise<LoadedReceiver> {
     peaks.push(inFlight);
     if (peaks.length > 100) peaks.shift();
     r.recentPeak = Math.max(...peaks);
-    const delay = 20 * Math.max(0, inFlight - KNEE);
+    const delay = 60 * Math.max(0, inFlight - KNEE);
     req.resume();
     req.on('end', () =>
       setTimeout(() => {
