@@ -31,7 +31,11 @@ export function hashSecret(secret: string): string {
 
 /** Constant-time comparison of a presented secret with a stored hash. */
 export function secretMatches(secret: string, storedHash: string): boolean {
+  return hashMatches(secret, Buffer.from(storedHash, 'hex'));
+}
+
+/** Constant-time comparison of a presented secret with a stored hash already decoded. */
+export function hashMatches(secret: string, storedHash: Buffer): boolean {
   const a = createHash('sha256').update(secret).digest();
-  const b = Buffer.from(storedHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === storedHash.length && timingSafeEqual(a, storedHash);
 }

@@ -80,6 +80,13 @@ export interface UserStore {
   revokeToken(id: string): Promise<boolean>;
   /** Records that a token was used (cheap, no read); a no-op for a token that is gone. */
   touchToken(id: string, at: string): Promise<void>;
+  /**
+   * A number that moves whenever a token or user may have changed since it was last read, here or
+   * through another connection, read synchronously and cheaply; a token's record read earlier
+   * stays right while it has not moved. Absent where the store cannot tell at once (PostgreSQL,
+   * whose other instances announce changes asynchronously): credentials are then read every time.
+   */
+  credentialStamp?(): number;
 }
 
 /** Told of hook changes committed by other processes or instances on a shared store. */

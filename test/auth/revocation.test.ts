@@ -12,9 +12,10 @@ const SERVED = { Method: 'POST', Path: '/orders/1', StatusCode: 201 };
 
 /**
  * Credentials on the report path, against a running daemon over HTTP: a token, a user and a
- * permission taken away are refused on the very next request, however warm the path was. Every
- * report reads them afresh (docs/decisions/0076-credentials-read-per-request.md), and these tests
- * fail if a cache ever answers for the store.
+ * permission taken away are refused on the very next request, however warm the path was. A token's
+ * record is kept only while the store's credential stamp stands
+ * (docs/decisions/0079-token-records-kept-behind-a-credential-stamp.md), and these tests fail if
+ * what is kept ever answers for a change.
  */
 describe('revoked credentials on the report path', { timeout: 120_000 }, () => {
   let d: HookdProcess;

@@ -14,6 +14,7 @@ export class MemoryStore implements Store {
   private readonly hooks = new Map<string, Hook>();
   private readonly users = new Map<string, UserRecord>();
   private readonly tokens = new Map<string, TokenRecord>();
+  private credentialChanges = 0;
 
   /** `owner NUL name` → Id: the unique index of names. */
   private readonly names = new Map<string, string>();
@@ -69,9 +70,15 @@ export class MemoryStore implements Store {
     return [...this.hooks.values()].map((h) => structuredClone(h));
   }
 
+  /** Moves with every change of a token or user: nothing else writes this store. */
+  credentialStamp(): number {
+    return this.credentialChanges;
+  }
+
   async addUser(user: UserRecord): Promise<boolean> {
     if (this.users.has(user.name)) return false;
     this.users.set(user.name, copyUser(user));
+    this.credentialChanges++;
     return true;
   }
 
@@ -84,6 +91,7 @@ export class MemoryStore implements Store {
     const u = this.users.get(name);
     if (!u) return false;
     u.scopes = [...scopes];
+    this.credentialChanges++;
     return true;
   }
 
@@ -92,6 +100,7 @@ export class MemoryStore implements Store {
     if (!u) return false;
     if (permissions.length > 0) u.permissions = [...permissions];
     else delete u.permissions;
+    this.credentialChanges++;
     return true;
   }
 
@@ -104,6 +113,7 @@ export class MemoryStore implements Store {
 
   async removeUser(name: string): Promise<boolean> {
     if (!this.users.delete(name)) return false;
+    this.credentialChanges++;
     for (const [id, t] of this.tokens) if (t.user === name) this.tokens.delete(id);
     for (const [id, h] of this.hooks)
       if (h.Owner === name) {
@@ -116,6 +126,7 @@ export class MemoryStore implements Store {
   async addToken(token: TokenRecord): Promise<void> {
     if (!this.users.has(token.user)) throw new Error(`no such user: ${token.user}`);
     this.tokens.set(token.id, { ...token });
+    this.credentialChanges++;
   }
 
   async getToken(id: string): Promise<TokenRecord | undefined> {
@@ -131,6 +142,7 @@ export class MemoryStore implements Store {
   }
 
   async revokeToken(id: string): Promise<boolean> {
+    this.credentialChanges++;
     return this.tokens.delete(id);
   }
 

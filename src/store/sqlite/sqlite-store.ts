@@ -54,6 +54,8 @@ export class SqliteStore implements Store, CredentialTable {
   private readonly checkpointer: Checkpointer | undefined;
   private readonly secrets: SecretCodec;
   private readonly putHookTx: (hook: Hook, firstSecret: HookSecretRecord | undefined) => void;
+  private credentialChanges = 0;
+  private seenDataVersion = -1;
 
   constructor(
     readonly file: string,
@@ -105,6 +107,7 @@ export class SqliteStore implements Store, CredentialTable {
       touchToken: db.prepare('UPDATE tokens SET last_used = ? WHERE id = ?'),
       listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       credentialRows: db.prepare(
         `SELECT id, id AS hookId, doc AS text FROM hooks WHERE id > ? AND ${HOOK_DOC_WITH_CREDENTIALS('doc', 'instr')} ORDER BY id LIMIT ?`,
       ),
@@ -203,7 +206,22 @@ export class SqliteStore implements Store, CredentialTable {
     return this.stmts.replaceDoc.run(text, row.id, row.text).changes > 0;
   }
 
+  /**
+   * Moves with this connection's own changes of tokens and users, and with every commit of another
+   * connection (`PRAGMA data_version`: `hookd user …` or `hookd token …` writing the file beside the
+   * daemon), which may have changed them.
+   */
+  credentialStamp(): number {
+    const version = this.stmts.dataVersion.get() as number;
+    if (version !== this.seenDataVersion) {
+      this.seenDataVersion = version;
+      this.credentialChanges++;
+    }
+    return this.credentialChanges;
+  }
+
   async addUser(user: UserRecord): Promise<boolean> {
+    this.credentialChanges++;
     const scopes = user.scopes === undefined ? null : JSON.stringify(user.scopes);
     return this.stmts.addUser.run(user.name, user.created, scopes, permissionsText(user)).changes > 0;
   }
@@ -218,14 +236,17 @@ export class SqliteStore implements Store, CredentialTable {
   }
 
   async setUserScopes(name: string, scopes: string[]): Promise<boolean> {
+    this.credentialChanges++;
     return this.stmts.setUserScopes.run(JSON.stringify(scopes), name).changes > 0;
   }
 
   async setUserPermissions(name: string, permissions: string[]): Promise<boolean> {
+    this.credentialChanges++;
     return this.stmts.setUserPermissions.run(JSON.stringify(permissions), name).changes > 0;
   }
 
   async removeUser(name: string): Promise<boolean> {
+    this.credentialChanges++;
     return this.db.transaction(() => {
       this.stmts.removeUserHooks.run(name);
       return this.stmts.removeUser.run(name).changes > 0;
@@ -233,6 +254,7 @@ export class SqliteStore implements Store, CredentialTable {
   }
 
   async addToken(token: TokenRecord): Promise<void> {
+    this.credentialChanges++;
     this.stmts.addToken.run(token);
   }
 
@@ -248,6 +270,7 @@ export class SqliteStore implements Store, CredentialTable {
   }
 
   async revokeToken(id: string): Promise<boolean> {
+    this.credentialChanges++;
     return this.stmts.revokeToken.run(id).changes > 0;
   }
 
