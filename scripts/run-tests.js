@@ -4,7 +4,8 @@
 // The runner's summary is read back to print the skip count last; with HOOKD_REQUIRE_ALL=1 (CI)
 // any skipped test fails the run (docs/DECISIONS.md "The suite cannot stay green by skipping").
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('../dist/test', import.meta.url).pathname;
@@ -26,6 +27,12 @@ if (selected.length === 0) {
 // --test-force-exit: a test file whose `before` failed may leave a server listening that its
 // `after` never reaches; without the flag that file's process, and so the whole run, waits forever.
 // The flag loses a file's last results unless that process's stdout blocks (test-child-stdout.mjs).
+// The runner's own report can lose its tail the same way when the runner is force-exited while
+// its reporter still holds lines for stdout (seen on a machine running two suites at once); a
+// file destination is flushed before that exit, so the counts and failures are read from a second
+// copy of the report written to a file, and stdout is for reading along.
+const reportDir = mkdtempSync(join(tmpdir(), 'hookd-test-report-'));
+const reportFile = join(reportDir, 'spec.txt');
 const child = spawn(
   process.execPath,
   [
@@ -36,6 +43,9 @@ const child = spawn(
     '--test-force-exit',
     '--test-concurrency=2',
     '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=spec',
+    `--test-reporter-destination=${reportFile}`,
     ...selected.sort(),
   ],
   { stdio: ['inherit', 'pipe', 'inherit'] },
@@ -45,7 +55,6 @@ const child = spawn(
 // suite (describe with `skip`) shows as a `﹣` line, as a skipped test does, so those lines are
 // counted as they pass.
 const summary = {};
-let partial = '';
 let skipLines = 0;
 // The runner repeats each failure below `✖ failing tests:` as `test at FILE:LINE:COL` and then
 // `✖ NAME (…ms)`; they are gathered so that the last lines name every failing test, since the
@@ -69,14 +78,16 @@ const read = (raw) => {
   const m = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$/.exec(line);
   if (m) summary[m[1]] = Number(m[2]);
 };
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  const lines = (partial + chunk.toString()).split('\n');
-  partial = lines.pop() ?? '';
-  for (const line of lines) read(line);
-});
+child.stdout.on('data', (chunk) => process.stdout.write(chunk));
 const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
-read(partial);
+let report = '';
+try {
+  report = readFileSync(reportFile, 'utf8');
+} catch {
+  // No report at all: said below as "no summary".
+}
+rmSync(reportDir, { recursive: true, force: true });
+for (const line of report.split('\n')) read(line);
 const { pass, fail, cancelled, skipped: skippedTests, todo } = summary;
 // Every skipped test and suite, whichever way the runner counted it.
 const skipped = skippedTests === undefined ? undefined : Math.max(skippedTests, skipLines);

@@ -26,8 +26,24 @@ export interface QuietHookd {
   running: Running;
 }
 
+/** Tries a port that was free a moment ago this many times before giving up. */
+const PORT_TRIES = 5;
+
 export async function startQuietHookd(opts: QuietHookdOptions): Promise<QuietHookd> {
-  const port = await freePort();
+  // A port found free can be taken by another process before hookd binds it (two suites or
+  // benches on one machine): then another port, rather than a failed run.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startOn(await freePort(), opts);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || tries >= PORT_TRIES) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOn(port: number, opts: QuietHookdOptions): Promise<QuietHookd> {
   const running = await start(
     process.execPath,
     [
@@ -67,7 +83,11 @@ export async function startQuietHookd(opts: QuietHookdOptions): Promise<QuietHoo
         .then((r) => r.status === 200)
         .catch(() => false));
     if (ok) return { url, token, running };
-    if (running.proc.exitCode !== null) throw new Error(`hookd exited: ${running.stderr()}`);
+    if (running.proc.exitCode !== null) {
+      const stderr = running.stderr();
+      if (stderr.includes('EADDRINUSE')) throw new PortTaken(`port ${port} was taken: ${stderr}`);
+      throw new Error(`hookd exited: ${stderr}`);
+    }
     if (Date.now() > deadline) {
       await running.stop(1000);
       throw new Error(`hookd not ready within 60 s: ${running.stderr()}`);
