@@ -70,6 +70,15 @@ export class MatchEngine {
   }
 
   /**
+   * An engine of its own for hooks not saved (the editor's preview), made with this one's options,
+   * so that a draft is judged under the daemon's limits (a Transform's time, memory and output) and
+   * escaping; it fires nothing. Close its `code` when done.
+   */
+  draft(): MatchEngine {
+    return new MatchEngine({ accept: () => undefined }, this.opts);
+  }
+
+  /**
    * Replaces the whole set (start-up, or a resync after lost notifications). The engine keeps the
    * hooks, as `hookSaved` does.
    */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { contentOf } from '../../api/index.js';
-import { MatchEngine, type Preview } from '../../engine/index.js';
+import type { Preview } from '../../engine/index.js';
 import { type FieldError, HookdError } from '../../errors/index.js';
 import { DEFAULT_FILTER_BODY_LIMIT } from '../../filter/index.js';
 import type { Hook, HookConfig } from '../../hook/index.js';
@@ -166,7 +166,7 @@ ${jsonView(doc, true)}`,
           Modified: new Date().toISOString(),
           State: 'active',
         };
-        const one = new MatchEngine({ accept: () => undefined });
+        const one = deps.engine.draft();
         one.load([hook]);
         try {
           draft = await one.preview(ctx.user, trigger);
