@@ -111,6 +111,20 @@ export class HookCode {
   }
 
   /**
+   * The hook's Filter as the dry run shows it: nothing counted or kept. A hook not in the index
+   * (the editor's draft) has its Filter compiled for this one judgement.
+   */
+  judge(hook: Hook, input: FilterInput): { matched: boolean; error?: string } {
+    let f = this.#filters.get(hook);
+    if (f === undefined && hook.Filter !== undefined) {
+      const c = compileFilter(hook.Filter);
+      if (!c.ok) return { matched: false, error: c.message };
+      f = c.filter;
+    }
+    return f === undefined ? { matched: true } : f.evaluate(input);
+  }
+
+  /**
    * Judges the hook's Filter; an evaluation error is no match, counted and kept as the hook's
    * LastFilterError. Hooks without a Filter pass.
    */

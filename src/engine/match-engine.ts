@@ -5,7 +5,7 @@ import type { EngineOptions, Phase, ScopeVerdict } from './engine-options.js';
 import type { CallbackRequest, FiredEvent, FiredEventSink, Trigger, TriggerInfo } from './fired-event.js';
 import { filterInput, HookCode, previewOf, TransformedSink } from './hook-code.js';
 import { HookSetObservers } from './hook-set-observers.js';
-import type { Match } from './match-index.js';
+import { type Match, MatchIndex } from './match-index.js';
 import { renderCallback } from './render-callback.js';
 
 export type { EngineOptions, Phase, ScopeVerdict } from './engine-options.js';
@@ -67,15 +67,6 @@ export class MatchEngine {
     this.templates = new TemplateCache(opts.maxBodyBytes, opts.callbackEscape);
     this.code = new HookCode({ ...opts.code, ...(opts.now !== undefined && { now: opts.now }) });
     this.transformed = new TransformedSink(sink, this.code, opts);
-  }
-
-  /**
-   * An engine of its own for hooks not saved (the editor's preview), made with this one's options,
-   * so that a draft is judged under the daemon's limits (a Transform's time, memory and output) and
-   * escaping; it fires nothing. Close its `code` when done.
-   */
-  draft(): MatchEngine {
-    return new MatchEngine({ accept: () => undefined }, this.opts);
   }
 
   /**
@@ -332,6 +323,26 @@ export class MatchEngine {
    * owner's scopes apply as when firing, with the request's user the dry run's `User`.
    */
   async preview(owner: string, trigger: Trigger): Promise<Preview[]> {
+    return this.#previewOf(owner, trigger, (phase) => this.indexes[phase].match(trigger.path));
+  }
+
+  /**
+   * The dry run of a hook not saved (the editor's form), as `preview` judges a saved one of its
+   * owner's: the same limits, escaping and transform threads, and nothing of it kept. The hook has
+   * passed validation.
+   */
+  previewDraft(hook: Hook, trigger: Trigger): Promise<Preview[]> {
+    const phase = hook.Type === BEFORE_COMPLETION ? 'before' : 'after';
+    const index = new MatchIndex<Hook>();
+    index.set(hook.Id, storedPattern(hook), hook);
+    return this.#previewOf(hook.Owner, trigger, (p) => (p === phase ? index.match(trigger.path) : []));
+  }
+
+  async #previewOf(
+    owner: string,
+    trigger: Trigger,
+    matches: (phase: Phase) => Iterable<Match<Hook>>,
+  ): Promise<Preview[]> {
     const out: Preview[] = [];
     const now = this.opts.now?.() ?? new Date();
     const uri = this.uriOf(trigger);
@@ -339,7 +350,7 @@ export class MatchEngine {
       this.opts.scopes === undefined ? 'in' : await this.opts.scopes.verdict(owner, trigger.path);
     if (verdict === 'out' || (verdict === 'own' && trigger.user !== owner)) return out;
     for (const phase of ['before', 'after'] as const) {
-      for (const m of this.indexes[phase].match(trigger.path)) {
+      for (const m of matches(phase)) {
         const h = m.value;
         if (h.Owner !== owner || !methodFires(h, trigger.method)) continue;
         // Without a status, a hook with status lists is listed as needing one (not dropped).
@@ -351,7 +362,7 @@ export class MatchEngine {
         if (!request) continue;
         const p: Preview = { hook: h, captures: m.captures, request, ...(needsStatus && { needsStatus }) };
         const input = filterInput(t, uri, m.captures, trigger.user ?? '');
-        if (h.Filter !== undefined) p.filter = this.code.filterOf(h)!.evaluate(input);
+        if (h.Filter !== undefined) p.filter = this.code.judge(h, input);
         if (h.Transform !== undefined && p.filter?.matched !== false) {
           p.transform = previewOf(await this.code.transform(h, input, request));
         }

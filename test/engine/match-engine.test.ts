@@ -214,3 +214,59 @@ describe("MatchEngine: the request's user (lazy)", () => {
     assert.equal(JSON.parse(p!.request.body!).u, 'carol');
   });
 });
+
+describe('MatchEngine: the dry run of a hook not saved', () => {
+  const trigger = { method: 'POST', path: '/a/x', uri: () => 'http://h/a/x', statusCode: 201 };
+
+  it('judges the draft under the engine’s own Transform limits, on its threads, keeping nothing', async () => {
+    const engine = new MatchEngine(
+      { accept: () => undefined },
+      { code: { transform: { limits: { timeMs: 30 } } } },
+    );
+    try {
+      const saved = hook({ Id: 'hk_saved', PathPattern: '/a/(*)' });
+      engine.load([saved]);
+      const draft = hook({
+        Id: '(this form)',
+        Type: AFTER_COMPLETION,
+        PathPattern: '/a/(*)',
+        Filter: 'request.method == "POST"',
+        Transform: 'function transform(e) { while (true) {} }',
+      });
+      const [p, ...rest] = await engine.previewDraft(draft, trigger);
+      assert.equal(rest.length, 0, 'the saved hook is not part of the draft’s dry run');
+      assert.equal(p!.hook, draft);
+      assert.deepEqual(p!.captures, ['x']);
+      assert.deepEqual(p!.filter, { matched: true });
+      assert.match(p!.transform?.error ?? '', /exceeded 30 ms/);
+      // Nothing of the draft stays: not in the set, not a body reader, no filter error counted.
+      assert.equal(engine.size, 1);
+      assert.equal(engine.get('(this form)'), undefined);
+      assert.equal(engine.code.anyReader, false);
+      assert.equal(engine.code.filterErrors, 0);
+      assert.deepEqual(
+        (await engine.preview('alice', trigger)).map((pv) => pv.hook.Id),
+        ['hk_saved'],
+      );
+    } finally {
+      await engine.code.close();
+    }
+  });
+
+  it('a draft whose filter does not match, or whose method or status does not fire, shows so', async () => {
+    const engine = new MatchEngine({ accept: () => undefined });
+    try {
+      const base = { Type: AFTER_COMPLETION, PathPattern: '/a/(*)' } as const;
+      const [p] = await engine.previewDraft(hook({ ...base, Filter: 'request.method == "GET"' }), trigger);
+      assert.deepEqual(p!.filter, { matched: false });
+      assert.equal(p!.transform, undefined);
+      assert.deepEqual(await engine.previewDraft(hook({ ...base, Methods: ['GET'] }), trigger), []);
+      assert.deepEqual(await engine.previewDraft(hook({ ...base, StatusCodeBlackList: [201] }), trigger), []);
+      assert.deepEqual(await engine.previewDraft(hook({ ...base, PathPattern: '/b/(*)' }), trigger), []);
+      const [before] = await engine.previewDraft(hook({ PathPattern: '/a/(*)' }), trigger);
+      assert.equal(before!.request.url.length > 0, true);
+    } finally {
+      await engine.code.close();
+    }
+  });
+});

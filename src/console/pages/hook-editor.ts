@@ -152,7 +152,7 @@ ${jsonView(doc, true)}`,
       ...tryContent(f.TryHeaders, f.TryBody, f.TryResponseBody),
     };
     const saved = await deps.engine.preview(ctx.user, trigger);
-    // The hook in the editor, as it stands (when it validates): judged by an engine of its own.
+    // The hook in the editor, as it stands (when it validates), judged as the saved ones are.
     let draft: Preview[] = [];
     let draftNote: Html = html``;
     if (f.PathPattern !== undefined) {
@@ -166,13 +166,7 @@ ${jsonView(doc, true)}`,
           Modified: new Date().toISOString(),
           State: 'active',
         };
-        const one = deps.engine.draft();
-        one.load([hook]);
-        try {
-          draft = await one.preview(ctx.user, trigger);
-        } finally {
-          await one.code.close();
-        }
+        draft = await deps.engine.previewDraft(hook, trigger);
       } catch (err) {
         if (!validationErrors(err)) throw err;
         draftNote = html`<p class="hint">The hook in the form is not included: it has errors to fix first.</p>`;
