@@ -107,4 +107,92 @@ describe('SQLite rollups counted by the writer', () => {
       await sqlite.close();
     }
   });
+
+  it('stay true when the writer does not know what changed: another connection, a deleted hook, a failed batch', async () => {
+    const file = join(root, 'behind.db');
+    const sqlite = new SqliteStore(file);
+    const other = new SqliteStore(file);
+    try {
+      const store = new SqliteDeliveryStore(sqlite.db);
+      const t0 = Date.now() - H;
+      const batchOf = (from: number) =>
+        Array.from({ length: 6 }, (_, i) => record(`hk_behind_${i % 3}`, t0 + (from + i) * 1000));
+      const finish = (d: DeliveryRecord, n: number, status: 'succeeded' | 'failed' = 'succeeded') => ({
+        ...emptyBatch(),
+        updates: [
+          state(d, {
+            status,
+            attempts: n,
+            nextAttempt: null,
+            lastStatusCode: status === 'failed' ? 500 : 200,
+          }),
+        ],
+        attempts: [attempt(d, n, { statusCode: status === 'failed' ? 500 : 200 })],
+      });
+      const agree = (label: string) => {
+        for (const k of ['owner', 'latency', 'hook'] as const)
+          assert.deepEqual(
+            sqlite.db.prepare(KEPT[k]).all(),
+            sqlite.db.prepare(RECOUNT[k]).all(),
+            `${label}: ${k}`,
+          );
+      };
+
+      // Another connection finishes a pending delivery (as `hookd` writing the file would) and counts
+      // it: the writer's next outcome of it is counted from what is stored, not the pending it wrote.
+      const first = batchOf(0);
+      await store.write({ ...emptyBatch(), inserts: first });
+      const d0 = first[0]!;
+      other.db
+        .prepare("UPDATE deliveries SET status = 'failed', attempts = 1, next_attempt = NULL WHERE id = ?")
+        .run(d0.id);
+      other.db
+        .prepare(
+          'INSERT INTO stats_owner (owner, bucket, succeeded, failed, attempts, attempts_ok) VALUES (?, ?, 0, 1, 0, 0) ON CONFLICT (owner, bucket) DO UPDATE SET failed = failed + 1',
+        )
+        .run(d0.owner, d0.created - (d0.created % O));
+      other.db
+        .prepare(
+          'INSERT INTO stats_hook (hook_id, bucket, succeeded, failed) VALUES (?, ?, 0, 1) ON CONFLICT (hook_id, bucket) DO UPDATE SET failed = failed + 1',
+        )
+        .run(d0.hookId, d0.created - (d0.created % H));
+      await store.write(finish(d0, 2));
+      agree('after another connection');
+
+      // A deleted hook's pending deliveries are gone: a later outcome of one changes nothing.
+      const second = batchOf(10);
+      await store.write({ ...emptyBatch(), inserts: second });
+      await store.write({ ...emptyBatch(), deletedHooks: ['hk_behind_1'] });
+      await store.write(finish(second[1]!, 1));
+      agree('after a hook was deleted');
+
+      // A failed batch: its redelivery of a failed delivery never happened, so the delivery's next
+      // outcome is counted from `failed`, not from the pending the batch would have written.
+      const d2 = second[2]!;
+      await store.write(finish(d2, 1, 'failed'));
+      await assert.rejects(
+        store.write({
+          ...emptyBatch(),
+          inserts: [second[3]!],
+          updates: [state(d2, { status: 'pending', attempts: 1, roundStart: 1, nextAttempt: t0 })],
+        }),
+        /UNIQUE/,
+      );
+      await store.write(finish(d2, 2));
+      agree('after a failed batch');
+
+      const rest = [...first.slice(1), ...second.slice(3)].filter((d) => d.hookId !== 'hk_behind_1');
+      for (const d of rest) await store.write(finish(d, 1));
+      agree('at the end');
+      const hooks = sqlite.db.prepare(KEPT.hook).all() as { succeeded: number }[];
+      assert.equal(
+        hooks.reduce((n, h) => n + h.succeeded, 0),
+        rest.length + 2,
+        'every outcome written is counted once',
+      );
+    } finally {
+      await other.close();
+      await sqlite.close();
+    }
+  });
 });

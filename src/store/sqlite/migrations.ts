@@ -158,4 +158,15 @@ export const MIGRATIONS: readonly string[] = [
   // "Every value sealed under key K", so that a start under K skips the re-sealing walk; the
   // triggers clear it on a write under another key, by this hookd or an older one.
   SEALED_MARKER_MIGRATION,
+  // The status filters' indexes hold only the rows they serve: a pending delivery has no receiver
+  // status yet, and the pending filter reads `(hook_id, id)`, newest first, where pending rows are
+  // the newest. So a new delivery costs no entry in either, and its first outcome one in each,
+  // rather than an entry written and then moved in both.
+  `
+  DROP INDEX deliveries_by_hook_status;
+  DROP INDEX deliveries_by_hook_last_status;
+  CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id) WHERE status <> 'pending';
+  CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id)
+    WHERE last_status IS NOT NULL;
+  `,
 ];

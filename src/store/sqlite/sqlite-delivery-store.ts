@@ -49,6 +49,8 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   readonly sharing = singleProcess(this);
   private readonly stmts;
   private readonly writeTx: (batch: DeliveryBatch) => void;
+  private readonly rollups: SqliteRollups;
+  private dataVersion = -1;
   private readonly pruneTx: (rows: Row[]) => void;
   /** Hooks with new deliveries since the last prune: only they can have grown past the count limit. */
   private readonly touched = new Set<string>();
@@ -116,10 +118,12 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
       ),
       deleteAttempts: db.prepare('DELETE FROM delivery_attempts WHERE delivery_id = ?'),
       deleteDelivery: db.prepare('DELETE FROM deliveries WHERE seq = ?'),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
     };
     const s = this.stmts;
     const outcomes = new SqliteOutcomes(db);
     const rollups = new SqliteRollups(db);
+    this.rollups = rollups;
     this.writeTx = db.transaction((batch: DeliveryBatch) => {
       // Counted before the writes: a state's change is counted from the status stored before it.
       const delta = rollups.count(batch);
@@ -168,7 +172,18 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   }
 
   async write(batch: DeliveryBatch): Promise<void> {
-    this.writeTx(batch);
+    // `data_version` moves only when another connection commits: what it wrote is not known here.
+    const version = this.stmts.dataVersion.get() as number;
+    if (version !== this.dataVersion) {
+      this.rollups.forget();
+      this.dataVersion = version;
+    }
+    try {
+      this.writeTx(batch);
+    } catch (err) {
+      this.rollups.forget();
+      throw err;
+    }
     for (const r of batch.inserts) this.touched.add(r.hookId);
   }
 
@@ -191,7 +206,13 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
       rs !== undefined && rs[0] !== rs[1] && query.status === undefined
         ? 'deliveries INDEXED BY deliveries_by_hook_last_status'
         : 'deliveries';
-    const sql = `SELECT ${DELIVERY_COLUMNS} FROM ${from} WHERE ${f.where} ORDER BY id DESC LIMIT @limit`;
+    // The planner takes a partial index only for a query whose WHERE states the index's own
+    // condition (or, as `last_status = x` does, implies it): a finished status is said so.
+    const where =
+      query.status !== undefined && query.status !== 'pending'
+        ? `${f.where} AND status <> 'pending'`
+        : f.where;
+    const sql = `SELECT ${DELIVERY_COLUMNS} FROM ${from} WHERE ${where} ORDER BY id DESC LIMIT @limit`;
     let stmt = this.listStmts.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare(sql);

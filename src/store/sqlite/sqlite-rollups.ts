@@ -1,8 +1,10 @@
 /**
  * The console's rollups as the SQLite writer keeps them (sqlite-aggregates.ts has the tables):
- * inside the batch's transaction it reads what it does not know of the deliveries the batch
- * changes (their status before, owner, hook and creation; one multi-row read per chunk), counts
- * what the batch changes in memory, and adds that to the rollups in a few upserts per batch.
+ * inside the batch's transaction it counts what the batch changes in memory and adds that to the
+ * rollups in a few upserts per batch. A change is counted from the delivery's status before it,
+ * with its owner, hook and creation: the writer keeps them for the pending deliveries it wrote
+ * (nearly every delivery changed is one: an outcome follows its insert) and reads the others, one
+ * multi-row read per chunk.
  */
 import type Database from 'better-sqlite3';
 import { dedupeUpdates } from '../delivery-row.js';
@@ -14,6 +16,12 @@ interface Known extends RollupKey {
   status: DeliveryStatus;
 }
 
+/**
+ * Pending deliveries kept at most. Each costs about 200 bytes; past this (a receiver down for
+ * long) the writer reads their rows, as it does after a restart.
+ */
+const OPEN_MAX = 100_000;
+
 type Row = { id: string; status: DeliveryStatus; owner: string; hook_id: string; created: number };
 
 const lookupSql = (n: number): string =>
@@ -23,6 +31,13 @@ const lookupSql = (n: number): string =>
 export class SqliteRollups {
   private readonly lookup: SizedStatements;
   private readonly s;
+  /**
+   * The pending deliveries this writer stored, by Id, as stored. Only the batch's transaction
+   * deletes deliveries (a hook's, here) and prunes only finished ones, so an entry stays true
+   * while this connection is the file's one writer: `forget` when another has committed, or when
+   * a batch failed.
+   */
+  private readonly open = new Map<string, Known>();
 
   constructor(db: Database.Database) {
     this.lookup = new SizedStatements(db, lookupSql);
@@ -70,7 +85,22 @@ export class SqliteRollups {
       const k = known.get(a.deliveryId);
       if (k !== undefined) delta.attempt(k.owner, a);
     }
+    if (batch.deletedHooks.length > 0) this.open.clear();
+    else this.keep(known);
     return delta;
+  }
+
+  /** Drops what the writer knows of pending deliveries: another connection wrote, or a batch failed. */
+  forget(): void {
+    this.open.clear();
+  }
+
+  /** The batch's deliveries as it leaves them: the pending ones are kept, the finished let go. */
+  private keep(known: Map<string, Known>): void {
+    for (const [id, k] of known) {
+      if (k.status !== 'pending') this.open.delete(id);
+      else if (this.open.size < OPEN_MAX || this.open.has(id)) this.open.set(id, k);
+    }
   }
 
   /** Adds the counts to the rollup tables; inside the batch's transaction, after its writes. */
@@ -81,10 +111,15 @@ export class SqliteRollups {
     for (const h of delta.hooks.values()) this.s.hook.run(h.hookId, h.bucket, h.succeeded, h.failed);
   }
 
-  /** Reads the stored state of the deliveries not yet known, one multi-row read per chunk. */
+  /** Finds the stored state of the deliveries not yet known: kept, or read (one read per chunk). */
   private read(known: Map<string, Known>, ids: readonly string[]): void {
     const wanted = new Set<string>();
-    for (const id of ids) if (!known.has(id)) wanted.add(id);
+    for (const id of ids) {
+      if (known.has(id)) continue;
+      const k = this.open.get(id);
+      if (k !== undefined) known.set(id, k);
+      else wanted.add(id);
+    }
     if (wanted.size === 0) return;
     const all = [...wanted];
     for (let at = 0; at < all.length; at += CHUNK) {
