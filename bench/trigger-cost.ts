@@ -12,10 +12,11 @@
  * The targets: report ≤ 1.5× raw, and proxied + callback ≤ proxied + 1.5× raw.
  *
  *   node dist/bench/trigger-cost.js [--rate 1000] [--seconds 5] [--rounds 5] [--baseline BIN]
+ *     [--profile DIR]   (the report contender under `node --cpu-prof`, summarised per round)
  */
 import { fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startUpstream, tempDir } from './lib/peers.js';
@@ -29,6 +30,8 @@ export interface TriggerCostOptions {
   rounds: number;
   /** Another build's bin/hookd.js, measured in the same rounds. */
   baselineBin?: string;
+  /** Run this build's report contender under `node --cpu-prof`, its profiles into this directory. */
+  profileDir?: string;
   log?: (line: string) => void;
 }
 
@@ -153,6 +156,7 @@ async function hookdRound(
     core: SERVER_CORE,
     ...(kind !== 'report' && { upstream }),
     ...(bin && { bin }),
+    ...(kind === 'report' && !bin && opts.profileDir && { profileDir: opts.profileDir }),
   });
   const auth = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
   const api = new Pool(hookd.url, { connections: 16 });
@@ -289,6 +293,7 @@ function parseArgs(argv: string[]): TriggerCostOptions {
     else if (argv[i] === '--seconds') o.seconds = Number(v);
     else if (argv[i] === '--rounds') o.rounds = Number(v);
     else if (argv[i] === '--baseline') o.baselineBin = resolve(v ?? '');
+    else if (argv[i] === '--profile') o.profileDir = resolve(v ?? '');
     else continue;
     i++;
   }
@@ -299,7 +304,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const a = process.argv.slice(2);
   if (a[0] === '--child-raw') await rawChild(a[1]!, Number(a[2]), Number(a[3]));
   else {
-    const r = await runTriggerCostBench({ ...parseArgs(a), log: (l) => console.log(l) });
+    const o = parseArgs(a);
+    const r = await runTriggerCostBench({ ...o, log: (l) => console.log(l) });
     console.log(formatTriggerCost(r));
+    if (o.profileDir) {
+      // The profile counts the warm-up and start-up too: read the report path's functions in it.
+      const { summarise, formatSummary } = await import('./lib/profile.js');
+      for (const f of readdirSync(o.profileDir).filter((n) => n.endsWith('.cpuprofile'))) {
+        const file = join(o.profileDir, f);
+        console.log(`\n${file}\n${formatSummary(summarise(JSON.parse(readFileSync(file, 'utf8'))))}`);
+      }
+    }
   }
 }
