@@ -108,6 +108,7 @@ interface Timing {
 const LOG_QUERIES: [string, string][] = [
   ['log: newest 25', ''],
   ['log: status=failed', 'status=failed'],
+  ['log: status=pending', 'status=pending'],
   ['log: path prefix', 'path=%2Fitems%2F5'],
   ['log: receiver 5xx', 'receiver=5xx'],
   ['log: receiver 404 (none)', 'receiver=404'],
@@ -210,9 +211,11 @@ async function measure(kind: 'sqlite' | 'postgres', o: Options, log: (s: string)
       await db.close();
     }
     log(`${kind}: filled in ${fmt(fillMs / 1000)} s; timing`);
-    const cookie = await signIn(hookd.url, hookd.token);
-    const overview = await time(`${hookd.url}/_hookd/console/`, cookie, o.rounds);
-    const hooks = await time(`${hookd.url}/_hookd/console/hooks`, cookie, o.rounds);
+    // The console is an origin of its own; the API stays on hookd's listener.
+    const web = hookd.consoleUrl || hookd.url;
+    const cookie = await signIn(web, hookd.token);
+    const overview = await time(`${web}/_hookd/console/`, cookie, o.rounds);
+    const hooks = await time(`${web}/_hookd/console/hooks`, cookie, o.rounds);
     const hook = hookIds[HOOKS / 2]!;
     const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
     const page = (await (
@@ -224,7 +227,7 @@ async function measure(kind: 'sqlite' | 'postgres', o: Options, log: (s: string)
     const logTimes: Timing['log'] = [];
     for (const [name, q] of LOG_QUERIES) {
       const query = q.replace('SINCE', encodeURIComponent(since)).replace('AFTER', after);
-      const url = `${hookd.url}/_hookd/console/hooks/${hook}?${query}${query ? '&' : ''}part=log`;
+      const url = `${web}/_hookd/console/hooks/${hook}?${query}${query ? '&' : ''}part=log`;
       logTimes.push({ name, ms: await time(url, cookie, o.rounds, true) });
     }
     return { store: kind, fillS: fillMs / 1000, overview, hooks, log: logTimes };

@@ -194,6 +194,8 @@ export interface HookdServer extends Server {
   token: string;
   /** Milliseconds from spawn to the `listening` log line. */
   startMs: number;
+  /** The web console's own origin (its listener on a free port); '' when a build has none. */
+  consoleUrl: string;
 }
 
 export interface HookdStart {
@@ -228,6 +230,7 @@ export async function startHookd(opts: HookdStart): Promise<HookdServer> {
     ...(opts.extraArgs ?? []),
   ];
   let url = '';
+  let consoleUrl = '';
   const t0 = process.hrtime.bigint();
   const running = await start(process.execPath, args, {
     core: opts.core,
@@ -242,9 +245,10 @@ export async function startHookd(opts: HookdStart): Promise<HookdServer> {
     timeoutMs: opts.timeoutMs ?? 60_000,
     ready: (line) => {
       try {
-        const rec = JSON.parse(line) as { msg?: string; url?: string };
+        const rec = JSON.parse(line) as { msg?: string; url?: string; consoleUrl?: string | null };
         if (rec.msg === 'listening' && rec.url) {
           url = rec.url;
+          consoleUrl = rec.consoleUrl ?? '';
           return true;
         }
       } catch {
@@ -262,6 +266,7 @@ export async function startHookd(opts: HookdStart): Promise<HookdServer> {
     dataDir: opts.dataDir,
     token,
     startMs,
+    consoleUrl,
     stop: () => running.stop(15_000),
   };
 }

@@ -158,14 +158,14 @@ export const MIGRATIONS: readonly string[] = [
   // "Every value sealed under key K", so that a start under K skips the re-sealing walk; the
   // triggers clear it on a write under another key, by this hookd or an older one.
   SEALED_MARKER_MIGRATION,
-  // The status filters' indexes hold only the rows they serve: a pending delivery has no receiver
-  // status yet, and the pending filter reads `(hook_id, id)`, newest first, where pending rows are
-  // the newest. So a new delivery costs no entry in either, and its first outcome one in each,
-  // rather than an entry written and then moved in both.
+  // The status filters' indexes hold only the rows they serve: a delivery without a receiver
+  // status yet is in neither receiver-status range, and a succeeded one (most of them) is found
+  // by reading `(hook_id, id)` newest first. So a new delivery writes one entry and its success
+  // deletes it, rather than an entry in each written and then moved in both.
   `
   DROP INDEX deliveries_by_hook_status;
   DROP INDEX deliveries_by_hook_last_status;
-  CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id) WHERE status <> 'pending';
+  CREATE INDEX deliveries_by_hook_status ON deliveries(hook_id, status, id) WHERE status <> 'succeeded';
   CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id)
     WHERE last_status IS NOT NULL;
   `,

@@ -207,10 +207,11 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
         ? 'deliveries INDEXED BY deliveries_by_hook_last_status'
         : 'deliveries';
     // The planner takes a partial index only for a query whose WHERE states the index's own
-    // condition (or, as `last_status = x` does, implies it): a finished status is said so.
+    // condition (or, as `last_status = x` does, implies it): a bound status proves nothing, so
+    // the filter for one the status index holds says so.
     const where =
-      query.status !== undefined && query.status !== 'pending'
-        ? `${f.where} AND status <> 'pending'`
+      query.status !== undefined && query.status !== 'succeeded'
+        ? `${f.where} AND status <> 'succeeded'`
         : f.where;
     const sql = `SELECT ${DELIVERY_COLUMNS} FROM ${from} WHERE ${where} ORDER BY id DESC LIMIT @limit`;
     let stmt = this.listStmts.get(sql);
