@@ -48,7 +48,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   readonly aggregates: SqliteAggregates;
   readonly sharing = singleProcess(this);
   private readonly stmts;
-  private readonly writeTx: (batch: DeliveryBatch) => void;
+  private readonly writeTx: Database.Transaction<(batch: DeliveryBatch) => void>;
   private readonly rollups: SqliteRollups;
   private dataVersion = -1;
   private readonly pruneTx: (rows: Row[]) => void;
@@ -125,6 +125,13 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
     const rollups = new SqliteRollups(db);
     this.rollups = rollups;
     this.writeTx = db.transaction((batch: DeliveryBatch) => {
+      // `data_version` moves only when another connection commits: what it wrote is not known
+      // here. Read under the write lock (the transaction is IMMEDIATE), nothing commits after it.
+      const version = s.dataVersion.get() as number;
+      if (version !== this.dataVersion) {
+        rollups.forget();
+        this.dataVersion = version;
+      }
       // Counted before the writes: a state's change is counted from the status stored before it.
       const delta = rollups.count(batch);
       for (const r of batch.inserts) {
@@ -172,14 +179,8 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
   }
 
   async write(batch: DeliveryBatch): Promise<void> {
-    // `data_version` moves only when another connection commits: what it wrote is not known here.
-    const version = this.stmts.dataVersion.get() as number;
-    if (version !== this.dataVersion) {
-      this.rollups.forget();
-      this.dataVersion = version;
-    }
     try {
-      this.writeTx(batch);
+      this.writeTx.immediate(batch);
     } catch (err) {
       this.rollups.forget();
       throw err;
