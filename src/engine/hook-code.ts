@@ -106,10 +106,6 @@ export class HookCode {
     return hook.Transform !== undefined || this.#filters.get(hook)?.readsRequestBody === true;
   }
 
-  filterOf(hook: Hook): CompiledFilter | undefined {
-    return this.#filters.get(hook);
-  }
-
   /**
    * The hook's Filter as the dry run shows it: nothing counted or kept. A hook not in the index
    * (the editor's draft) has its Filter compiled for this one judgement.
