@@ -23,10 +23,9 @@
  * [--only raw,bullmq] [--baseline OTHER/bin/hookd.js]`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -791,17 +790,9 @@ if (isMain) {
       .then(async (r) => {
         console.log(formatQueueBench(r));
         if (partial.profileDir) {
-          // The newest profile: the last hookd run (the latency run of the last contender chosen).
-          const { readdirSync, statSync } = await import('node:fs');
-          const { summarise, formatSummary } = await import('./lib/profile.js');
-          const dir = partial.profileDir;
-          const files = readdirSync(dir)
-            .filter((f) => f.endsWith('.cpuprofile'))
-            .map((f) => join(dir, f))
-            .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-          for (const f of files) {
-            console.log(`\n${f}\n${formatSummary(summarise(JSON.parse(readFileSync(f, 'utf8'))))}`);
-          }
+          // Every hookd run's profile, oldest first: the last is the latency run of the last contender.
+          const { summariesIn } = await import('./lib/profile.js');
+          for (const summary of summariesIn(partial.profileDir)) console.log(`\n${summary}`);
         }
       })
       .catch((err) => {

@@ -15,8 +15,8 @@
  *     [--profile DIR]   (the report contender under `node --cpu-prof`, summarised per round)
  */
 import { fork } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { startUpstream, tempDir } from './lib/peers.js';
@@ -309,11 +309,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(formatTriggerCost(r));
     if (o.profileDir) {
       // The profile counts the warm-up and start-up too: read the report path's functions in it.
-      const { summarise, formatSummary } = await import('./lib/profile.js');
-      for (const f of readdirSync(o.profileDir).filter((n) => n.endsWith('.cpuprofile'))) {
-        const file = join(o.profileDir, f);
-        console.log(`\n${file}\n${formatSummary(summarise(JSON.parse(readFileSync(file, 'utf8'))))}`);
-      }
+      const { summariesIn } = await import('./lib/profile.js');
+      for (const summary of summariesIn(o.profileDir)) console.log(`\n${summary}`);
     }
   }
 }

@@ -7,7 +7,7 @@
  *
  * Run: `node dist/bench/lib/profile.js [--hooks 10000] [--seconds 10] [--out DIR] [--no-pin]`.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { saturate } from './load.js';
@@ -130,6 +130,15 @@ export function formatSummary(s: ProfileSummary): string {
       s.inclusive.map((f) => [f.fn, `${f.ms.toFixed(0)} ms`, pct(f.share)]),
     ),
   ].join('\n');
+}
+
+/** Each `.cpuprofile` in `dir` summarised, oldest first, under its file's path. */
+export function summariesIn(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+    .map((f) => `${f}\n${formatSummary(summarise(JSON.parse(readFileSync(f, 'utf8')) as CpuProfile))}`);
 }
 
 /** Runs hookd with hooks under load with --cpu-prof and summarises the profile into `outDir`. */
