@@ -1,6 +1,12 @@
 import type Database from 'better-sqlite3';
 import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
-import { attemptFromRow, deliveryFromRow, secretFromRow, storedSecretFromRow } from '../delivery-row.js';
+import {
+  attemptFromRow,
+  dedupeUpdates,
+  deliveryFromRow,
+  secretFromRow,
+  storedSecretFromRow,
+} from '../delivery-row.js';
 import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -132,8 +138,10 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
         rollups.forget();
         this.dataVersion = version;
       }
+      // One state per delivery, its last: a multi-row statement must not change a row twice.
+      const updates = dedupeUpdates(batch.updates);
       // Counted before the writes: a state's change is counted from the status stored before it.
-      const delta = rollups.count(batch);
+      const delta = rollups.count(batch, updates);
       for (const r of batch.inserts) {
         const q = r.request;
         s.insert.run(
@@ -161,7 +169,7 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
         );
       }
       // Attempt outcomes: a multi-row statement per chunk rather than two per outcome.
-      if (batch.updates.length > 0) outcomes.writeStates(batch.updates);
+      if (updates.length > 0) outcomes.writeStates(updates);
       if (batch.attempts.length > 0) outcomes.writeAttempts(batch.attempts);
       for (const hookId of batch.deletedHooks) {
         s.deleteHookAttempts.run(hookId);

@@ -7,7 +7,6 @@
  * multi-row insert measured no faster.
  */
 import type Database from 'better-sqlite3';
-import { dedupeUpdates } from '../delivery-row.js';
 import type { AttemptRecord, DeliveryState } from '../delivery-store.js';
 import { CHUNK, SizedStatements, values } from './sized-statements.js';
 
@@ -20,10 +19,12 @@ export class SqliteOutcomes {
     this.attempts = new SizedStatements(db, attemptSql);
   }
 
-  /** Writes the states; call inside the batch's transaction, before `writeAttempts`. */
-  writeStates(all: readonly DeliveryState[]): void {
-    // One statement must not change a row twice: the last state of each delivery is the one written.
-    chunked(dedupeUpdates(all), 7, this.updates, putState);
+  /**
+   * Writes the states, one per delivery (`dedupeUpdates`: one statement must not change a row
+   * twice); call inside the batch's transaction, before `writeAttempts`.
+   */
+  writeStates(states: readonly DeliveryState[]): void {
+    chunked(states, 7, this.updates, putState);
   }
 
   /** Writes the attempt records; a repeat of a (delivery, attempt) pair replaces it. */

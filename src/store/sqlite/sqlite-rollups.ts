@@ -7,8 +7,7 @@
  * multi-row read per chunk.
  */
 import type Database from 'better-sqlite3';
-import { dedupeUpdates } from '../delivery-row.js';
-import type { DeliveryBatch, DeliveryStatus } from '../delivery-store.js';
+import type { DeliveryBatch, DeliveryState, DeliveryStatus } from '../delivery-store.js';
 import { RollupDelta, type RollupKey } from '../rollup-delta.js';
 import { CHUNK, SizedStatements } from './sized-statements.js';
 
@@ -64,16 +63,16 @@ export class SqliteRollups {
    * What the batch changes in the rollups, in the order the store applies it (inserts, states,
    * attempts). Call inside the transaction, before the batch is written: a state's change is
    * counted from the status stored before it. A state or attempt of a delivery not stored (nor
-   * inserted by the batch) changes nothing, as its write does not.
+   * inserted by the batch) changes nothing, as its write does not. `updates` are the batch's
+   * states, one per delivery (`dedupeUpdates`), as the store writes them.
    */
-  count(batch: DeliveryBatch): RollupDelta {
+  count(batch: DeliveryBatch, updates: readonly DeliveryState[]): RollupDelta {
     const delta = new RollupDelta();
     const known = new Map<string, Known>();
     for (const r of batch.inserts) {
       known.set(r.id, { owner: r.owner, hookId: r.hookId, created: r.created, status: r.status });
       delta.outcome(r, undefined, r.status);
     }
-    const updates = dedupeUpdates(batch.updates);
     this.read(known, [...updates.map((u) => u.id), ...batch.attempts.map((a) => a.deliveryId)]);
     for (const u of updates) {
       const k = known.get(u.id);
