@@ -11,7 +11,6 @@
  * Options: `--callbacks 20000 --rounds 3 --instances 1,2,3 --cpu-quota 0.25 --database-url postgres://…` (the server
  * to create throw-away databases on; default HOOKD_BENCH_DATABASE_URL, else the local server).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -21,8 +20,11 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
 import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
+import { type CountingReceiver, postWith, reportBurst, startCountingReceiver } from './lib/count-receiver.js';
 import { freePort, HOOKD_BIN, REPO_ROOT, tempDir } from './lib/peers.js';
+import { withAdmin } from './lib/pg-admin.js';
 import { cpuByComm, type Running, sleep, start } from './lib/process.js';
+import { median } from './lib/stats.js';
 
 export interface ClusterBenchOptions {
   /** Callbacks per measurement. */
@@ -76,69 +78,6 @@ export const DEFAULT_CLUSTER_OPTIONS: ClusterBenchOptions = {
 const REPORT_BATCH = 100;
 const REPORTS_IN_FLIGHT_PER_INSTANCE = 4;
 
-// A receiver with nothing but `http`, in a process of its own; it says when it has seen enough.
-const RECEIVER_SOURCE = `
-const http = require('node:http');
-let count = 0, target = Infinity;
-const server = http.createServer({ keepAliveTimeout: 60000 }, (req, res) => {
-  req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
-    res.end('ok');
-    if (++count === target) process.send({ done: count });
-  });
-});
-process.on('message', (m) => {
-  if (m.reset) { count = 0; target = Infinity; process.send({ reset: true }); }
-  if (m.target) { target = m.target; if (count >= target) process.send({ done: count }); }
-});
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-process.on('disconnect', () => process.exit(0));
-`;
-
-interface ReceiverProcess {
-  url: string;
-  child: ChildProcess;
-  /** Resolves once `n` callbacks arrived since the last reset. */
-  reached(n: number): Promise<void>;
-  reset(): Promise<void>;
-}
-
-async function startReceiver(): Promise<ReceiverProcess> {
-  const child = spawn(process.execPath, ['-e', RECEIVER_SOURCE], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const port = await new Promise<number>((res, rej) => {
-    child.once('message', (m: { port: number }) => res(m.port));
-    child.once('exit', (code) => rej(new Error(`receiver exited with ${code}`)));
-  });
-  const once = <T>(pick: (m: Record<string, unknown>) => T | undefined) =>
-    new Promise<T>((res) => {
-      const on = (m: Record<string, unknown>) => {
-        const v = pick(m);
-        if (v !== undefined) {
-          child.off('message', on);
-          res(v);
-        }
-      };
-      child.on('message', on);
-    });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    child,
-    async reached(n) {
-      const p = once((m) => (m.done ? true : undefined));
-      child.send({ target: n });
-      await p;
-    },
-    async reset() {
-      const p = once((m) => (m.reset ? true : undefined));
-      child.send({ reset: true });
-      await p;
-    },
-  };
-}
-
 interface Instance {
   url: string;
   running: Running;
@@ -182,21 +121,11 @@ async function startInstance(databaseUrl: string, dataDir: string): Promise<Inst
   }
 }
 
-async function withAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
 /** One measurement: `n` instances on a fresh database, `callbacks` delivered. */
 async function round(
   opts: ClusterBenchOptions,
   n: number,
-  receiver: ReceiverProcess,
+  receiver: CountingReceiver,
 ): Promise<{ perSecond: number; pgCpuUs: number }> {
   const name = `hookd_bench_${randomBytes(5).toString('hex')}`;
   await withAdmin(opts.databaseUrl, (c) => c.query(`CREATE DATABASE ${name}`));
@@ -230,42 +159,18 @@ async function round(
     await created.body.dump();
     // Every instance indexes it within a second (LISTEN/NOTIFY); give it that.
     await sleep(1000);
-    const items = (from: number) =>
-      JSON.stringify(
-        Array.from({ length: REPORT_BATCH }, (_, i) => ({
-          Method: 'GET',
-          Path: `/bench/${from + i}`,
-          StatusCode: 200,
-        })),
-      );
     /** Triggers `count` callbacks and resolves when all have arrived; returns the seconds it took. */
-    const burst = async (count: number): Promise<number> => {
-      await receiver.reset();
-      const reports = Math.ceil(count / REPORT_BATCH);
-      const done = receiver.reached(reports * REPORT_BATCH);
-      const t0 = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: n * REPORTS_IN_FLIGHT_PER_INSTANCE }, async (_, w) => {
-          const target = instances[w % n]!;
-          for (;;) {
-            const r = next++;
-            if (r >= reports) return;
-            const res = await request(`${target.url}/_hookd/report`, {
-              method: 'POST',
-              headers,
-              body: items(r * REPORT_BATCH),
-              dispatcher: agent,
-            });
-            if (res.statusCode !== 202)
-              throw new Error(`report answered ${res.statusCode}: ${await res.body.text()}`);
-            await res.body.dump();
-          }
-        }),
-      );
-      await done;
-      return (performance.now() - t0) / 1000;
-    };
+    const burst = (count: number): Promise<number> =>
+      reportBurst({
+        receiver,
+        targets: instances.map((i) => i.url),
+        token,
+        count,
+        batch: REPORT_BATCH,
+        inFlight: REPORTS_IN_FLIGHT_PER_INSTANCE,
+        path: (i) => `/bench/${i}`,
+        post: postWith(agent),
+      });
     if (opts.warmup > 0) await burst(opts.warmup);
     const total = Math.ceil(opts.callbacks / REPORT_BATCH) * REPORT_BATCH;
     const pg0 = cpuByComm('postgres');
@@ -297,12 +202,6 @@ export async function clusterBenchSkipReason(
   }
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
 /** Runs the comparison; rounds of the instance counts are interleaved, so drift hits all alike. */
 export async function runClusterBench(
   partial: Partial<ClusterBenchOptions> = {},
@@ -316,7 +215,7 @@ export async function runClusterBench(
     log(`cluster: no CPU quota per instance: ${quotaSkipped}`);
     opts.cpuQuota = 0;
   }
-  const receiver = await startReceiver();
+  const receiver = await startCountingReceiver();
   const samples = new Map<number, { perSecond: number; pgCpuUs: number }[]>(
     opts.instances.map((n) => [n, []]),
   );

@@ -31,6 +31,7 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
 import { tempDir } from './lib/peers.js';
+import { withAdmin } from './lib/pg-admin.js';
 import { cpuByComm, cpuSeconds, sleep } from './lib/process.js';
 import { startQuietHookd } from './lib/quiet-hookd.js';
 import { fmt, table } from './lib/stats.js';
@@ -270,16 +271,6 @@ interface Contender {
   setup(receiverUrl: string, opts: QueueBenchOptions): Promise<Rig>;
   /** The same contender on another build (hookd's only). */
   twin?: (bin: string) => Contender;
-}
-
-async function withAdmin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end().catch(() => undefined);
-  }
 }
 
 async function pgSkip(opts: QueueBenchOptions): Promise<string | undefined> {

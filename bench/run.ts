@@ -6,7 +6,7 @@
  * Flags:
  *   --quick             smoke-sized run (seconds, not a measurement; used by the test suite)
  *   --only a,b          run only these of: match, proxy, dispatch, fire, size, cluster, queues, workers,
- *                       triggers, brokers
+ *                       triggers, brokers, threads
  *   --out FILE          Markdown file to write (default docs/BENCHMARKS.md); --json FILE likewise
  *   --no-pin            do not pin processes to cores
  *   --no-setup          do not apt-get install missing wrk/nginx
@@ -34,6 +34,12 @@ import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.
 import { type ContenderResult, formatQueueBench, type QueueBenchResult, runQueueBench } from './queues.js';
 import { ensureTools, type Tools } from './setup.js';
 import { formatSizeBench, runSizeBench, type SizeBenchResult } from './size.js';
+import {
+  formatThreadsBench,
+  runThreadsBench,
+  type ThreadsBenchResult,
+  type ThreadsStore,
+} from './threads.js';
 import { formatTriggerCost, runTriggerCostBench, type TriggerCostResult } from './trigger-cost.js';
 import { formatWorkersBench, runWorkersBench, type WorkersBenchResult } from './workers.js';
 
@@ -48,6 +54,7 @@ export const SECTIONS = [
   'workers',
   'triggers',
   'brokers',
+  'threads',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -62,6 +69,7 @@ export const TITLES: Record<Section, string> = {
   workers: '8. Workers (--workers 2 vs one process)',
   triggers: '9. Trigger cost (CPU per callback at 1,000/s)',
   brokers: "10. Broker callbacks (against each broker's own client)",
+  threads: '11. Delivery threads (2 threads under 2Q against the core loop under Q)',
 };
 
 export interface BenchOptions {
@@ -134,6 +142,13 @@ const PARAMS = {
     workers: { rounds: 5, durationS: 5, warmupS: 2, connections: 50, cpuQuota: 0.25 },
     triggers: { rate: 1000, seconds: 5, rounds: 5 },
     brokers: { messages: 5000, brokers: ['amqp', 'mqtt', 'nats', 'redis'], rounds: 3 },
+    threads: {
+      callbacks: 20_000,
+      warmup: 3_000,
+      rounds: 3,
+      cpuQuota: 0.4,
+      stores: ['sqlite', 'postgres'] as ThreadsStore[],
+    },
   },
   quick: {
     match: { sizes: [1_000], lookups: 20_000, rounds: 1 },
@@ -157,6 +172,7 @@ const PARAMS = {
     workers: { rounds: 1, durationS: 1, warmupS: 0, connections: 10, cpuQuota: 0 },
     triggers: { rate: 100, seconds: 1, rounds: 1 },
     brokers: { messages: 200, brokers: ['amqp', 'mqtt', 'nats', 'redis'], rounds: 1 },
+    threads: { callbacks: 500, warmup: 100, rounds: 1, cpuQuota: 0, stores: ['sqlite'] as ThreadsStore[] },
   },
 };
 
@@ -462,6 +478,27 @@ export function judgeTargets(outcomes: SectionOutcome[]): TargetRow[] {
       ...(b && (brokers?.rounds ?? 0) >= 3 && { met: b.cpuVsHttp <= 1.2 && b.ratio >= 0.5 }),
     });
   }
+  const threads = of<ThreadsBenchResult>('threads');
+  for (const [store, name] of [
+    ['sqlite', 'SQLite'],
+    ['postgres', 'PostgreSQL'],
+  ] as const) {
+    const t = threads?.ratios.find((x) => x.store === store);
+    const rows2 = threads?.rows.filter((x) => x.store === store) ?? [];
+    rows.push({
+      section: 'threads',
+      target: `callbacks/s with delivery on 2 threads ≥ 1.7× one thread (${name}), under CPU quotas 2Q and Q`,
+      measured: t
+        ? `${fmt(t.median, 2)}× (rounds ${fmt(t.min, 2)}–${fmt(t.max, 2)}; ` +
+          rows2.map((x) => `${fmt(x.perSecond, 0)}/s at ${fmt(x.cpuUs, 0)} µs`).join(' vs ') +
+          `)${threads?.options.cpuQuota ? `, Q = ${threads.options.cpuQuota} CPU` : ', no quota'}`
+        : 'not measured',
+      ...(t &&
+        threads &&
+        threads.options.cpuQuota > 0 &&
+        threads.options.rounds >= 3 && { met: t.median >= 1.7 }),
+    });
+  }
   return rows;
 }
 
@@ -567,6 +604,22 @@ async function runSection(s: Section, opts: BenchOptions): Promise<SectionOutcom
           ...(opts.baselineBin && { baselineBin: opts.baselineBin }),
         });
         return done({ status: 'ok', result: r, text: formatTriggerCost(r) });
+      }
+      case 'threads': {
+        // PostgreSQL is measured where it answers; SQLite always.
+        const pgSkip = await clusterBenchSkipReason();
+        const stores = (p.threads.stores ?? ['sqlite', 'postgres']).filter(
+          (x) => x !== 'postgres' || !pgSkip,
+        );
+        // hookd, its receiver and the load share the machine: every core for them.
+        if (opts.pin) pinSelf(undefined);
+        try {
+          const r = await runThreadsBench({ ...p.threads, stores, log: opts.log });
+          const note = pgSkip && stores.length < 2 ? `\n\nPostgreSQL not measured: ${pgSkip}.` : '';
+          return done({ status: 'ok', result: r, text: `${formatThreadsBench(r)}${note}` });
+        } finally {
+          if (opts.pin) pinSelf(LOAD_CORE);
+        }
       }
       case 'brokers': {
         // hookd, the brokers and the consumers share the machine: every core for them.

@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { HookdConfig } from '../config/index.js';
 import { DeliveryEvents, DeliveryPipeline, type SendContext } from '../delivery/index.js';
-import { connectTunnel, egressProxyOf } from '../egress/index.js';
+import { connectTunnel, type EgressProxy, egressProxyOf } from '../egress/index.js';
+import { DeliveryThreads } from '../executors/index.js';
 import { breakerEvents, isEndpointId } from '../notifications/index.js';
 import { OAuth2Bearer, TokenClient } from '../oauth2/index.js';
 import type { Metrics } from '../observability/index.js';
@@ -35,14 +36,36 @@ export interface DeliveryWiring {
   loopMark?: SendContext['loopMark'];
   /** The transports by Callback scheme. */
   transports: TransportRegistry;
+  /** Where every callback and OAuth2 token request leaves through (`--callback-proxy`). */
+  egress: EgressProxy | undefined;
+  /** The threads that send the callbacks; absent: the pipeline's own loop sends them. */
+  threads: DeliveryThreads | undefined;
+}
+
+/** The egress proxy of the configuration (`--callback-proxy`), if any. */
+export function egressOf(config: HookdConfig): EgressProxy | undefined {
+  return config.callbackProxy
+    ? egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile)
+    : undefined;
+}
+
+/** The delivery threads the configuration asks for (`--delivery-threads`); none for 0. */
+export function deliveryThreadsFor(
+  config: HookdConfig,
+  egress: EgressProxy | undefined,
+): DeliveryThreads | undefined {
+  if (config.deliveryThreads === 0) return undefined;
+  return new DeliveryThreads({
+    count: config.deliveryThreads,
+    allowCallbackNets: config.allowCallbackNets,
+    ...(egress && { egressProxy: egress }),
+  });
 }
 
 export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
   const { config, opened, settings, metrics, log } = w;
   // Callbacks and OAuth2 token requests leave through the egress proxy alike.
-  const tunnel = config.callbackProxy
-    ? connectTunnel(egressProxyOf(config.callbackProxy, config.callbackProxyCredentialsFile))
-    : undefined;
+  const tunnel = w.egress && connectTunnel(w.egress);
   // The event bus is made first: the breakers' notifications are published on it.
   const events = new DeliveryEvents();
   return new DeliveryPipeline({
@@ -56,6 +79,7 @@ export function createDeliveries(w: DeliveryWiring): DeliveryPipeline {
       policy: settings.policy,
       transports: w.transports,
       ...(tunnel && { tunnel }),
+      ...(w.threads && { threads: w.threads }),
       // OAuth2 bearer tokens: the token endpoint is reached under the callbacks' address policy.
       auth: new OAuth2Bearer(
         new TokenClient({

@@ -7,7 +7,7 @@ import { MatchEngine } from '../engine/index.js';
 import { assembleIdentity } from '../identity/index.js';
 import { LoopGuard, LoopMarker, selfTargetRefusal } from '../loops/index.js';
 import { Operations } from '../notifications/index.js';
-import { Metrics, registerDeliveryMetrics } from '../observability/index.js';
+import { Metrics, registerDeliveryMetrics, registerThreadMetrics } from '../observability/index.js';
 import { OpsServer } from '../ops/index.js';
 import type { App } from '../server/index.js';
 import { TailServer } from '../server/index.js';
@@ -20,7 +20,7 @@ import { packageInfo } from '../util/index.js';
 import { bootstrapAdmin } from './bootstrap.js';
 import { joinCluster, LeaseLoss, startReclaimer, startTailFanout } from './cluster-parts.js';
 import { daemonPlans } from './delivery-plans.js';
-import { createDeliveries, recordAttempts } from './delivery-wiring.js';
+import { createDeliveries, deliveryThreadsFor, egressOf, recordAttempts } from './delivery-wiring.js';
 import { drainListener } from './drain.js';
 import { type FrontDoorParts, frontDoorApp, reverseProxyFor } from './front-door.js';
 import { followHookChanges } from './hook-following.js';
@@ -107,7 +107,13 @@ async function assemble(
   await store.coordination.exclusively(bootstrap);
 
   const settings = new RuntimeSettings(config);
-  const reloader = configReloader(config, settings, log, opts.reloadConfig);
+  // The threads that send the callbacks start with the pipeline; a reload hands them the new
+  // address policy, as it hands the settings.
+  const egress = egressOf(config);
+  const threads = deliveryThreadsFor(config, egress);
+  const reloader = configReloader(config, settings, log, opts.reloadConfig, (next) =>
+    threads?.setAllowedNets(next.allowCallbackNets),
+  );
   const users = await userScopes(store);
   const tracing = await startTracing(config, process.env, log);
   if (tracing) life.defer('tracing', () => tracing.shutdown());
@@ -123,7 +129,11 @@ async function assemble(
     return faults.health.available;
   };
   let boundUrl = '';
-  const opsServer = new OpsServer({ metrics, state: { draining: () => draining, storeReady } });
+  const deliveryThreads = () => threads?.stats() ?? { running: 0, configured: 0, threads: [] };
+  const opsServer = new OpsServer({
+    metrics,
+    state: { draining: () => draining, storeReady, deliveryThreads },
+  });
   life.defer('operations listener', () => opsServer.close());
   // A Callback or notification Url at hookd's own address is a known loop (src/loops/).
   const selfTarget = (url: URL) =>
@@ -140,12 +150,13 @@ async function assemble(
   // pipeline, so they are made after it and attached to the plans below.
   const plans = daemonPlans(config, log);
   const deliveries = createDeliveries({
-    ...{ transports, plans, config, opened, settings, faults, tracing, metrics, log },
+    ...{ transports, plans, config, opened, settings, faults, tracing, metrics, log, egress, threads },
     loopMark: (h, kind, method, target) => loops.mark(h, kind, method, target),
   });
   leaseLoss.releaseWith(() => deliveries.release());
   metrics.observe({ outboxDepth: () => deliveries.stats().live, breakers: () => deliveries.breakers() });
   registerDeliveryMetrics(metrics.registry, deliveries, faults.health);
+  registerThreadMetrics(metrics.registry, { stats: deliveryThreads });
   // Attempts in flight get what is left of the drain deadline; the rest stays pending.
   life.defer('delivery', () => deliveries.close(life.remaining()));
   const hooks = hookServiceFor({

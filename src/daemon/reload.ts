@@ -49,12 +49,15 @@ export function configReloader(
   settings: RuntimeSettings,
   log: Logger,
   readConfig?: () => HookdConfig,
+  /** Told of a configuration once the settings took it (parts that keep a copy of a hot key). */
+  applied?: (next: HookdConfig) => void,
 ): { current(): HookdConfig; reload(): Promise<ReloadResult> } {
   let current = initial;
   const reload = async (): Promise<ReloadResult> => {
     try {
       const next = (readConfig ?? (() => current))();
       settings.apply(next);
+      applied?.(next);
       log.level = next.logLevel;
       const result = diffConfig(current, next);
       // Keys that need a restart keep their running value, so `config` says what is in force.

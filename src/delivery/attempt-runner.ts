@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { ReceiverPace } from '../pace/index.js';
 import { receiverSignatures, signatureFor } from '../signing/index.js';
 import type { Tracing } from '../tracing/index.js';
-import type { SendOutcome, TransportAttempt, TransportSet } from '../transports/index.js';
+import type { AttemptSender, SendOutcome, TransportAttempt } from '../transports/index.js';
 import { internalFailure, paceSampleOf, recordedAttempt, verdictOf } from './attempt-result.js';
 import { type CallbackHeaders, callbackHeaders, stampAttempt } from './callback-headers.js';
 import type { Completion } from './completion.js';
@@ -25,8 +25,8 @@ export interface RunnerOptions {
   completion: Pick<Completion, 'complete' | 'endUnsent'>;
   /** The pipeline's lifecycle: once it aborts no new send starts. */
   signal: AbortSignal;
-  /** The transports, by the Callback's scheme. */
-  transports: TransportSet;
+  /** Sends by the Callback's scheme: this loop's own transports, or the delivery threads. */
+  sender: AttemptSender;
   secrets: HookSecrets;
   tracing: Tracing | undefined;
   /** Sent as `User-Agent` unless the hook sets its own. */
@@ -53,7 +53,7 @@ export class AttemptRunner {
   private readonly logger: Logger;
   private readonly completion: RunnerOptions['completion'];
   private readonly signal: AbortSignal;
-  private readonly transports: TransportSet;
+  private readonly sender: AttemptSender;
   private readonly secrets: HookSecrets;
   private readonly tracing: Tracing | undefined;
   private readonly userAgent: string;
@@ -72,7 +72,7 @@ export class AttemptRunner {
     this.logger = o.logger;
     this.completion = o.completion;
     this.signal = o.signal;
-    this.transports = o.transports;
+    this.sender = o.sender;
     this.secrets = o.secrets;
     this.tracing = o.tracing;
     this.userAgent = o.userAgent;
@@ -85,7 +85,7 @@ export class AttemptRunner {
 
   /** Closes the connections to the receivers (after close). */
   async destroy(): Promise<void> {
-    await Promise.all([this.transports.close(), this.auth?.close()]);
+    await Promise.all([this.sender.close(), this.auth?.close()]);
   }
 
   /** Attempts in flight. */
@@ -102,6 +102,7 @@ export class AttemptRunner {
   /** Aborts the requests in flight (they end as aborted and stay pending). */
   abortAll(): void {
     this.#cut.abort();
+    this.sender.abortAll();
   }
 
   /**
@@ -123,7 +124,7 @@ export class AttemptRunner {
       { inFlight: this.inFlight },
       'attempts still in flight at shutdown were aborted; they stay pending',
     );
-    this.#cut.abort();
+    this.abortAll();
     await this.idle();
   }
 
@@ -217,14 +218,6 @@ export class AttemptRunner {
 
   /** Hands the attempt to the transport of its Callback's scheme. */
   private send(d: Delivery, headers: string[], start: number): Promise<SendOutcome> {
-    const t = this.transports.forProtocol(d.protocol);
-    if (t === undefined) {
-      return Promise.resolve({
-        kind: 'refused',
-        text: `not sent: no transport serves ${d.protocol} Callbacks here`,
-        latencyMs: 0,
-      });
-    }
     const tls = d.plan.tls;
     const attempt: TransportAttempt = {
       id: d.id,
@@ -237,6 +230,6 @@ export class AttemptRunner {
       signal: this.#cut.signal,
       ...(tls !== undefined && { tls }),
     };
-    return t.send(attempt);
+    return this.sender.send(d.protocol, attempt);
   }
 }

@@ -5,7 +5,7 @@ import type { Tunnel } from '../egress/index.js';
 import type { AttemptAuth } from '../oauth2/index.js';
 import type { AddressChecker, LookupAll } from '../policy/index.js';
 import type { DeliveryStore, StoreHealth } from '../store/index.js';
-import type { TransportRegistry } from '../transports/index.js';
+import type { SenderSource, TransportRegistry } from '../transports/index.js';
 import type { EndpointVerifierOptions } from '../verification/index.js';
 import type { Delivery, DeliverySource } from './delivery.js';
 import type { DeliveryEvents } from './delivery-events.js';
@@ -42,6 +42,11 @@ export interface SendContext {
   tunnel?: Tunnel;
   /** The transports by Callback scheme (default: every built-in one). */
   transports?: TransportRegistry;
+  /**
+   * Sends the attempts on threads of their own (src/executors/), opened with the pipeline's
+   * limits; absent: this event loop sends them through its own transports.
+   */
+  threads?: SenderSource;
   /** Sent as `User-Agent` unless the hook sets its own (default `hookd`). */
   userAgent?: string;
   /** Marks each attempt's headers as hookd's own (`LoopGuard.mark`, src/loops/). */

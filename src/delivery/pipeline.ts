@@ -11,6 +11,7 @@ import type { FiredEvent, FiredEventSink } from '../engine/index.js';
 import type { LiveDeliveries } from '../ordering/index.js';
 import { ReceiverPace } from '../pace/index.js';
 import type { DeliveryQuery, DeliveryRecord } from '../store/index.js';
+import type { TransportSet } from '../transports/index.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { BulkRedelivery, RedeliveryFilter } from './bulk-redelivery.js';
 import { Completion } from './completion.js';
@@ -74,6 +75,8 @@ export class DeliveryPipeline implements FiredEventSink {
   private readonly dispatch: Dispatch;
   private readonly redelivery: Redelivery;
   private readonly intake: Intake;
+  /** This loop's own transports when the threads send: they serve the preflights, and close last. */
+  private readonly preflights: TransportSet | undefined;
   /** The pipeline's lifecycle: aborted when `close` begins; every wait and new send stops on it. */
   readonly #life = new AbortController();
   private state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -134,8 +137,19 @@ export class DeliveryPipeline implements FiredEventSink {
       later: (d) => scheduler.add(d),
       ...(telemetry.onRateWait && { onWait: telemetry.onRateWait }),
     });
+    // The delivery threads bring their own transports; this loop's serve the preflights.
+    const sender =
+      send.threads?.open({
+        ...{
+          timeoutMs: limits.timeoutMs,
+          connectTimeoutMs: limits.connectTimeoutMs,
+          perReceiver: limits.perHost,
+        },
+        log: (level, msg, fields) => logger[level](fields ?? {}, msg),
+        onReconnect: reconnects.told,
+      }) ?? transports;
     const runner = new AttemptRunner({
-      ...{ logger, completion, signal, transports, secrets, tracing, pace, auth: send.auth, plans },
+      ...{ logger, completion, signal, sender, secrets, tracing, pace, auth: send.auth, plans },
       ...{ userAgent: send.userAgent ?? 'hookd', loopMark: send.loopMark, rateWaits },
     });
     const heldBy = (d: Delivery, kind: string, key: string) => {
@@ -160,6 +174,7 @@ export class DeliveryPipeline implements FiredEventSink {
     this.admission = admission;
     this.runner = runner;
     this.limiter = limiter;
+    this.preflights = sender === transports ? undefined : transports;
   }
 
   /** How a redelivery runs a failed Transform again (the engine is made after the pipeline). */
@@ -314,5 +329,6 @@ export class DeliveryPipeline implements FiredEventSink {
     this.outbox.stop();
     this.state = 'closed';
     await this.runner.destroy().catch(() => undefined);
+    await this.preflights?.close();
   }
 }

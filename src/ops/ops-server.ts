@@ -9,6 +9,8 @@ export interface OpsState {
   draining(): boolean;
   /** Resolves true when the store answers. */
   storeReady(): Promise<boolean>;
+  /** The delivery threads running and configured (0 and 0 when the core's loop sends). */
+  deliveryThreads(): { running: number; configured: number };
 }
 
 export interface OpsSources {
@@ -83,10 +85,16 @@ export class OpsServer {
       const draining = this.sources.state.draining();
       const store = await this.sources.state.storeReady().catch(() => false);
       const ready = !draining && store;
+      const { running, configured } = this.sources.state.deliveryThreads();
       return send(
         res,
         ready ? 200 : 503,
-        { status: ready ? 'ready' : 'not ready', draining, store },
+        {
+          status: ready ? 'ready' : 'not ready',
+          draining,
+          store,
+          deliveryThreads: { running, configured },
+        },
         req.method === 'HEAD',
       );
     }

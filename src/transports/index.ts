@@ -15,8 +15,11 @@ export { natsTransport } from './nats/index.js';
 export { redisTransport } from './redis/index.js';
 export { builtinTransports, TransportRegistry } from './registry.js';
 export type {
+  AttemptSender,
   PreflightAnswer,
   PreflightRequest,
+  SenderContext,
+  SenderSource,
   SendOutcome,
   Transport,
   TransportAttempt,

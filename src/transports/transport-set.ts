@@ -3,9 +3,16 @@
  * daemon's context, found by a Callback URL's scheme, aborted and closed together at shutdown.
  */
 import type { TransportRegistry } from './registry.js';
-import type { Transport, TransportContext, TransportModule } from './transport.js';
+import type {
+  AttemptSender,
+  SendOutcome,
+  Transport,
+  TransportAttempt,
+  TransportContext,
+  TransportModule,
+} from './transport.js';
 
-export class TransportSet {
+export class TransportSet implements AttemptSender {
   readonly #live = new Map<TransportModule, Transport>();
   // Scheme (with its colon, as `URL.protocol` gives it) to transport: one look-up per attempt.
   readonly #byProtocol = new Map<string, Transport | undefined>();
@@ -29,6 +36,17 @@ export class TransportSet {
     }
     this.#byProtocol.set(protocol, t);
     return t;
+  }
+
+  /** Sends through the transport of the protocol; a protocol none serves is refused unsent. */
+  send(protocol: string, attempt: TransportAttempt): Promise<SendOutcome> {
+    const t = this.forProtocol(protocol);
+    if (t !== undefined) return t.send(attempt);
+    return Promise.resolve({
+      kind: 'refused',
+      text: `not sent: no transport serves ${protocol} Callbacks here`,
+      latencyMs: 0,
+    });
   }
 
   /** Ends every attempt in flight on every transport (they answer `aborted`). */

@@ -121,6 +121,29 @@ export interface Transport {
 }
 
 /**
+ * Where attempts go by their Callback's scheme: the process's own transports (`TransportSet`), or
+ * delivery threads holding transports of their own (src/executors/). Never rejects.
+ */
+export interface AttemptSender {
+  /** `protocol` as `URL.protocol` gives it (`https:`). */
+  send(protocol: string, attempt: TransportAttempt): Promise<SendOutcome>;
+  /** Ends the attempts in flight (shutdown's drain time is over): they answer `aborted`. */
+  abortAll(): void;
+  close(): Promise<void>;
+}
+
+/** What a pipeline gives the sender it opens: its limits, and where connection news goes. */
+export type SenderContext = Omit<TransportContext, 'policy' | 'lookup' | 'tunnel'>;
+
+/**
+ * Senders made elsewhere and opened by a pipeline with its limits (the delivery threads): they
+ * bring their own address policy and egress proxy.
+ */
+export interface SenderSource {
+  open(ctx: SenderContext): AttemptSender;
+}
+
+/**
  * A kind of transport, registered by scheme the way Caddy registers modules by name. The static
  * parts (key, check, escape, describe) need no connection: the API uses them at create time.
  */

@@ -1,5 +1,6 @@
 // The public surface of util/: what other folders may import. Everything else is its own.
 
+export { cgroupQuota, usableCores } from './cores.js';
 export { defaultDataDir } from './data-dir.js';
 export { JsonTextError, lineColumn, locateJsonError, parseJsonText } from './json-text.js';
 export { onDemand } from './on-demand.js';

@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { usableCores } from '../../util/index.js';
 import { asBool, asNumber, asText, type OptionSpec, refuse } from './spec.js';
 import { durationMs, text, trueOrFalse, wholeNumber } from './values.js';
 
@@ -17,9 +17,17 @@ function databaseUrl(v: unknown): string {
 
 /** `workers`: a whole number from 1 to 256, or `auto` (the cores this process may use). */
 function workers(v: unknown): number {
-  if (v === 'auto') return availableParallelism();
+  if (v === 'auto') return usableCores();
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 256)
     refuse('must be a whole number from 1 to 256, or auto');
+  return v as number;
+}
+
+/** `delivery.threads`: a whole number from 0 to 256, or `auto` (the cores this process may use). */
+function deliveryThreads(v: unknown): number {
+  if (v === 'auto') return usableCores();
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 256)
+    refuse('must be a whole number from 0 to 256, or auto');
   return v as number;
 }
 
@@ -42,7 +50,7 @@ export const CLUSTER_OPTIONS = {
   },
   /**
    * `--workers N` (src/workers/): event loops serving the proxy on the shared socket;
-   * `auto` is resolved at load to os.availableParallelism(). 1 (the default): one process.
+   * `auto` is resolved at load to the usable cores (the CPUs, lowered to a cgroup's quota). 1 (the default): one process.
    */
   workers: {
     fileKey: 'workers',
@@ -79,6 +87,20 @@ export const DELIVERY_OPTIONS = {
     fromText: asNumber,
     parse: wholeNumber(1, 100_000),
     shownDefault: '256',
+  },
+  /**
+   * Threads that send the callbacks (src/executors/), beside the loop that decides what to send
+   * and keeps the store; `0`: that loop sends them itself. `auto` (the default): the usable cores.
+   */
+  deliveryThreads: {
+    fileKey: 'delivery.threads',
+    flag: '--delivery-threads <n|auto>',
+    env: 'HOOKD_DELIVERY_THREADS',
+    description:
+      'threads sending callbacks beside the loop that schedules and records them; 0 = that loop sends; auto = the usable cores (default auto)',
+    fromText: (t: string): unknown => (t.trim().toLowerCase() === 'auto' ? 'auto' : asNumber(t)),
+    parse: deliveryThreads,
+    default: 'auto',
   },
   /** Callback attempts in flight at once to one host: scheme, host, port (default 32). */
   deliveryPerHost: {
