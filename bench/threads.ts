@@ -20,7 +20,7 @@ import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
 import { type CountingReceiver, postWith, reportBurst, startCountingReceiver } from './lib/count-receiver.js';
 import { tempDir } from './lib/peers.js';
 import { throwawayDatabase } from './lib/pg-admin.js';
-import { cpuSeconds, sleep } from './lib/process.js';
+import { cpuByThread, cpuSeconds, sleep } from './lib/process.js';
 import { startQuietHookd } from './lib/quiet-hookd.js';
 import { median, table } from './lib/stats.js';
 
@@ -49,6 +49,10 @@ export interface ThreadsRow {
   max: number;
   /** Median CPU of the hookd process (every thread) per delivered callback, µs. */
   cpuUs: number;
+  /** Of which: the main thread (the core: intake, store, scheduling, signing), µs per callback. */
+  coreUs: number;
+  /** Of which: the delivery threads together, µs per callback. */
+  sendersUs: number;
 }
 
 export interface ThreadsBenchResult {
@@ -73,6 +77,13 @@ export const DEFAULT_THREADS_OPTIONS: ThreadsBenchOptions = {
 };
 
 const REPORT_BATCH = 100;
+
+interface Sample {
+  perSecond: number;
+  cpuUs: number;
+  coreUs: number;
+  sendersUs: number;
+}
 const REPORTS_IN_FLIGHT = 4;
 
 /** One measurement of one contender: a fresh hookd (and database), warmed up, then `callbacks` delivered. */
@@ -82,7 +93,7 @@ async function measure(
   threads: number,
   quota: number,
   receiver: CountingReceiver,
-): Promise<{ perSecond: number; cpuUs: number }> {
+): Promise<Sample> {
   const dataDir = tempDir('threads');
   const db = store === 'postgres' ? await throwawayDatabase(opts.databaseUrl) : undefined;
   const databaseUrl = db?.url;
@@ -122,10 +133,23 @@ async function measure(
       });
     if (opts.warmup > 0) await burst(opts.warmup);
     const total = Math.ceil(opts.callbacks / REPORT_BATCH) * REPORT_BATCH;
-    const cpu0 = cpuSeconds(hookd.running.pid);
+    const pid = hookd.running.pid;
+    const cpu0 = cpuSeconds(pid);
+    const byThread0 = cpuByThread(pid);
     const seconds = await burst(total);
-    const cpu = cpuSeconds(hookd.running.pid) - cpu0;
-    return { perSecond: total / seconds, cpuUs: (cpu * 1e6) / total };
+    const cpu = cpuSeconds(pid) - cpu0;
+    const byThread = cpuByThread(pid);
+    const used = (pick: (name: string) => boolean) => {
+      let sum = 0;
+      for (const [name, s] of byThread) if (pick(name)) sum += s - (byThread0.get(name) ?? 0);
+      return (sum * 1e6) / total;
+    };
+    return {
+      perSecond: total / seconds,
+      cpuUs: (cpu * 1e6) / total,
+      coreUs: used((name) => name === 'hookd'),
+      sendersUs: used((name) => name.startsWith('hookd sender')),
+    };
   } finally {
     await agent.close();
     await hookd.running.stop(10_000);
@@ -149,7 +173,7 @@ export async function runThreadsBench(
     { store, threads: 0, quota: opts.cpuQuota },
     { store, threads: opts.threads, quota: opts.cpuQuota * opts.threads },
   ]);
-  const samples = contenders.map(() => [] as { perSecond: number; cpuUs: number }[]);
+  const samples = contenders.map(() => [] as Sample[]);
   const receiver = await startCountingReceiver();
   try {
     for (let r = 0; r < opts.rounds; r++) {
@@ -161,7 +185,8 @@ export async function runThreadsBench(
         samples[i]!.push(m);
         log(
           `threads: round ${r + 1}/${opts.rounds}, ${c.store}, ${c.threads} delivery thread(s)` +
-            `${c.quota ? ` under ${c.quota} CPU` : ''}: ${m.perSecond.toFixed(0)} callbacks/s, ${m.cpuUs.toFixed(0)} µs CPU each`,
+            `${c.quota ? ` under ${c.quota} CPU` : ''}: ${m.perSecond.toFixed(0)} callbacks/s, ${m.cpuUs.toFixed(0)} µs CPU each ` +
+            `(main thread ${m.coreUs.toFixed(0)}, delivery threads ${m.sendersUs.toFixed(0)})`,
         );
       }
     }
@@ -176,6 +201,8 @@ export async function runThreadsBench(
       min: Math.min(...xs),
       max: Math.max(...xs),
       cpuUs: median(samples[i]!.map((m) => m.cpuUs)),
+      coreUs: median(samples[i]!.map((m) => m.coreUs)),
+      sendersUs: median(samples[i]!.map((m) => m.sendersUs)),
     };
   });
   const ratios = opts.stores.map((store) => {
@@ -211,6 +238,8 @@ export function formatThreadsBench(r: ThreadsBenchResult): string {
         'min',
         'max',
         'hookd CPU µs per callback',
+        'main thread µs',
+        'delivery threads µs',
       ],
       r.rows.map((x) => [
         x.store,
@@ -220,6 +249,8 @@ export function formatThreadsBench(r: ThreadsBenchResult): string {
         x.min.toFixed(0),
         x.max.toFixed(0),
         x.cpuUs.toFixed(0),
+        x.coreUs.toFixed(0),
+        x.threads === 0 ? '—' : x.sendersUs.toFixed(0),
       ]),
     ),
     '',

@@ -212,6 +212,32 @@ export function cpuByComm(comm: string): Map<number, number> {
   return out;
 }
 
+/**
+ * CPU seconds of one process's live threads, summed by thread name (`/proc/PID/task/TID/comm`, at
+ * most 15 characters): the main thread is named after the process, worker threads after their
+ * `name` option, V8's and libuv's helpers after themselves.
+ */
+export function cpuByThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const comm = s.slice(s.indexOf('(') + 1, s.lastIndexOf(')'));
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      out.set(comm, (out.get(comm) ?? 0) + (Number(f[11]) + Number(f[12])) / clockTicks());
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
 /** Resident and peak resident memory of one process in bytes (from /proc/PID/status). */
 export function memoryOf(pid: number): { rss: number; peak: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -227,7 +227,7 @@ export class DeliveryThreads implements SenderSource, AttemptSender {
   #spawn(slot: Slot): void {
     const worker = new Worker(THREAD_URL, {
       workerData: this.#settings,
-      name: `hookd delivery ${slot.index}`,
+      name: `hookd sender ${slot.index}`,
     });
     worker.unref();
     slot.worker = worker;

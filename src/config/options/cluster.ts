@@ -23,9 +23,15 @@ function workers(v: unknown): number {
   return v as number;
 }
 
-/** `delivery.threads`: a whole number from 0 to 256, or `auto` (the cores this process may use). */
+/**
+ * `delivery.threads`: a whole number from 0 to 256, or `auto`: the cores this process may use, or
+ * none on one core, where a thread beside the core's loop would only add a hop to every attempt.
+ */
 function deliveryThreads(v: unknown): number {
-  if (v === 'auto') return usableCores();
+  if (v === 'auto') {
+    const cores = usableCores();
+    return cores >= 2 ? cores : 0;
+  }
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 256)
     refuse('must be a whole number from 0 to 256, or auto');
   return v as number;
@@ -90,14 +96,15 @@ export const DELIVERY_OPTIONS = {
   },
   /**
    * Threads that send the callbacks (src/executors/), beside the loop that decides what to send
-   * and keeps the store; `0`: that loop sends them itself. `auto` (the default): the usable cores.
+   * and keeps the store; `0`: that loop sends them itself. `auto` (the default): the usable cores,
+   * or 0 where there is one.
    */
   deliveryThreads: {
     fileKey: 'delivery.threads',
     flag: '--delivery-threads <n|auto>',
     env: 'HOOKD_DELIVERY_THREADS',
     description:
-      'threads sending callbacks beside the loop that schedules and records them; 0 = that loop sends; auto = the usable cores (default auto)',
+      'threads sending callbacks beside the loop that schedules and records them; 0 = that loop sends; auto = the usable cores, 0 on one (default auto)',
     fromText: (t: string): unknown => (t.trim().toLowerCase() === 'auto' ? 'auto' : asNumber(t)),
     parse: deliveryThreads,
     default: 'auto',
