@@ -17,10 +17,16 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
 import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
-import { type CountingReceiver, postWith, reportBurst, startCountingReceiver } from './lib/count-receiver.js';
+import {
+  type CountingReceiver,
+  createBenchHook,
+  postWith,
+  reportBurst,
+  startCountingReceiver,
+} from './lib/count-receiver.js';
 import { freePort, HOOKD_BIN, REPO_ROOT, tempDir } from './lib/peers.js';
 import { withAdmin } from './lib/pg-admin.js';
 import { cpuByComm, type Running, sleep, start } from './lib/process.js';
@@ -144,19 +150,7 @@ async function round(
       for (const [i, inst] of instances.entries())
         inst.quota = limitCpu(inst.running.pid, opts.cpuQuota, `hookd-bench-${process.pid}-${i}`);
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8').trim();
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const created = await request(`${instances[0]!.url}/hooks`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        PathPattern: '/bench/(*)',
-        Callback: `${receiver.url}/bench`,
-        Methods: ['GET'],
-      }),
-      dispatcher: agent,
-    });
-    if (created.statusCode !== 201) throw new Error(`creating the hook: ${await created.body.text()}`);
-    await created.body.dump();
+    await createBenchHook(instances[0]!.url, token, receiver.url, agent);
     // Every instance indexes it within a second (LISTEN/NOTIFY); give it that.
     await sleep(1000);
     /** Triggers `count` callbacks and resolves when all have arrived; returns the seconds it took. */

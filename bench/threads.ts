@@ -14,10 +14,16 @@ import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { redactDatabaseUrl } from '../src/config/load-config.js';
 import { type CpuQuota, cpuQuotaSkipReason, limitCpu } from './lib/cgroup.js';
-import { type CountingReceiver, postWith, reportBurst, startCountingReceiver } from './lib/count-receiver.js';
+import {
+  type CountingReceiver,
+  createBenchHook,
+  postWith,
+  reportBurst,
+  startCountingReceiver,
+} from './lib/count-receiver.js';
 import { tempDir } from './lib/peers.js';
 import { throwawayDatabase } from './lib/pg-admin.js';
 import { cpuByThread, cpuSeconds, sleep } from './lib/process.js';
@@ -106,19 +112,7 @@ async function measure(
   });
   try {
     if (quota > 0) cgroup = limitCpu(hookd.running.pid, quota, `hookd-bench-threads-${process.pid}`);
-    const headers = { authorization: `Bearer ${hookd.token}`, 'content-type': 'application/json' };
-    const created = await request(`${hookd.url}/hooks`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        PathPattern: '/bench/(*)',
-        Callback: `${receiver.url}/bench`,
-        Methods: ['GET'],
-      }),
-      dispatcher: agent,
-    });
-    if (created.statusCode !== 201) throw new Error(`creating the hook: ${await created.body.text()}`);
-    await created.body.dump();
+    await createBenchHook(hookd.url, hookd.token, receiver.url, agent);
     await sleep(200);
     const burst = (count: number) =>
       reportBurst({

@@ -119,3 +119,20 @@ export function postWith(
     return res.statusCode;
   };
 }
+
+/** Creates the benches' hook on `hookd`: `GET /bench/(*)` fires a callback to `receiver`'s `/bench`. */
+export async function createBenchHook(
+  hookd: string,
+  token: string,
+  receiver: string,
+  agent: Agent,
+): Promise<void> {
+  const created = await request(`${hookd}/hooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ PathPattern: '/bench/(*)', Callback: `${receiver}/bench`, Methods: ['GET'] }),
+    dispatcher: agent,
+  });
+  if (created.statusCode !== 201) throw new Error(`creating the hook: ${await created.body.text()}`);
+  await created.body.dump();
+}

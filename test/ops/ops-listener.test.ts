@@ -11,6 +11,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../helpers/servers.js';
+import { until } from '../helpers/until.js';
 
 // Operations apart from the service: /metrics, /healthz and /readyz on the operations
 // listener; the service's own /metrics, /healthz, /report … proxied through untouched; nothing on
@@ -46,6 +47,13 @@ describe('the operations listener and the public port', () => {
     const r = await fetch(`${d.url}/orders`, { method: 'POST', body: '{}' });
     await r.text();
     await receiver.waitFor(1);
+    // The receiver has answered; the daemon records the outcome a moment later (the answer is
+    // read on a delivery thread and handed to the core), and the breaker counts it then.
+    await until('the failed attempt in the breaker metrics', async () =>
+      (await api<string>(d.opsUrl, undefined, 'GET', '/metrics')).text.includes(
+        `destination="${receiver.url}`,
+      ),
+    );
   });
 
   after(async () => {
