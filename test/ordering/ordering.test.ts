@@ -103,8 +103,13 @@ describe('ordered delivery per key (daemon)', () => {
     assert.equal(r.body.fired, names.length, r.text);
 
     // While A-3 waits for its retry, A-4 is held behind it (delivery log) and the key counts (metrics).
-    await until('the first failure of A-3', () =>
-      rcv.arrivals.some((a) => a.name === 'A-3' && a.status === 500),
+    // B's last delivery must have been sent too: until then B-3 waits behind B-2 in flight, a second
+    // head that is ordinary ordering, not A's failure.
+    await until(
+      'the first failure of A-3, and B-3 sent',
+      () =>
+        rcv.arrivals.some((a) => a.name === 'A-3' && a.status === 500) &&
+        rcv.arrivals.some((a) => a.name === 'B-3'),
     );
     const list = await api<{ Id: string; HeldBehind?: string; Status: string }[]>(
       d.url,
