@@ -59,6 +59,8 @@ export interface ThreadsRow {
   coreUs: number;
   /** Of which: the delivery threads together, µs per callback. */
   sendersUs: number;
+  /** Of which: the SQLite writer thread, µs per callback (0: none, the main thread writes). */
+  writerUs: number;
 }
 
 export interface ThreadsBenchResult {
@@ -89,6 +91,7 @@ interface Sample {
   cpuUs: number;
   coreUs: number;
   sendersUs: number;
+  writerUs: number;
 }
 const REPORTS_IN_FLIGHT = 4;
 
@@ -143,6 +146,8 @@ async function measure(
       cpuUs: (cpu * 1e6) / total,
       coreUs: used((name) => name === 'hookd'),
       sendersUs: used((name) => name.startsWith('hookd sender')),
+      // Linux cuts a thread's name at 15 characters: "hookd sqlite writer" is "hookd sqlite wr".
+      writerUs: used((name) => name.startsWith('hookd sqlite w')),
     };
   } finally {
     await agent.close();
@@ -180,7 +185,8 @@ export async function runThreadsBench(
         log(
           `threads: round ${r + 1}/${opts.rounds}, ${c.store}, ${c.threads} delivery thread(s)` +
             `${c.quota ? ` under ${c.quota} CPU` : ''}: ${m.perSecond.toFixed(0)} callbacks/s, ${m.cpuUs.toFixed(0)} µs CPU each ` +
-            `(main thread ${m.coreUs.toFixed(0)}, delivery threads ${m.sendersUs.toFixed(0)})`,
+            `(main thread ${m.coreUs.toFixed(0)}, delivery threads ${m.sendersUs.toFixed(0)}, ` +
+            `SQLite writer ${m.writerUs.toFixed(0)})`,
         );
       }
     }
@@ -197,6 +203,7 @@ export async function runThreadsBench(
       cpuUs: median(samples[i]!.map((m) => m.cpuUs)),
       coreUs: median(samples[i]!.map((m) => m.coreUs)),
       sendersUs: median(samples[i]!.map((m) => m.sendersUs)),
+      writerUs: median(samples[i]!.map((m) => m.writerUs)),
     };
   });
   const ratios = opts.stores.map((store) => {
@@ -234,6 +241,7 @@ export function formatThreadsBench(r: ThreadsBenchResult): string {
         'hookd CPU µs per callback',
         'main thread µs',
         'delivery threads µs',
+        'SQLite writer µs',
       ],
       r.rows.map((x) => [
         x.store,
@@ -245,6 +253,7 @@ export function formatThreadsBench(r: ThreadsBenchResult): string {
         x.cpuUs.toFixed(0),
         x.coreUs.toFixed(0),
         x.threads === 0 ? '—' : x.sendersUs.toFixed(0),
+        x.writerUs === 0 ? '—' : x.writerUs.toFixed(0),
       ]),
     ),
     '',

@@ -77,7 +77,7 @@ export async function createHookd(config: HookdConfig, log: Logger, opts: HookdO
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const life = new Lifecycle(log);
   const opened = await openStores(config, log);
-  life.defer('store', () => opened.store.close());
+  life.defer('store', () => opened.close());
   life.defer('secrets key file', async () => opened.unfollowKeyFile());
   try {
     return await assemble(config, log, opts, life, opened);

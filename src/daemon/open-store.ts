@@ -20,6 +20,7 @@ import { type DeliveryStore, guardStore, type HookStore, type Store } from '../s
 import { MemoryDeliveryStore, MemoryStore } from '../store/memory/index.js';
 import type { LeaseIdentity, PgDatabase } from '../store/postgres/index.js';
 import { SqliteDeliveryStore, SqliteSealedMarker, SqliteStore } from '../store/sqlite/index.js';
+import { SqliteWriterStore } from '../store/sqlite-writer/index.js';
 
 /** The SQLite file in the data dir. */
 export const STORE_FILE = 'hookd.db';
@@ -43,6 +44,8 @@ export interface OpenedStores {
   location: string;
   /** Stops following the secrets key file (a rotation beside the running daemon). */
   unfollowKeyFile: () => void;
+  /** Closes the stores, once every write handed to them is done. */
+  close: () => Promise<void>;
 }
 
 /** The secrets key file this configuration names: `--secrets-key-file`, else beside admin.token. */
@@ -58,7 +61,7 @@ export function secretsKeyFile(config: HookdConfig): string {
 async function openKey(
   sealer: SecretSealer,
   tables: SealedTables,
-  store: Store,
+  closeStores: () => Promise<void>,
   log: Logger,
 ): Promise<() => void> {
   try {
@@ -72,7 +75,7 @@ async function openKey(
     if (r.resealed > 0)
       log.info({ file: sealer.file, count: r.resealed }, 'sealed stored secrets with the key file');
   } catch (err) {
-    await store.close().catch(() => undefined);
+    await closeStores().catch(() => undefined);
     throw err;
   }
   return sealer.follow();
@@ -110,7 +113,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
         credentials: [store.hooks, store.ephemeralHooks, durable, ephemeral],
         marker: new PgSealedMarker(db),
       },
-      store,
+      () => store.close(),
       log,
     );
     return guarded({
@@ -123,17 +126,33 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
       cluster: { db, lease },
       location: db.redacted,
       unfollowKeyFile,
+      close: () => store.close(),
     });
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, STORE_FILE);
   const secrets = new SecretSealer(secretsKeyFile(config));
   const store = new SqliteStore(file, { backgroundCheckpoint: true, secrets });
-  const durable = new SqliteDeliveryStore(store.db, secrets);
+  const reads = new SqliteDeliveryStore(store.db, secrets);
+  // With delivery threads the process has cores to spare: the writes go to a thread of their own
+  // too, and the event loop that hands out attempts never waits on SQL (decision 0082).
+  const writer =
+    config.deliveryThreads > 0
+      ? new SqliteWriterStore(reads, secrets, {
+          file,
+          synchronous: store.synchronous,
+          backgroundCheckpoint: true,
+        })
+      : undefined;
+  const durable = writer ?? reads;
+  const close = async (): Promise<void> => {
+    await writer?.close();
+    await store.close();
+  };
   const unfollowKeyFile = await openKey(
     secrets,
     { secrets: [durable], credentials: [store, durable], marker: new SqliteSealedMarker(store.db) },
-    store,
+    close,
     log,
   );
   // `Persist: false` hooks and their secrets live in process memory, never on disk.
@@ -147,6 +166,7 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
     idempotency: new SqliteIdempotencyStore(store.db),
     location: file,
     unfollowKeyFile,
+    close,
   });
 }
 

@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { PLAIN_SECRETS } from '../../src/store/index.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteWriterStore } from '../../src/store/sqlite-writer/index.js';
 import { deliveryStoreContract, insert, record } from './delivery-store-contract.js';
 
 deliveryStoreContract('memory', async () => ({
@@ -19,6 +21,27 @@ deliveryStoreContract('sqlite', async () => {
   return {
     store: new SqliteDeliveryStore(sqlite.db),
     close: async () => {
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+// The daemon's SQLite store with delivery threads on: writes on the writer thread's connection,
+// reads on the store's own.
+deliveryStoreContract('sqlite, writes on the writer thread', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookd-dstore-'));
+  const file = join(dir, 'hookd.db');
+  const sqlite = new SqliteStore(file, { backgroundCheckpoint: true });
+  const store = new SqliteWriterStore(new SqliteDeliveryStore(sqlite.db), PLAIN_SECRETS, {
+    file,
+    synchronous: sqlite.synchronous,
+    backgroundCheckpoint: true,
+  });
+  return {
+    store,
+    close: async () => {
+      await store.close();
       await sqlite.close();
       rmSync(dir, { recursive: true, force: true });
     },

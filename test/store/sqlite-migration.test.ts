@@ -61,11 +61,14 @@ describe('SqliteStore: a data dir of schema version 12', () => {
         .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
         .pluck()
         .all();
-      // The sealed marker's triggers (docs/decisions/0077) are the only others.
+      // The sealed marker's triggers (docs/decisions/0077) and the change count of users, tokens
+      // and hooks (decision 0082) are the only others.
       const marker = triggers.filter((n) => String(n).startsWith('secrets_sealed_'));
       assert.equal(marker.length, 6, 'the sealed marker is kept by triggers on three tables');
+      const counted = triggers.filter((n) => String(n).startsWith('store_changes_'));
+      assert.equal(counted.length, 9, 'every insert, update and delete of three tables is counted');
       assert.deepEqual(
-        triggers.filter((n) => !marker.includes(n)),
+        triggers.filter((n) => !marker.includes(n) && !counted.includes(n)),
         ['listener_attempts_gone', 'stats_hook_gone'],
         'no rollup trigger left',
       );

@@ -1,3 +1,4 @@
+import { STORE_CHANGES_MIGRATION } from './external-changes.js';
 import { AGGREGATES_MIGRATION } from './sqlite-aggregates.js';
 import { SEALED_MARKER_MIGRATION } from './sqlite-sealed-marker.js';
 
@@ -169,4 +170,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id)
     WHERE last_status IS NOT NULL;
   `,
+  // Changes of users, tokens and hooks counted in the file, so that the daemon tells another
+  // process's from its own writer thread's commits (external-changes.ts).
+  STORE_CHANGES_MIGRATION,
 ];

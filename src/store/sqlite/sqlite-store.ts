@@ -19,6 +19,7 @@ import {
 import type { Coordination, PageRequest, Store, TokenRecord, UserRecord } from '../store.js';
 import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
+import { othersChanges } from './external-changes.js';
 import { MIGRATIONS } from './migrations.js';
 
 export interface SqliteStoreOptions {
@@ -50,12 +51,16 @@ export class SqliteStore implements Store, CredentialTable {
   readonly kind = 'sqlite';
   readonly coordination: Coordination = localFile((onChange) => this.watchExternalChanges(onChange));
   readonly db: Database.Database;
+  /** How durable a commit is, for any other connection that writes this file. */
+  readonly synchronous: 'NORMAL' | 'FULL';
   private readonly stmts;
   private readonly checkpointer: Checkpointer | undefined;
   private readonly secrets: SecretCodec;
   private readonly putHookTx: (hook: Hook, firstSecret: HookSecretRecord | undefined) => void;
   private credentialChanges = 0;
-  private seenDataVersion = -1;
+  private seenOthers = -1;
+  /** Changes of users, tokens and hooks made by other connections (external-changes.ts). */
+  private readonly others: () => number;
 
   constructor(
     readonly file: string,
@@ -70,10 +75,12 @@ export class SqliteStore implements Store, CredentialTable {
       // A read-only or foreign-owned file is reported by the first write instead.
     }
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
+    this.synchronous = opts.synchronous ?? 'NORMAL';
+    this.db.pragma(`synchronous = ${this.synchronous}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
+    this.others = othersChanges(this.db);
     if (opts.backgroundCheckpoint) {
       this.db.pragma('wal_autocheckpoint = 0');
       this.checkpointer = new Checkpointer(file);
@@ -107,7 +114,6 @@ export class SqliteStore implements Store, CredentialTable {
       touchToken: db.prepare('UPDATE tokens SET last_used = ? WHERE id = ?'),
       listUserTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE user = ? ORDER BY created, id`),
       revokeToken: db.prepare('DELETE FROM tokens WHERE id = ?'),
-      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       credentialRows: db.prepare(
         `SELECT id, id AS hookId, doc AS text FROM hooks WHERE id > ? AND ${HOOK_DOC_WITH_CREDENTIALS('doc', 'instr')} ORDER BY id LIMIT ?`,
       ),
@@ -207,14 +213,14 @@ export class SqliteStore implements Store, CredentialTable {
   }
 
   /**
-   * Moves with this connection's own changes of tokens and users, and with every commit of another
-   * connection (`PRAGMA data_version`: `hookd user …` or `hookd token …` writing the file beside the
-   * daemon), which may have changed them.
+   * Moves with this connection's own changes of tokens and users, and with every change another
+   * connection made to users, tokens or hooks (`hookd user …` or `hookd token …` writing the file
+   * beside the daemon), which may have changed them.
    */
   credentialStamp(): number {
-    const version = this.stmts.dataVersion.get() as number;
-    if (version !== this.seenDataVersion) {
-      this.seenDataVersion = version;
+    const others = this.others();
+    if (others !== this.seenOthers) {
+      this.seenOthers = others;
       this.credentialChanges++;
     }
     return this.credentialChanges;
@@ -278,13 +284,15 @@ export class SqliteStore implements Store, CredentialTable {
     this.stmts.touchToken.run(at, id);
   }
 
-  /** Polls `PRAGMA data_version`, which moves only when another connection commits. */
+  /**
+   * Polls the changes other connections made to users, tokens and hooks; the daemon's own writer
+   * thread, which writes deliveries, moves nothing here.
+   */
   watchExternalChanges(onChange: () => void, intervalMs = 1000): () => void {
-    const version = () => this.db.pragma('data_version', { simple: true }) as number;
-    let last = version();
+    let last = this.others();
     const timer = setInterval(() => {
       if (!this.db.open) return;
-      const now = version();
+      const now = this.others();
       if (now !== last) {
         last = now;
         onChange();
