@@ -126,11 +126,17 @@ export function brokerContract(broker: BrokerUnderTest): void {
       }
       const [one] = (await api<DeliveryView[]>(d.url, d.token, 'GET', `/hooks/${hook.Id}/deliveries?limit=1`))
         .body;
-      const detail = await api<DeliveryView & { AttemptLog: AttemptView[] }>(
-        d.url,
-        d.token,
-        'GET',
-        `/_hookd/deliveries/${one!.Id}`,
+      // The broker's confirm reaches the delivery's record a moment after the consumer has the message.
+      const detail = await until(
+        'the newest delivery recorded',
+        () =>
+          api<DeliveryView & { AttemptLog: AttemptView[] }>(
+            d.url,
+            d.token,
+            'GET',
+            `/_hookd/deliveries/${one!.Id}`,
+          ),
+        (r) => r.body.Status !== 'pending',
       );
       assert.equal(detail.body.Status, 'succeeded');
       assert.equal(detail.body.LastStatusCode, null);

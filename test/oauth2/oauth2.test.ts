@@ -184,9 +184,20 @@ describe('OAuth2 client credentials against a real authorization server', () => 
     await fire('/c');
     await until('the callback with a new token', () => rcv.tokens.length > seen);
     assert.equal(auth.tokenRequests - before, 1, 'one new token');
-    const [delivery] = (
-      await api<{ Status: string; Attempts: number }[]>(d.url, d.token, 'GET', `/hooks/${hook.Id}/deliveries`)
-    ).body;
+    // The receiver's answer reaches the delivery's record a moment after the receiver has sent it.
+    const [delivery] = await until(
+      'the delivery recorded as succeeded',
+      async () =>
+        (
+          await api<{ Status: string; Attempts: number }[]>(
+            d.url,
+            d.token,
+            'GET',
+            `/hooks/${hook.Id}/deliveries`,
+          )
+        ).body,
+      (l) => l[0]?.Status !== 'pending',
+    );
     assert.equal(delivery?.Status, 'succeeded');
     assert.equal(delivery?.Attempts, 1, 'the 401 and the send with the new token are one attempt');
   });
