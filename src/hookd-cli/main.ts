@@ -106,24 +106,27 @@ export async function runDaemon(
   log: Logger,
   reloadConfig?: () => HookdConfig,
 ): Promise<void> {
-  const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
-  try {
-    const url = await hookd.listen();
-    // On SQLite, `hookd user …` and `hookd token …` find this daemon by the file and use its API.
-    if (!cfg.databaseUrl) writeAddrFile(cfg.dataDir, cfg.apiBase === '/' ? url : `${url}${cfg.apiBase}`);
-  } catch (err) {
-    // The store (a database pool, a cluster lease) would otherwise keep the process alive.
-    await hookd.close().catch(() => undefined);
-    throw err;
-  }
-  // SIGHUP reloads like `POST /reload`; a refused config is logged there and the old one kept.
-  process.on('SIGHUP', () => {
-    hookd.reload().catch(() => undefined);
-  });
+  const started = (async () => {
+    const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
+    try {
+      const url = await hookd.listen();
+      // On SQLite, `hookd user …` and `hookd token …` find this daemon by the file and use its API.
+      if (!cfg.databaseUrl) writeAddrFile(cfg.dataDir, cfg.apiBase === '/' ? url : `${url}${cfg.apiBase}`);
+    } catch (err) {
+      // The store (a database pool, a cluster lease) would otherwise keep the process alive.
+      await hookd.close().catch(() => undefined);
+      throw err;
+    }
+    return hookd;
+  })();
+  // Taken before the start-up line can be seen: a stop asked for as soon as it is (a supervisor, a
+  // test) drains the daemon once it is up, rather than meeting the signal's default and dying.
   stopOnSignals({
     log,
     drainMs: cfg.shutdownTimeoutMs,
     close: async () => {
+      const hookd = await started.catch(() => undefined);
+      if (hookd === undefined) return;
       try {
         await hookd.close();
       } finally {
@@ -131,6 +134,11 @@ export async function runDaemon(
       }
     },
     exitNow: (code) => process.exit(code),
+  });
+  const hookd = await started;
+  // SIGHUP reloads like `POST /reload`; a refused config is logged there and the old one kept.
+  process.on('SIGHUP', () => {
+    hookd.reload().catch(() => undefined);
   });
 }
 

@@ -135,14 +135,19 @@ export async function runPrimary(
   log: Logger,
   reloadConfig?: () => HookdConfig,
 ): Promise<void> {
-  const primary = await startPrimary(cfg, log, reloadConfig);
-  process.on('SIGHUP', () => {
-    primary.reload().catch(() => undefined);
-  });
+  const started = startPrimary(cfg, log, reloadConfig);
+  // Taken before the start-up line can be seen, as runDaemon does: an early stop drains once up.
   stopOnSignals({
     log,
     drainMs: cfg.shutdownTimeoutMs,
-    close: () => primary.close(),
+    close: async () => {
+      const primary = await started.catch(() => undefined);
+      await primary?.close();
+    },
     exitNow: (code) => process.exit(code),
+  });
+  const primary = await started;
+  process.on('SIGHUP', () => {
+    primary.reload().catch(() => undefined);
   });
 }
