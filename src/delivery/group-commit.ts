@@ -200,9 +200,14 @@ export class GroupCommit {
 
   private async commit(): Promise<void> {
     this.writing = true;
+    let first = true;
     try {
-      // Whatever arrives while a batch is written goes into the next one, right after.
-      while (!this.batchEmpty()) {
+      // What arrives while a batch is written goes into the next one: right after, when someone
+      // waits for it (a new delivery, a deleted hook, a flush); outcomes alone wait out their
+      // delay as they would have. A write that returns quickly (the SQLite writer thread's) would
+      // otherwise commit every few outcomes, and a commit costs more than the rows in it.
+      while (!this.batchEmpty() && (first || this.pressing())) {
+        first = false;
         const batch = this.batch;
         const inserted = this.inserted;
         const waiters = this.waiters;
@@ -248,6 +253,18 @@ export class GroupCommit {
     } finally {
       this.writing = false;
     }
+    if (!this.batchEmpty()) this.later();
+  }
+
+  /** Whether what is queued must not wait: someone waits for it, or enough outcomes have gathered. */
+  private pressing(): boolean {
+    const b = this.batch;
+    return (
+      b.inserts.length > 0 ||
+      b.deletedHooks.length > 0 ||
+      this.waiters.length > 0 ||
+      b.updates.length + b.attempts.length >= OUTCOME_BATCH
+    );
   }
 
   private async timedWrite(batch: WriteBatch): Promise<void> {
