@@ -56,7 +56,11 @@ export interface Hookd {
   opsUrl(): string;
   /** The web console's own listener's base URL; '' when off or not listening. */
   consoleUrl(): string;
-  listen(): Promise<string>;
+  /**
+   * Opens the listeners; `ready` runs with the API's URL once they are up and before the start-up
+   * line is written (the address file, so that it exists when the line is seen).
+   */
+  listen(ready?: (url: string) => void): Promise<string>;
   /** Re-reads and applies the configuration (SIGHUP, `POST /reload`). */
   reload(): Promise<ReloadResult>;
   /** Stops accepting, lets in-flight work finish within the drain deadline, closes the store. */
@@ -269,7 +273,7 @@ async function assemble(
     url: () => boundUrl,
     opsUrl: () => opsServer.url(),
     consoleUrl: () => consoleListener.url(),
-    async listen() {
+    async listen(ready) {
       boundUrl = await listenAll({
         config,
         app,
@@ -280,8 +284,11 @@ async function assemble(
         engine,
         settings,
         member,
+        ready: (url) => {
+          settings.proxyListening(url);
+          ready?.(url);
+        },
       });
-      settings.proxyListening(boundUrl);
       return boundUrl;
     },
     close: () => life.stop(reloader.current().shutdownTimeoutMs),

@@ -6,7 +6,9 @@ import { packageInfo } from '../util/index.js';
 
 /**
  * Opens the daemon's listeners (API and proxy, operations, console) and writes the one start-up
- * line (docs/DECISIONS.md "Log lines") once all are up. Returns the API's base URL.
+ * line (docs/DECISIONS.md "Log lines") once all are up and `ready` has run: whoever acts on that
+ * line (a supervisor, `hookd user`, a test) finds everything `ready` sets up already in place.
+ * Returns the API's base URL.
  */
 export async function listenAll(p: {
   config: HookdConfig;
@@ -18,6 +20,7 @@ export async function listenAll(p: {
   engine: { readonly size: number };
   settings: { readonly eventsEnabled: boolean };
   member: { id: string } | undefined;
+  ready: (url: string) => void;
 }): Promise<string> {
   const { config, log } = p;
   // The Node server directly: Fastify's listen() would log a second start-up line.
@@ -27,6 +30,7 @@ export async function listenAll(p: {
   });
   const opsUrl = config.opsListen ? await p.opsServer.listen(config.opsListen) : null;
   const consoleUrl = await p.consoleListener.listen();
+  p.ready(url);
   log.info(
     {
       ...{ url, opsUrl, consoleUrl, upstream: config.upstream ?? null, dataDir: config.dataDir },

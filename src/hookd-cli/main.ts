@@ -109,9 +109,11 @@ export async function runDaemon(
   const started = (async () => {
     const hookd = await createHookd(cfg, log, reloadConfig ? { reloadConfig } : {});
     try {
-      const url = await hookd.listen();
-      // On SQLite, `hookd user …` and `hookd token …` find this daemon by the file and use its API.
-      if (!cfg.databaseUrl) writeAddrFile(cfg.dataDir, cfg.apiBase === '/' ? url : `${url}${cfg.apiBase}`);
+      // On SQLite, `hookd user …` and `hookd token …` find this daemon by the file and use its API;
+      // it is written before the start-up line, so that whoever sees the line finds the file.
+      await hookd.listen((url) => {
+        if (!cfg.databaseUrl) writeAddrFile(cfg.dataDir, cfg.apiBase === '/' ? url : `${url}${cfg.apiBase}`);
+      });
     } catch (err) {
       // The store (a database pool, a cluster lease) would otherwise keep the process alive.
       await hookd.close().catch(() => undefined);
