@@ -15,6 +15,7 @@ import type {
   SendOutcome,
   TransportAttempt,
 } from '../transports/index.js';
+import { stopThread } from '../util/index.js';
 import type { FromThread, ThreadSettings, ToThread, WireAttempt } from './wire.js';
 
 const THREAD_URL = new URL('./delivery-thread.js', import.meta.url);
@@ -308,16 +309,7 @@ export class DeliveryThreads implements SenderSource, AttemptSender {
   async #closeSlot(slot: Slot): Promise<void> {
     const worker = slot.worker;
     if (worker === undefined) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ t: 'close' } satisfies ToThread);
-    let timer: NodeJS.Timeout | undefined;
-    // Referenced: it keeps the loop alive while the (unreferenced) thread closes its connections.
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_MS);
-    });
-    await Promise.race([exited, deadline]);
-    clearTimeout(timer);
-    await worker.terminate();
+    await stopThread(worker, { t: 'close' } satisfies ToThread, CLOSE_MS);
   }
 }
 

@@ -8,5 +8,6 @@ export { packageInfo } from './package-info.js';
 export { printable } from './printable.js';
 export { withoutPassword } from './redact-url.js';
 export { CROCKFORD, sortableId } from './sortable-id.js';
+export { stopThread } from './stop-thread.js';
 export { didYouMean, suggest } from './suggest.js';
 export { withoutYoungGrowth } from './young-generation.js';

@@ -5,6 +5,7 @@
  * sealed here, before they cross, so the key stays on this thread (decision 0082).
  */
 import { Worker } from 'node:worker_threads';
+import { stopThread } from '../../util/index.js';
 import { singleProcess } from '../delivery-sharing.js';
 import type {
   AttemptRecord,
@@ -165,15 +166,7 @@ export class SqliteWriterStore implements DeliveryStore, CredentialTable {
     const worker = this.#worker;
     if (worker === undefined) return;
     worker.ref();
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage({ t: 'close' });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_WAIT_MS);
-    });
-    await Promise.race([exited, deadline]);
-    clearTimeout(timer);
-    await worker.terminate();
+    await stopThread(worker, { t: 'close' }, CLOSE_WAIT_MS);
   }
 
   #sealed(r: DeliveryRecord): DeliveryRecord {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { stopThread } from '../../util/index.js';
 
 /**
  * WAL checkpoints off the main thread. SQLite's automatic checkpoint runs inside whichever commit
@@ -26,16 +27,7 @@ export class Checkpointer {
     this.worker.unref();
   }
 
-  async stop(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.postMessage('stop');
-    let timer: NodeJS.Timeout | undefined;
-    // Referenced on purpose: it keeps the loop alive while the (unreferenced) worker winds down.
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, 2000);
-    });
-    await Promise.race([exited, deadline]);
-    clearTimeout(timer);
-    await this.worker.terminate();
+  stop(): Promise<void> {
+    return stopThread(this.worker, 'stop', 2000);
   }
 }
