@@ -224,7 +224,7 @@ interface PipelineRig {
 async function rig(connections: number, durable: boolean): Promise<PipelineRig> {
   const dir = mkdtempSync(join(tmpdir(), 'hookd-bench-'));
   // As the daemon opens it (open-store.ts): the WAL is checkpointed by a thread of its own.
-  const sqlite = durable ? new SqliteStore(join(dir, 'hookd.db'), { backgroundCheckpoint: true }) : undefined;
+  const sqlite = durable ? new SqliteStore(join(dir, 'hookd.db'), { checkpoint: 'thread' }) : undefined;
   const pipeline = new DeliveryPipeline({
     stores: {
       durable: sqlite ? new SqliteDeliveryStore(sqlite.db) : new MemoryDeliveryStore(),

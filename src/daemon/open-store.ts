@@ -132,18 +132,20 @@ export async function openStores(config: HookdConfig, log: Logger): Promise<Open
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const file = join(config.dataDir, STORE_FILE);
   const secrets = new SecretSealer(secretsKeyFile(config));
-  const store = new SqliteStore(file, { backgroundCheckpoint: true, secrets });
+  // WAL checkpoints stay off the event loop: on the writer thread when there is one, which alone
+  // can keep up with its own writes, else on a thread of the store's.
+  const threads = config.deliveryThreads > 0;
+  const store = new SqliteStore(file, { checkpoint: threads ? 'writer' : 'thread', secrets });
   const reads = new SqliteDeliveryStore(store.db, secrets);
   // With delivery threads the process has cores to spare: the writes go to a thread of their own
   // too, and the event loop that hands out attempts never waits on SQL (decision 0082).
-  const writer =
-    config.deliveryThreads > 0
-      ? new SqliteWriterStore(reads, secrets, {
-          file,
-          synchronous: store.synchronous,
-          backgroundCheckpoint: true,
-        })
-      : undefined;
+  const writer = threads
+    ? new SqliteWriterStore(reads, secrets, {
+        file,
+        synchronous: store.synchronous,
+        checkpointMs: 1000,
+      })
+    : undefined;
   const durable = writer ?? reads;
   const close = async (): Promise<void> => {
     await writer?.close();

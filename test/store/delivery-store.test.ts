@@ -32,11 +32,11 @@ deliveryStoreContract('sqlite', async () => {
 deliveryStoreContract('sqlite, writes on the writer thread', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookd-dstore-'));
   const file = join(dir, 'hookd.db');
-  const sqlite = new SqliteStore(file, { backgroundCheckpoint: true });
+  const sqlite = new SqliteStore(file, { checkpoint: 'writer' });
   const store = new SqliteWriterStore(new SqliteDeliveryStore(sqlite.db), PLAIN_SECRETS, {
     file,
     synchronous: sqlite.synchronous,
-    backgroundCheckpoint: true,
+    checkpointMs: 1000,
   });
   return {
     store,

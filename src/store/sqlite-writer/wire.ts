@@ -10,8 +10,12 @@ import type { CredentialRow, StoredSecretRow } from '../secret-codec.js';
 export interface WriterSettings {
   file: string;
   synchronous: 'NORMAL' | 'FULL';
-  /** WAL checkpoints are another thread's (the store's checkpointer): none inside a commit here. */
-  backgroundCheckpoint: boolean;
+  /**
+   * When set, the writer checkpoints the WAL itself, between its batches, this often, and none runs
+   * inside a commit; nothing else writes much, so each one reaches the WAL's end and the next batch
+   * starts it over. When not, SQLite checkpoints inside the commit that crosses its threshold.
+   */
+  checkpointMs?: number;
 }
 
 /** A write, in the order the store was asked for it; each is answered by its number. */

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { PLAIN_SECRETS } from '../secret-codec.js';
-import { SqliteDeliveryStore } from '../sqlite/index.js';
+import { checkpointWal, SqliteDeliveryStore, WAL_SIZE_LIMIT_BYTES } from '../sqlite/index.js';
 import type { Answer, FromWriter, ToWriter, WireError, WriteOp, WriterSettings } from './wire.js';
 
 const port = parentPort;
@@ -21,7 +21,7 @@ const db = new Database(settings.file);
 db.pragma(`synchronous = ${settings.synchronous}`);
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
-if (settings.backgroundCheckpoint) db.pragma('wal_autocheckpoint = 0');
+db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
 // What reaches this thread is sealed already: the store writes it as it is.
 const store = new SqliteDeliveryStore(db, PLAIN_SECRETS);
 
@@ -64,11 +64,27 @@ async function answer(ns: number[], ops: WriteOp[]): Promise<void> {
 
 // A message's writes finish before the next message's begin: the order is the store's.
 let queue: Promise<void> = Promise.resolve();
+
+// The checkpoint is queued like a write: it runs between two batches, never beside one.
+let checkpoints: NodeJS.Timeout | undefined;
+if (settings.checkpointMs !== undefined) {
+  db.pragma('wal_autocheckpoint = 0');
+  checkpoints = setInterval(() => {
+    queue = queue.then(() => {
+      try {
+        checkpointWal(db);
+      } catch {
+        // A reader's lock or a busy file: the next interval tries again.
+      }
+    });
+  }, settings.checkpointMs);
+}
 port.on('message', (m: ToWriter) => {
   if (m.t === 'ops') {
     queue = queue.then(() => answer(m.ns, m.ops));
     return;
   }
+  clearInterval(checkpoints);
   queue = queue.then(() => {
     db.close();
     post({ t: 'closed' });

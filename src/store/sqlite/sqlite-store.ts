@@ -21,6 +21,7 @@ import { userOf } from '../user-row.js';
 import { Checkpointer } from './checkpointer.js';
 import { othersChanges } from './external-changes.js';
 import { MIGRATIONS } from './migrations.js';
+import { checkpointWal, WAL_SIZE_LIMIT_BYTES } from './wal-checkpoint.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -28,8 +29,13 @@ export interface SqliteStoreOptions {
    * power loss, at about 2.5× the cost per commit (docs/BENCHMARKS.md).
    */
   synchronous?: 'NORMAL' | 'FULL';
-  /** Checkpoint the WAL from a worker thread instead of inside commits (the daemon turns this on). */
-  backgroundCheckpoint?: boolean;
+  /**
+   * Who checkpoints the WAL: `commit` (default), SQLite itself inside whichever commit crosses its
+   * threshold; `thread`, a thread of the store's own (checkpointer.ts), never inside a commit;
+   * `writer`, the SQLite writer thread (src/store/sqlite-writer/) between its batches, which is the
+   * only place a checkpoint can keep up with writes that never pause.
+   */
+  checkpoint?: 'commit' | 'thread' | 'writer';
   /** How secrets are written (the daemon's sealer; give SqliteDeliveryStore the same). Default: as they are. */
   secrets?: SecretCodec;
 }
@@ -81,10 +87,11 @@ export class SqliteStore implements Store, CredentialTable {
     this.db.pragma('busy_timeout = 5000');
     this.migrate();
     this.others = othersChanges(this.db);
-    if (opts.backgroundCheckpoint) {
-      this.db.pragma('wal_autocheckpoint = 0');
-      this.checkpointer = new Checkpointer(file);
-    }
+    // After a burst the WAL is cut back when it starts over, rather than kept at its largest.
+    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    const checkpoint = opts.checkpoint ?? 'commit';
+    if (checkpoint !== 'commit') this.db.pragma('wal_autocheckpoint = 0');
+    if (checkpoint === 'thread') this.checkpointer = new Checkpointer(file, () => this.catchUp());
     const db = this.db;
     this.secrets = opts.secrets ?? PLAIN_SECRETS;
     this.stmts = {
@@ -300,6 +307,15 @@ export class SqliteStore implements Store, CredentialTable {
     }, intervalMs);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /** A checkpoint on the writing connection, between two of its transactions: it reaches the WAL's end. */
+  private catchUp(): void {
+    try {
+      if (this.db.open) checkpointWal(this.db);
+    } catch {
+      // A reader's lock: the thread says so again at its next interval.
+    }
   }
 
   async close(): Promise<void> {
