@@ -394,3 +394,21 @@ export function deliveryStoreContract(
     });
   });
 }
+
+/**
+ * Writes batches of 20 new deliveries one after another for `ms`; with `turn`, the loop turns once
+ * between two (as the daemon's group commit lets it). Returns how many were written.
+ */
+export async function writeWithoutPause(store: DeliveryStore, ms: number, turn = false): Promise<number> {
+  const end = Date.now() + ms;
+  let written = 0;
+  while (Date.now() < end) {
+    await insert(
+      store,
+      Array.from({ length: 20 }, () => record('h1', Date.now())),
+    );
+    written += 20;
+    if (turn) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return written;
+}

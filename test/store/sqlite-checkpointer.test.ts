@@ -10,7 +10,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { checkpointWal } from '../../src/store/sqlite/wal-checkpoint.js';
 import { tempDir } from '../helpers/hookd.js';
 import { until } from '../helpers/until.js';
-import { insert, record } from './delivery-store-contract.js';
+import { writeWithoutPause } from './delivery-store-contract.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -83,17 +83,8 @@ describe('SQLite checkpoints from a thread of their own', () => {
     );
     const deliveries = new SqliteDeliveryStore(store.db, PLAIN_SECRETS);
     try {
-      const end = Date.now() + 2000;
-      let written = 0;
-      while (Date.now() < end) {
-        await insert(
-          deliveries,
-          Array.from({ length: 20 }, () => record('h1', Date.now())),
-        );
-        written += 20;
-        // A turn of the loop between batches, as the daemon's group commit has.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      // A turn of the loop between batches, as the daemon's group commit has.
+      const written = await writeWithoutPause(deliveries, 2000, true);
       await checkpointer.stop();
       const [row] = store.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
       // The thread's checkpoints alone left every frame of the two seconds in the WAL (about 50,000).

@@ -9,7 +9,7 @@ import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-stor
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { SqliteWriterStore } from '../../src/store/sqlite-writer/index.js';
 import { until } from '../helpers/until.js';
-import { insert, record } from './delivery-store-contract.js';
+import { insert, record, writeWithoutPause } from './delivery-store-contract.js';
 
 // A codec whose sealed text shows which hook it was sealed for, and that it was.
 const CODEC: SecretCodec = {
@@ -135,15 +135,7 @@ describe('the SQLite writer thread', () => {
 
   it('keeps the WAL from growing under batches that never pause: its checkpoints reach the end', async () => {
     const { store, file } = open(100);
-    const end = Date.now() + 2000;
-    let written = 0;
-    while (Date.now() < end) {
-      await insert(
-        store,
-        Array.from({ length: 20 }, () => record('h1', Date.now())),
-      );
-      written += 20;
-    }
+    const written = await writeWithoutPause(store, 2000);
     // A checkpoint run beside the writes (a thread of its own) never caught their end: the WAL grew
     // by every batch, about 160,000 frames in these two seconds here.
     const probe = new Database(file);
