@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
 export class SqliteIdempotencyStore implements IdempotencyStore {
   readonly kind = 'sqlite';
   private readonly stmts;
-  private readonly claimTx: (req: ClaimRequest) => Claim;
+  private readonly claimTx: Database.Transaction<(req: ClaimRequest) => Claim>;
 
   /** @param db the connection of `SqliteStore` (`sqliteStore.db`), already migrated. */
   constructor(db: Database.Database) {
@@ -37,7 +37,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       ),
     };
     const s = this.stmts;
-    // One process writes the file, and a transaction makes read-then-write atomic anyway.
+    // IMMEDIATE: the claim reads, then writes, and another connection on the file (the delivery
+    // writer thread) may commit in between; a deferred transaction would then fail with
+    // SQLITE_BUSY_SNAPSHOT at once, where taking the write lock first waits its busy_timeout.
     this.claimTx = db.transaction((req: ClaimRequest): Claim => {
       const found = judge(toRow(s.get.get(req.owner, req.key) as Row | undefined), req);
       if (found) return found;
@@ -47,7 +49,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(req: ClaimRequest): Promise<Claim> {
-    return this.claimTx(req);
+    return this.claimTx.immediate(req);
   }
 
   async complete(owner: string, key: string, fingerprint: string, a: StoredAnswer): Promise<void> {

@@ -1,14 +1,22 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import type { ClaimRequest, IdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import { MemoryIdempotencyStore } from '../../src/idempotency/idempotency-store.js';
 import { PostgresIdempotencyStore } from '../../src/idempotency/postgres-idempotency-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-idempotency-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/hookd.js';
 import { pgSkipReason } from '../helpers/pg-test-db.js';
 import { onPostgres, onSqlite } from '../helpers/stores.js';
 
 // One contract for the three stores of Idempotency-Keys: what a claim finds, replay, mismatch,
-// in-progress, expiry, stale claims, release, pruning, and per-user scope.
+// in-progress, expiry, stale claims, release, pruning, and per-user scope; and the SQLite store's
+// claims beside a second connection that commits.
 
 const HOUR = 3600_000;
 const answer = {
@@ -108,4 +116,57 @@ describe('idempotency store: postgres', async () => {
     return;
   }
   contract('postgres (shared database)', () => onPostgres((db) => new PostgresIdempotencyStore(db)));
+});
+
+describe('idempotency store: sqlite, beside another connection that writes', () => {
+  it('claims every key while a second connection commits back to back (no SQLITE_BUSY_SNAPSHOT)', async () => {
+    const dir = tempDir('hookd-idem-race-');
+    const file = join(dir, 'hookd.db');
+    const sqlite = new SqliteStore(file);
+    const store = new SqliteIdempotencyStore(sqlite.db);
+    sqlite.db.exec('CREATE TABLE scratch (n INTEGER)');
+    // The delivery writer thread is such a second connection on the daemon's file.
+    const writer = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = new (require(workerData.module))(workerData.file);
+       db.pragma('busy_timeout = 5000');
+       const insert = db.prepare('INSERT INTO scratch (n) VALUES (?)');
+       let stop = false;
+       parentPort.on('message', () => { stop = true; });
+       const loop = () => {
+         for (let i = 0; i < 50 && !stop; i++) insert.run(i);
+         if (stop) { db.close(); parentPort.close(); } else setImmediate(loop);
+       };
+       parentPort.postMessage('writing');
+       loop();`,
+      { eval: true, workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file } },
+    );
+    try {
+      await once(writer, 'message');
+      const failures: string[] = [];
+      let claimed = 0;
+      const until = Date.now() + 1500;
+      for (let i = 0; Date.now() < until; i++) {
+        try {
+          if ((await store.claim(req({ key: `race-${i}` }))).kind === 'claimed') claimed++;
+        } catch (err) {
+          failures.push((err as { code?: string }).code ?? String(err));
+        }
+        if (i % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const written = sqlite.db.prepare('SELECT count(*) AS n FROM scratch').get() as { n: number };
+      assert.ok(written.n > 1000, `the other connection wrote ${written.n} rows`);
+      assert.deepEqual(
+        failures.slice(0, 5),
+        [],
+        `${failures.length} of ${claimed + failures.length} claims failed`,
+      );
+      assert.ok(claimed > 100, `claimed ${claimed}`);
+    } finally {
+      writer.postMessage('stop');
+      await once(writer, 'exit');
+      await sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
