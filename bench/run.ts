@@ -13,6 +13,8 @@
  *   --tool wrk|autocannon   force a load generator
  *   --profile DIR       write a V8 CPU profile of the hookd with hooks (proxy bench) into DIR
  *   --baseline BIN      also run another build's bin/hookd.js in the proxy and queue benches (before/after)
+ *   --quiet-wait SECS   wait up to SECS (default 600; 0: not at all) for the one-minute load average
+ *                       to fall below 0.5 before the first section (a full run only)
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem, type } from 'node:os';
@@ -28,6 +30,7 @@ import {
 import { type FireLatencyResult, formatFireLatency, runFireLatencyBench } from './fire-latency.js';
 import { REPO_ROOT } from './lib/peers.js';
 import { canPin, LOAD_CORE, pinSelf } from './lib/process.js';
+import { type QuietWait, waitForQuiet } from './lib/quiet.js';
 import { fmt, table } from './lib/stats.js';
 import { formatMatchBench, type MatchBenchResult, runMatchBench } from './match.js';
 import { formatProxyBench, type ProxyBenchResult, runProxyBench } from './proxy.js';
@@ -83,6 +86,8 @@ export interface BenchOptions {
   profileDir?: string;
   /** Another build's bin/hookd.js to compare in the proxy bench (before/after). */
   baselineBin?: string;
+  /** How long a full run waits for a quiet machine before its first section (seconds). */
+  quietWaitSeconds: number;
   log: (line: string) => void;
 }
 
@@ -185,7 +190,7 @@ const packageVersion = (name: string): string | undefined => {
   }
 };
 
-function machine(tools: Tools, pinned: boolean): Record<string, unknown> {
+function machine(tools: Tools, pinned: boolean, wait: QuietWait | undefined): Record<string, unknown> {
   const c = cpus();
   return {
     cpu: c[0]?.model ?? 'unknown',
@@ -201,6 +206,7 @@ function machine(tools: Tools, pinned: boolean): Record<string, unknown> {
     nginx: tools.nginx ?? 'not installed',
     pinned,
     loadAverageAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
+    ...(wait && { loadAverageBeforeWait: wait.before, waitedForQuietSeconds: wait.waitedSeconds }),
     setup: tools.messages,
   };
 }
@@ -674,6 +680,9 @@ function renderGenerated(r: BenchReport): string {
     `## Latest run: ${r.date}${r.quick ? ' (quick smoke run: not a measurement)' : ''}`,
     '',
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; load average at start ${(m.loadAverageAtStart as number[]).join(' ')}` +
+      (typeof m.waitedForQuietSeconds === 'number' && m.waitedForQuietSeconds > 0
+        ? ` (after ${m.waitedForQuietSeconds} s waiting for it to fall below 0.5 from ${(m.loadAverageBeforeWait as number[]).join(' ')})`
+        : '') +
       `${m.pinned ? '; servers pinned to core 0, load generators to core 1' : '; not pinned'}.`,
     `Versions: hookd ${m.hookd}, Node ${m.node}, undici ${m.undici}, better-sqlite3 ${m.betterSqlite3}, ` +
       `autocannon ${m.autocannon}, wrk ${m.wrk}, nginx ${m.nginx}.`,
@@ -744,10 +753,16 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const pinned = opts.pin && canPin();
   // This process hosts autocannon and the fire-latency receiver: it belongs on the load core.
   if (pinned) pinSelf(LOAD_CORE);
+  // The setup itself (apt-get) loads the machine: the load at start is read after it settles.
+  const wait =
+    opts.quick || opts.quietWaitSeconds <= 0
+      ? undefined
+      : await waitForQuiet(0.5, opts.quietWaitSeconds, opts.log);
+  if (wait && !wait.quiet) opts.log(`the machine did not become quiet: load average ${wait.after.join(' ')}`);
   const report: BenchReport = {
     date: new Date().toISOString(),
     quick: opts.quick,
-    machine: machine(tools, pinned),
+    machine: machine(tools, pinned, wait),
     sections: [],
     targets: [],
   };
@@ -785,6 +800,7 @@ export function parseBenchArgs(argv: string[], log: (line: string) => void = con
     json: '',
     pin: true,
     setup: true,
+    quietWaitSeconds: 600,
     log,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -801,7 +817,11 @@ export function parseBenchArgs(argv: string[], log: (line: string) => void = con
     else if (a === '--json') opts.json = resolve(next());
     else if (a === '--profile') opts.profileDir = resolve(next());
     else if (a === '--baseline') opts.baselineBin = resolve(next());
-    else if (a === '--tool') {
+    else if (a === '--quiet-wait') {
+      const v = Number(next());
+      if (!Number.isFinite(v) || v < 0) throw new Error('--quiet-wait is a number of seconds, 0 or more');
+      opts.quietWaitSeconds = v;
+    } else if (a === '--tool') {
       const t = next();
       if (t !== 'wrk' && t !== 'autocannon') throw new Error('--tool is wrk or autocannon');
       opts.tool = t;
