@@ -111,6 +111,7 @@ const LOG_QUERIES: [string, string][] = [
   ['log: status=pending', 'status=pending'],
   ['log: path prefix', 'path=%2Fitems%2F5'],
   ['log: receiver 5xx', 'receiver=5xx'],
+  ['log: receiver 2xx', 'receiver=2xx'],
   ['log: receiver 404 (none)', 'receiver=404'],
   ['log: last 24 h', 'since=SINCE'],
   ['log: all filters', 'status=succeeded&path=%2Fitems%2F9&receiver=2xx&since=SINCE'],

@@ -288,4 +288,22 @@ export const MIGRATIONS: readonly Migration[] = [
     // See the SQLite migration of the same purpose.
     sql: SEALED_MARKER_SQL,
   },
+  {
+    version: 14,
+    name: 'delivery log filter indexes: partial',
+    // See the SQLite migrations of the same purpose: a success writes no entry in either index.
+    sql: `
+  DROP INDEX deliveries_by_hook_status;
+  DROP INDEX deliveries_by_hook_last_status;
+  DROP INDEX eph_deliveries_by_hook_status;
+  DROP INDEX eph_deliveries_by_hook_last_status;
+  CREATE INDEX deliveries_by_hook_status ON deliveries (hook_id, status, id) WHERE status <> 'succeeded';
+  CREATE INDEX deliveries_by_hook_last_status ON deliveries (hook_id, last_status, id)
+    WHERE last_status NOT BETWEEN 200 AND 299;
+  CREATE INDEX eph_deliveries_by_hook_status ON eph_deliveries (hook_id, status, id)
+    WHERE status <> 'succeeded';
+  CREATE INDEX eph_deliveries_by_hook_last_status ON eph_deliveries (hook_id, last_status, id)
+    WHERE last_status NOT BETWEEN 200 AND 299;
+  `,
+  },
 ];

@@ -173,4 +173,12 @@ export const MIGRATIONS: readonly string[] = [
   // Changes of users, tokens and hooks counted in the file, so that the daemon tells another
   // process's from its own writer thread's commits (external-changes.ts).
   STORE_CHANGES_MIGRATION,
+  // The receiver-status index leaves out the 2xx answers, the last status of nearly every
+  // delivery: a success then writes no entry in it. A filter outside 2xx (a 5xx, one 404) reads
+  // this index; one within 2xx reads `(hook_id, id)` newest first, as the succeeded filter does.
+  `
+  DROP INDEX deliveries_by_hook_last_status;
+  CREATE INDEX deliveries_by_hook_last_status ON deliveries(hook_id, last_status, id)
+    WHERE last_status NOT BETWEEN 200 AND 299;
+  `,
 ];

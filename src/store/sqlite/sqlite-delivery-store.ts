@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { deliveryListFilter, type FilterDialect } from '../delivery-list-filter.js';
+import { deliveryListFilter, type FilterDialect, outside2xx } from '../delivery-list-filter.js';
 import {
   attemptFromRow,
   dedupeUpdates,
@@ -211,18 +211,12 @@ export class SqliteDeliveryStore implements DeliveryStore, CredentialTable {
     // Without statistics SQLite walks `(hook_id, id)` for a status class (a range) to spare the
     // sort, reading the whole hook when the class is rare (bench/console.ts: 5xx). The range scan
     // reads only the class's rows, never more than the hook has, so it is the better worst case.
+    // The index holds no 2xx, so only a range outside 2xx can name it.
     const from =
-      rs !== undefined && rs[0] !== rs[1] && query.status === undefined
+      rs !== undefined && rs[0] !== rs[1] && outside2xx(rs) && query.status === undefined
         ? 'deliveries INDEXED BY deliveries_by_hook_last_status'
         : 'deliveries';
-    // The planner takes a partial index only for a query whose WHERE states the index's own
-    // condition (or, as `last_status = x` does, implies it): a bound status proves nothing, so
-    // the filter for one the status index holds says so.
-    const where =
-      query.status !== undefined && query.status !== 'succeeded'
-        ? `${f.where} AND status <> 'succeeded'`
-        : f.where;
-    const sql = `SELECT ${DELIVERY_COLUMNS} FROM ${from} WHERE ${where} ORDER BY id DESC LIMIT @limit`;
+    const sql = `SELECT ${DELIVERY_COLUMNS} FROM ${from} WHERE ${f.where} ORDER BY id DESC LIMIT @limit`;
     let stmt = this.listStmts.get(sql);
     if (stmt === undefined) {
       stmt = this.db.prepare(sql);
