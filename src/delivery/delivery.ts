@@ -9,7 +9,8 @@ export type { DeliverySource } from './targets.js';
 /**
  * A delivery while hookd holds it in memory (pending or in flight): the stored record plus what
  * the pipeline needs to schedule and send it. One object per delivery from firing to its end; the
- * store, the scheduler's heap and the limiter's queues all hold this same object.
+ * scheduler's heap and the limiter's queues hold this same object, each keeping its own state beside
+ * it, and the store is handed frozen snapshots of it (write-batch.ts), never the object itself.
  */
 export class Delivery implements DeliveryRecord {
   readonly id: string;

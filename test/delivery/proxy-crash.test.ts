@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { STORE_FILE } from '../../src/daemon/open-store.js';
 import { type HookdProcess, spawnHookd, tempDir } from '../helpers/hookd.js';
+import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/pg-test-db.js';
 import { createHook, startReceiver, startUpstream } from '../helpers/servers.js';
 
 // kill -9 in the middle of proxied requests that fire a BeforeCompletion and an AfterCompletion
-// hook: every request whose response the client received has both callbacks delivered after the
+// hook, on the SQLite file and on a PostgreSQL database: every request whose response the client received has both callbacks delivered after the
 // restart, and a callback delivered twice (sent before the kill, sent again after it) carries the
 // same webhook-id both times. npm test runs a short version; the full one (10 rounds of 10,000
 // requests, docs/BENCHMARKS.md) is
@@ -21,6 +25,8 @@ interface RoundResult {
   lostAfter: number;
   duplicates: number;
   duplicateIdMismatches: number;
+  /** Deliveries the store holds after the restart. */
+  stored: number;
 }
 
 /** Sends GET /crash/<n> for n = 0… with CONCURRENCY clients until the daemon dies or all are sent. */
@@ -54,15 +60,35 @@ async function drive(url: string, total: number, onDone: (n: number) => void): P
   agent.destroy();
 }
 
-async function round(i: number): Promise<RoundResult> {
+type Store = 'sqlite' | 'postgres';
+
+/** Deliveries in the data dir's SQLite file; 0 when the daemon kept none there. */
+function countFileDeliveries(dataDir: string): number {
+  const file = join(dataDir, STORE_FILE);
+  if (!existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM deliveries').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function round(i: number, store: Store): Promise<RoundResult> {
   const receiver = await startReceiver();
   const upstream = await startUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
   const dataDir = tempDir('hookd-proxy-crash-');
+  let db: TestDatabase | undefined;
   let daemon: HookdProcess | undefined;
   try {
-    daemon = await spawnHookd(['--upstream', upstream.url], { dataDir });
+    const args = ['--upstream', upstream.url];
+    if (store === 'postgres') {
+      db = await createTestDatabase();
+      args.push('--database-url', db.url);
+    }
+    daemon = await spawnHookd(args, { dataDir });
     for (const [type, name] of [
       [0, 'before'],
       [1, 'after'],
@@ -86,8 +112,8 @@ async function round(i: number): Promise<RoundResult> {
     });
     await (killed ?? victim.kill());
 
-    // Restart on the same data dir: what was recorded is delivered.
-    daemon = await spawnHookd(['--upstream', upstream.url], { dataDir });
+    // Restart on the same store: what was recorded is delivered.
+    daemon = await spawnHookd(args, { dataDir });
     const seen = (name: string) => {
       const ids = new Map<number, Set<string>>();
       let count = 0;
@@ -112,7 +138,13 @@ async function round(i: number): Promise<RoundResult> {
     const after = seen('after');
     let mismatches = 0;
     for (const s of [...before.ids.values(), ...after.ids.values()]) if (s.size > 1) mismatches++;
+    // The deliveries are where the round put them: the database, or the file in the data dir.
+    const stored =
+      db === undefined
+        ? countFileDeliveries(dataDir)
+        : (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries')).rows[0]!.n;
     return {
+      stored,
       completed: completed.size,
       lostBefore: [...completed].filter((n) => !before.ids.has(n)).length,
       lostAfter: [...completed].filter((n) => !after.ids.has(n)).length,
@@ -121,24 +153,32 @@ async function round(i: number): Promise<RoundResult> {
     };
   } finally {
     await daemon?.stop().catch(() => undefined);
+    await db?.drop();
     await upstream.close();
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-describe('kill -9 during proxied requests (BeforeCompletion and AfterCompletion hooks)', () => {
-  it(`loses no trigger whose response the client received (${ROUNDS} rounds of up to ${REQUESTS} requests)`, {
-    timeout: 120_000 + ROUNDS * 90_000,
-  }, async () => {
-    const results: RoundResult[] = [];
-    for (let i = 0; i < ROUNDS; i++) results.push(await round(i));
-    if (process.env.HOOKD_CRASH_REPORT) console.log(JSON.stringify(results));
-    for (const [i, r] of results.entries()) {
-      assert.ok(r.completed > 0, `round ${i}: some responses were received before the kill`);
-      assert.equal(r.lostBefore, 0, `round ${i}: BeforeCompletion callbacks lost: ${JSON.stringify(r)}`);
-      assert.equal(r.lostAfter, 0, `round ${i}: AfterCompletion callbacks lost: ${JSON.stringify(r)}`);
-      assert.equal(r.duplicateIdMismatches, 0, `round ${i}: a duplicate carried another webhook-id`);
-    }
+const pgSkip = await pgSkipReason();
+
+for (const store of ['sqlite', 'postgres'] as const) {
+  describe(`kill -9 during proxied requests (BeforeCompletion and AfterCompletion hooks, ${store})`, {
+    skip: store === 'postgres' ? pgSkip : undefined,
+  }, () => {
+    it(`loses no trigger whose response the client received (${ROUNDS} rounds of up to ${REQUESTS} requests)`, {
+      timeout: 120_000 + ROUNDS * 90_000,
+    }, async () => {
+      const results: RoundResult[] = [];
+      for (let i = 0; i < ROUNDS; i++) results.push(await round(i, store));
+      if (process.env.HOOKD_CRASH_REPORT) console.log(JSON.stringify({ store, results }));
+      for (const [i, r] of results.entries()) {
+        assert.ok(r.completed > 0, `round ${i}: some responses were received before the kill`);
+        assert.ok(r.stored >= 2 * r.completed, `round ${i}: the ${store} store holds the deliveries`);
+        assert.equal(r.lostBefore, 0, `round ${i}: BeforeCompletion callbacks lost: ${JSON.stringify(r)}`);
+        assert.equal(r.lostAfter, 0, `round ${i}: AfterCompletion callbacks lost: ${JSON.stringify(r)}`);
+        assert.equal(r.duplicateIdMismatches, 0, `round ${i}: a duplicate carried another webhook-id`);
+      }
+    });
   });
-});
+}
