@@ -43,7 +43,9 @@ async function threadsUnderQuota(cpus: number): Promise<number> {
   child.stdout.setEncoding('utf8').on('data', (c: string) => {
     out += c;
   });
-  const quota = limitCpu(child.pid ?? 0, cpus, `hookd-test-threads-${process.pid}-${cpus}`);
+  // Without a pid the write to cgroup.procs would move whoever writes it: the test itself.
+  assert.ok(child.pid !== undefined, 'the child process started');
+  const quota = limitCpu(child.pid, cpus, `hookd-test-threads-${process.pid}-${cpus}`);
   try {
     child.stdin.end('go\n');
     const [code] = (await once(child, 'exit')) as [number | null];

@@ -10,9 +10,9 @@ import { createTestDatabase, pgSkipReason, type TestDatabase } from '../helpers/
 import { createHook, startReceiver, startUpstream } from '../helpers/servers.js';
 
 // kill -9 in the middle of proxied requests that fire a BeforeCompletion and an AfterCompletion
-// hook, on the SQLite file and on a PostgreSQL database: every request whose response the client received has both callbacks delivered after the
-// restart, and a callback delivered twice (sent before the kill, sent again after it) carries the
-// same webhook-id both times. npm test runs a short version; the full one (10 rounds of 10,000
+// hook, on the SQLite file and on a PostgreSQL database: every request whose response the client
+// received has both callbacks delivered after the restart, and a callback delivered twice (sent
+// before the kill, sent again after it) carries the same webhook-id both times. npm test runs a short version; the full one (10 rounds of 10,000
 // requests, docs/BENCHMARKS.md) is
 //   HOOKD_CRASH_ROUNDS=10 HOOKD_CRASH_REQUESTS=10000 node scripts/run-tests.js delivery/proxy-crash
 const ROUNDS = Number(process.env.HOOKD_CRASH_ROUNDS ?? 2);

@@ -17,6 +17,7 @@ import {
   type TestDaemon,
   tempDir,
 } from '../helpers/hookd.js';
+import { metricSample as sample } from '../helpers/metrics.js';
 import { requireOrSkip } from '../helpers/require.js';
 import {
   addUser,
@@ -58,16 +59,6 @@ async function spawnBare(args: string[]): Promise<HookdProcess> {
   const d = await spawnHookd(args, { allowLoopback: false });
   dirs.push(d.dataDir);
   return d;
-}
-
-/** One value of a Prometheus text exposition, or undefined when the series is absent. */
-function sample(text: string, series: string): number | undefined {
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    if (line.slice(0, i) === series) return Number(line.slice(i + 1));
-  }
-  return undefined;
 }
 
 /** Raw HTTP/1.1 on one kept-alive connection: write a request, read one response. */

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { metricSample } from '../helpers/metrics.js';
 import { requireOrSkip } from '../helpers/require.js';
 import {
   createHook,
@@ -38,8 +39,7 @@ const BUFFER = 60;
 
 async function metric(d: TestDaemon, name: string): Promise<number> {
   const text = (await api<string>(d.opsUrl, undefined, 'GET', '/metrics')).text;
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{}`));
-  return line ? Number(line.split(' ').pop()) : Number.NaN;
+  return metricSample(text, name) ?? metricSample(text, `${name}{}`) ?? Number.NaN;
 }
 
 interface Scene {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { api, startHookd, type TestDaemon } from '../helpers/hookd.js';
+import { metricSamples as samples } from '../helpers/metrics.js';
 import { createHook, startReceiver, startUpstream } from '../helpers/servers.js';
 import { until } from '../helpers/until.js';
 
@@ -12,16 +13,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-/** One metric's samples from a Prometheus text page, by their label set as written. */
-function samples(text: string, name: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (m?.[1] === name) out.set(m[2] ?? '', Number(m[3]));
-  }
-  return out;
-}
 
 /** A daemon with `threads` delivery threads, one hook on `/orders`, and `n` callbacks sent. */
 async function daemonThatSent(threads: number, n: number): Promise<TestDaemon> {
