@@ -14,6 +14,7 @@ import { AddressPolicy } from '../../src/policy/address-policy.js';
 import { MemoryDeliveryStore } from '../../src/store/memory/memory-delivery-store.js';
 import { SqliteDeliveryStore } from '../../src/store/sqlite/sqlite-delivery-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { SendOutcome, TransportAttempt } from '../../src/transports/index.js';
 import { until } from '../helpers/until.js';
 
 const LOOPBACK = ['127.0.0.0/8'];
@@ -231,5 +232,55 @@ describe('delivery threads', () => {
       threads.stats().threads.filter((t) => t.attempts > 0).length >= 2,
       'the attempts went out on several threads',
     );
+  });
+
+  it("put one turn's attempts on one thread, up to 32, and the next turn's on the least busy", async () => {
+    const r = await receiver(() => 300);
+    const threads = new DeliveryThreads({ count: 2, allowCallbackNets: LOOPBACK });
+    const sender = threads.open({
+      timeoutMs: 5000,
+      connectTimeoutMs: 2000,
+      perReceiver: 64,
+      log: () => undefined,
+    });
+    cleanups.push(() => sender.close());
+    await until('both threads running', () => threads.stats().running === 2);
+    const attempt = (i: number): TransportAttempt => ({
+      id: `msg_turn_${i}`,
+      url: `${r.url}/turn/${i}`,
+      method: 'POST',
+      headers: ['content-type', 'application/json'],
+      body: '{}',
+      contentType: 'application/json',
+      sentAt: Date.now(),
+    });
+    const sentBy = () => threads.stats().threads.map((t) => t.attempts);
+    const answers: Promise<SendOutcome>[] = [];
+    const turn = (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) answers.push(sender.send('http:', attempt(i)));
+    };
+
+    turn(0, 10);
+    const first = sentBy();
+    assert.deepEqual(
+      [...first].sort((a, b) => a - b),
+      [0, 10],
+      `one thread took the turn: ${first}`,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first thread still has its 10 in flight: the next turn goes to the other.
+    turn(10, 10);
+    assert.deepEqual(sentBy(), [10, 10]);
+    await new Promise((resolve) => setImmediate(resolve));
+    // A turn larger than one thread's share: 32 join the least busy, the rest the other.
+    turn(20, 40);
+    assert.deepEqual(
+      [...sentBy()].sort((a, b) => a - b),
+      [18, 42],
+    );
+
+    const outcomes = await Promise.all(answers);
+    assert.equal(outcomes.filter((o) => o.kind === 'delivered').length, 60);
+    assert.equal(new Set(r.arrivals.map((a) => a.path)).size, 60);
   });
 });
